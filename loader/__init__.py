@@ -1,0 +1,1 @@
+"""paper-catalog: messy paper listings -> one clean SQLite catalog."""

@@ -1,0 +1,56 @@
+"""Author profile pages: owner name, then 'A, B et al. · slug1, slug2' / abstract entries."""
+
+import re
+
+from .normalize import TRACK_SEPARATOR
+from .parse_listing import EntryAssembler, iter_items
+from .records import Problem
+from .text import split_authors, split_blocks
+
+SLUG = re.compile(r"^[a-z0-9][a-z0-9._\-]*$", re.IGNORECASE)
+
+
+def classify_profile_line(line):
+    """('authors', (names, truncated, slugs)) | ('abstract', text)."""
+    names_part, separator, slugs_part = line.rpartition(TRACK_SEPARATOR)
+    if not separator:
+        names_part, slugs_part = line, ""
+    authors = split_authors(names_part)
+    slugs = [slug.strip() for slug in slugs_part.split(",")] if slugs_part.strip() else []
+    if authors is not None and all(SLUG.match(slug) for slug in slugs):
+        names, truncated = authors
+        if separator and not slugs:
+            return "abstract", line
+        return "authors", (names, truncated, slugs)
+    return "abstract", line
+
+
+def find_owner(lines):
+    """The profile owner: the first block's only line, if it is one person's name."""
+    first = next(split_blocks(lines), None)
+    if first is None or len(first.lines) != 1:
+        return None
+    parsed = split_authors(first.lines[0])
+    if parsed is None or parsed[1] or len(parsed[0]) != 1:
+        return None
+    return first
+
+
+def parse_profile(path, lines):
+    """Yield an Entry or a Problem for every entry of a profile page."""
+    lines = list(lines)
+    first = find_owner(lines)
+    if first is None:
+        yield Problem(str(path), 1, "profile page must start with the owner's name")
+        return
+    owner = split_authors(first.lines[0])[0][0]
+    lines[first.line - 1] = ""
+    assembler = EntryAssembler(path)
+    for kind, value, number in iter_items(path, lines, classify_profile_line):
+        if kind == "problem":
+            yield value
+        elif kind == "authors":
+            yield from assembler.on_authors(value, number)
+        else:
+            yield from assembler.on_abstract(value, number, owner=owner)
+    yield from assembler.finish()

@@ -1,0 +1,28 @@
+"""The two things a parser yields: an entry (one paper as one source gave it) or a problem."""
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Entry:
+    path: str
+    line: int
+    abstract: str
+    authors: list[str]
+    truncated: bool
+    track: str | None = None
+    affiliations: list[str] = field(default_factory=list)
+    title: str | None = None
+    url: str | None = None
+    # profile owner: an author of the paper even when the cut-short list hides them
+    owner: str | None = None
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    line: int
+    message: str
+
+    def __str__(self):
+        return f"{self.path}:{self.line}: {self.message}"

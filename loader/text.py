@@ -1,0 +1,108 @@
+"""Raw file text -> numbered lines and blocks, plus the line shapes every format shares."""
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from .records import Problem
+
+LISTING_MARKER = "论文检索"
+# "等" (Chinese "and others") and "et al." both mean the list was cut short
+TRUNCATION = re.compile(r"(?:[\s,，]*(?:\bet\s+al\.?|等))+\s*$", re.IGNORECASE)
+NAME_SEPARATOR = re.compile(r"\s*[,，、]\s*")
+UNDECODABLE = re.compile(r"[\udc80-\udcff]")
+# a name part: letters (any script), spaces, hyphens, apostrophes, initials' dots
+NAME_PART = re.compile(r"^[^\W\d_](?:[^\W\d_]|[ '’.\-‐])*$")
+MAX_NAME_LENGTH = 80
+MAX_NAME_WORDS = 7
+
+
+@dataclass
+class Block:
+    """Consecutive non-blank lines; `line` is the 1-based number of the first."""
+
+    line: int
+    lines: list[str]
+
+    @property
+    def text(self):
+        return " ".join(self.lines)
+
+
+def read_text(path):
+    """Read a file as UTF-8 (BOM and CRLF tolerated).
+
+    Returns (lines, problem). Bytes that are not UTF-8 survive as lone surrogates so the
+    parsers can report the exact lines; a file that is mostly binary is one problem.
+    """
+    with open(path, "rb") as fp:
+        data = fp.read()
+    if not data.strip():
+        return [], Problem(str(path), 1, "file is empty")
+    head = data[:8192]
+    if head.count(b"\0") > len(head) // 10:
+        return [], Problem(str(path), 1, "file is binary or not UTF-8 text")
+    text = data.decode("utf-8", errors="surrogateescape")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    bad = sum(1 for line in lines if UNDECODABLE.search(line))
+    if bad and bad > len(lines) // 2:
+        return [], Problem(str(path), 1, "file is not UTF-8 text (another encoding?)")
+    return [line.rstrip() for line in lines], None
+
+
+def line_problem(path, number, line):
+    """A reason this single line cannot be loaded, or None."""
+    match = UNDECODABLE.search(line)
+    if match:
+        return Problem(str(path), number, f"invalid UTF-8 at column {match.start() + 1}")
+    if "\0" in line:
+        return Problem(str(path), number, "contains a NUL byte")
+    return None
+
+
+def split_blocks(lines):
+    """Group lines into blocks separated by blank lines."""
+    block = None
+    for number, line in enumerate(lines, start=1):
+        if line.strip():
+            if block is None:
+                block = Block(number, [])
+            block.lines.append(line.strip())
+        elif block is not None:
+            yield block
+            block = None
+    if block is not None:
+        yield block
+
+
+def split_authors(text):
+    """'A, B, C et al.' -> (['A', 'B', 'C'], truncated=True).
+
+    Returns None when the text does not look like a list of person names.
+    """
+    truncated = False
+    text = unicodedata.normalize("NFC", text)  # decomposed accents are not word characters
+    match = TRUNCATION.search(text)
+    if match:
+        truncated = True
+        text = text[: match.start()]
+    parts = NAME_SEPARATOR.split(text.strip())
+    names = [" ".join(part.split()) for part in parts]
+    if not names or not all(looks_like_name(name) for name in names):
+        return None
+    return names, truncated
+
+
+def looks_like_name(name):
+    if not name or len(name) > MAX_NAME_LENGTH or not NAME_PART.match(name):
+        return False
+    words = name.split()
+    if len(words) > MAX_NAME_WORDS:
+        return False
+    # a dot only ends an initial ("J.") or a suffix ("Jr."), never a sentence
+    return all(
+        not word.endswith(".") or len(word) <= 2 or word in ("Jr.", "Sr.")
+        for word in words
+    )

@@ -1,0 +1,218 @@
+"""The catalog the real loader builds: golden facts from the seeds and merge rules."""
+
+import json
+import sqlite3
+import unicodedata
+
+import pytest
+
+from loader.build import BuildFailed, build_catalog
+from loader.sources import discover
+
+from .conftest import SEEDS
+
+LLM_TRACK = "Deep Learning · Large Language Models"
+
+
+def test_golden_facts_from_the_seed_files(query):
+    assert query("select count(*) from papers") == [(90,)]
+    assert query("select count(*) from tracks") == [(16,)]
+    assert query("select count(*) from papers where authors_truncated = 1") == [(43,)]
+    assert query("select count(*) from authors") == [(276,)]
+    assert query(
+        "select count(*) from paper_authors join authors on authors.id = author_id "
+        "where name = 'Huishuai Zhang'"
+    ) == [(50,)]
+    assert query("select paper_count from affiliations where slug = 'pku'") == [(4,)]
+    assert query("select count(*) from papers where track = ?", [LLM_TRACK]) == [(12,)]
+    assert query("select paper_count from tracks where name = ?", [LLM_TRACK]) == [(12,)]
+
+
+def test_sources_and_provenance(query):
+    assert query("select path, format, papers, problems from sources order by id") == [
+        (str(SEEDS / "000_f6d208fccd6a4015.txt"), "listing", 20, 0),
+        (str(SEEDS / "003_5bcb16731c62432c.txt"), "profile", 50, 0),
+        (str(SEEDS / "004_c2ae629adeebe2a0.txt"), "listing", 20, 0),
+    ]
+    # the NorMuon entry starts with its track line, line 3 of the first file
+    assert query(
+        "select source_id, line from paper_sources join papers on papers.id = paper_id "
+        "where label like 'NorMuon%'"
+    ) == [(1, 3)]
+
+
+def test_owner_is_linked_with_unknown_position_when_list_hides_them(query):
+    rows = query(
+        "select position from paper_authors join authors on authors.id = author_id "
+        "where name = 'Huishuai Zhang'"
+    )
+    assert len(rows) == 50
+    assert (None,) in rows and (2,) in rows
+
+
+def test_denormalized_columns(query):
+    (authors, affiliations, track, area, label), = query(
+        "select authors, affiliations, track, area, label from papers where label like 'NorMuon%'"
+    )
+    assert json.loads(authors)[0] == "Zichong Li"
+    assert json.loads(affiliations) == []
+    assert (track, area) == (LLM_TRACK, "Deep Learning")
+    assert label == "NorMuon: Neuron-wise Normalized Muon"
+
+
+def test_search_finds_markup_stripped_text(query):
+    def search(terms):
+        return query(
+            "select label from papers join papers_fts on papers.rowid = papers_fts.rowid "
+            "where papers_fts match ?",
+            [terms],
+        )
+
+    assert [r[0] for r in search("smooth maximum mean discrepancy")] == [
+        "SMMD: Smooth Maximum Mean Discrepancy"
+    ]
+    assert len(search('"21.74"')) == 1
+    assert len(search("polylogarithmically")) == 1  # was *polylogarithmically*
+    assert len(search('"high-quality"')) >= 1  # was \emph{high-quality}
+
+
+def test_indexes_cover_foreign_keys_and_facets(query):
+    indexed = {
+        (row[0], row[1])
+        for row in query(
+            "select m.name, ii.name from sqlite_master m, pragma_index_list(m.name) il, "
+            "pragma_index_info(il.name) ii where m.type = 'table'"
+        )
+    }
+    for table, column in [
+        ("papers", "track_id"),
+        ("papers", "area"),
+        ("papers", "track"),
+        ("paper_authors", "author_id"),
+        ("paper_affiliations", "affiliation_id"),
+        ("paper_sources", "source_id"),
+    ]:
+        assert (table, column) in indexed
+
+
+def test_catalog_is_not_in_wal_mode(seed_catalog):
+    connection = sqlite3.connect(seed_catalog)
+    assert connection.execute("pragma journal_mode").fetchone() == ("delete",)
+    assert connection.execute("pragma integrity_check").fetchone() == ("ok",)
+
+
+ABSTRACT = "We propose **Fast** *Method* (FM), a way to do things $O(n)$ with 5\\% error."
+
+
+def write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def build(tmp_path, *files, **options):
+    db = tmp_path / "out.db"
+    summary = build_catalog(sorted(files, key=str), db, **options)
+    return summary, sqlite3.connect(db)
+
+
+def test_duplicate_across_formats_is_one_paper(tmp_path):
+    listing = write(
+        tmp_path,
+        "a.txt",
+        f"论文检索\n\nDeep Learning · Robustness\n\nAnn Lee, Bo Chen, Cara Diaz\n\n{ABSTRACT}\n",
+    )
+    profile = write(
+        tmp_path,
+        "b.txt",
+        f"Cara Diaz\n\nann lee, Bo Chen et al. · pku\n\n  {ABSTRACT.replace(' ', '  ')}\n",
+    )
+    jsonl = write(
+        tmp_path,
+        "c.jsonl",
+        json.dumps({"abstract": ABSTRACT, "authors": ["Ann Lee"], "affiliations": ["mit"],
+                    "title": "Fast Method", "authors_truncated": True}) + "\n",
+    )
+    summary, db = build(tmp_path, profile, jsonl, listing)
+    assert summary.papers == 1 and summary.authors == 3
+    row = db.execute(
+        "select title, label, track, authors, affiliations, authors_truncated, source_count "
+        "from papers"
+    ).fetchone()
+    assert row == (
+        "Fast Method",
+        "Fast Method",
+        "Deep Learning · Robustness",
+        '["Ann Lee", "Bo Chen", "Cara Diaz"]',
+        '["mit", "pku"]',
+        0,
+        3,
+    )
+    assert db.execute("select count(*) from paper_sources").fetchone() == (3,)
+    assert db.execute(
+        "select name, position from authors join paper_authors on author_id = id order by position"
+    ).fetchall() == [("Ann Lee", 1), ("Bo Chen", 2), ("Cara Diaz", 3)]
+
+
+def test_nfd_and_case_variants_are_one_author_with_best_display(tmp_path):
+    nfd = unicodedata.normalize("NFD", "Leif Döring")
+    a = write(tmp_path, "a.txt", f"论文检索\n\nleif döring\n\nFirst abstract here.\n")
+    b = write(tmp_path, "b.txt", f"论文检索\n\n{nfd}, Bo Chen\n\nSecond abstract here.\n")
+    summary, db = build(tmp_path, a, b)
+    assert db.execute("select name from authors order by id").fetchall() == [
+        ("Leif Döring",),
+        ("Bo Chen",),
+    ]
+    assert db.execute("select authors from papers order by authors").fetchall() == [
+        ('["Leif Döring", "Bo Chen"]',),
+        ('["Leif Döring"]',),
+    ]
+
+
+def test_same_inputs_in_any_order_give_identical_rows(tmp_path):
+    files = discover([SEEDS])
+    dumps = []
+    for order in (files, list(reversed(files))):
+        db = tmp_path / f"{len(dumps)}.db"
+        build_catalog(order, db)
+        connection = sqlite3.connect(db)
+        dumps.append(
+            [
+                connection.execute(f"select * from {table} order by 1, 2").fetchall()
+                for table in ("papers", "authors", "paper_authors", "tracks", "paper_sources")
+            ]
+        )
+    assert dumps[0] == dumps[1]
+
+
+def test_failed_build_leaves_previous_catalog_byte_for_byte(tmp_path):
+    good = write(tmp_path, "good.txt", f"论文检索\n\nAnn Lee\n\n{ABSTRACT}\n")
+    db = tmp_path / "catalog.db"
+    build_catalog([good], db)
+    before = db.read_bytes()
+    bad = write(tmp_path, "bad.txt", "论文检索\n\nAnn Lee, Bo Chen\n")
+    with pytest.raises(BuildFailed) as failure:
+        build_catalog([bad, good], db)
+    assert [str(p) for p in failure.value.problems] == [
+        f"{bad}:3: authors line with no abstract after it"
+    ]
+    assert db.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.txt", "catalog.db", "good.txt"]
+
+
+def test_skip_invalid_records_problems(tmp_path):
+    good = write(tmp_path, "good.txt", f"论文检索\n\nAnn Lee\n\n{ABSTRACT}\n")
+    bad = write(tmp_path, "bad.txt", "论文检索\n\nAbstract without authors. It is long.\n")
+    summary, db = build(tmp_path, good, bad, skip_invalid=True)
+    assert summary.papers == 1 and len(summary.problems) == 1
+    assert db.execute("select file, line, message from load_problems").fetchall() == [
+        (str(bad), 3, "abstract with no authors line before it")
+    ]
+
+
+def test_stale_temporary_files_are_removed(tmp_path):
+    good = write(tmp_path, "good.txt", f"论文检索\n\nAnn Lee\n\n{ABSTRACT}\n")
+    stale = tmp_path / ".catalog.db.x1y2.building"
+    stale.write_bytes(b"half a database")
+    build_catalog([good], tmp_path / "catalog.db")
+    assert not stale.exists()
