@@ -353,8 +353,7 @@ class CatalogWriter:
         if self.renamed_authors:
             placeholders = ",".join("?" * len(self.renamed_authors))
             affected = self.db.execute(
-                "select distinct paper_id from paper_authors "
-                f"where author_id in ({placeholders})",
+                f"select distinct paper_id from paper_authors where author_id in ({placeholders})",
                 sorted(self.renamed_authors),
             ).fetchall()
             self.refresh_lists([row[0] for row in affected])

@@ -1,26 +1,14 @@
 """The paper-catalog command: options, messages and exit codes only."""
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import click
 
 from .build import BuildFailed, build_catalog, check_sources
+from .serve import datasette_command
 from .sources import FORMATS, discover
-
-SERVE_SETTINGS = {
-    # a public read-only site: every query has a time limit and a row cap
-    "sql_time_limit_ms": 1000,
-    "facet_time_limit_ms": 500,
-    "max_returned_rows": 1000,
-    "suggest_facets": "off",
-    "allow_download": "off",
-    "default_page_size": 50,
-    "max_csv_mb": 200,
-    "num_sql_threads": 3,
-}
 
 paths_argument = click.argument(
     "paths", nargs=-1, type=click.Path(exists=True, dir_okay=True, path_type=Path)
@@ -126,20 +114,3 @@ def serve(db, host, port, metadata, plugins_dir):
         paper-catalog serve --db catalog.db --port 8001
     """
     os.execv(sys.executable, datasette_command(db, host, port, metadata, plugins_dir))
-
-
-def datasette_command(db, host, port, metadata, plugins_dir):
-    inspect_file = f"{db}.inspect.json"
-    subprocess.run(
-        [sys.executable, "-m", "datasette", "inspect", db, "--inspect-file", inspect_file],
-        check=True,
-    )
-    command = [sys.executable, "-m", "datasette", "serve", "-i", db]
-    command += ["--inspect-file", inspect_file, "--metadata", metadata]
-    command += ["--plugins-dir", plugins_dir, "--host", host, "--port", str(port)]
-    templates = Path(plugins_dir) / "templates"
-    if templates.is_dir():
-        command += ["--template-dir", str(templates)]
-    for name, value in SERVE_SETTINGS.items():
-        command += ["--setting", name, str(value)]
-    return command

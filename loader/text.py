@@ -102,7 +102,4 @@ def looks_like_name(name):
     if len(words) > MAX_NAME_WORDS:
         return False
     # a dot only ends an initial ("J.") or a suffix ("Jr."), never a sentence
-    return all(
-        not word.endswith(".") or len(word) <= 2 or word in ("Jr.", "Sr.")
-        for word in words
-    )
+    return all(not word.endswith(".") or len(word) <= 2 or word in ("Jr.", "Sr.") for word in words)

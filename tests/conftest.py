@@ -28,3 +28,24 @@ def query(seed_catalog):
 
     yield run
     connection.close()
+
+
+@pytest.fixture(scope="session")
+def datasette(seed_catalog):
+    """One Datasette for the whole run, configured as `paper-catalog serve` configures it.
+
+    Plugins loaded from plugins_dir stay registered for the whole process, so there is one.
+    """
+    import yaml
+    from datasette.app import Datasette
+
+    from loader.serve import SETTINGS
+
+    metadata = yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8"))
+    return Datasette(
+        immutables=[str(seed_catalog)],
+        metadata=metadata,
+        plugins_dir=str(ROOT / "plugins"),
+        template_dir=str(ROOT / "plugins" / "templates"),
+        settings=SETTINGS,
+    )

@@ -51,7 +51,7 @@ def test_owner_is_linked_with_unknown_position_when_list_hides_them(query):
 
 
 def test_denormalized_columns(query):
-    (authors, affiliations, track, area, label), = query(
+    ((authors, affiliations, track, area, label),) = query(
         "select authors, affiliations, track, area, label from papers where label like 'NorMuon%'"
     )
     assert json.loads(authors)[0] == "Zichong Li"
@@ -130,8 +130,16 @@ def test_duplicate_across_formats_is_one_paper(tmp_path):
     jsonl = write(
         tmp_path,
         "c.jsonl",
-        json.dumps({"abstract": ABSTRACT, "authors": ["Ann Lee"], "affiliations": ["mit"],
-                    "title": "Fast Method", "authors_truncated": True}) + "\n",
+        json.dumps(
+            {
+                "abstract": ABSTRACT,
+                "authors": ["Ann Lee"],
+                "affiliations": ["mit"],
+                "title": "Fast Method",
+                "authors_truncated": True,
+            }
+        )
+        + "\n",
     )
     summary, db = build(tmp_path, profile, jsonl, listing)
     assert summary.papers == 1 and summary.authors == 3

@@ -46,7 +46,9 @@ def test_plain_text_removes_markup(markup, plain):
 
 def test_paper_id_ignores_whitespace_and_unicode_form():
     text = "Leif Döring studies   Q-learning.\n"
-    assert paper_id(text) == paper_id(unicodedata.normalize("NFD", " Leif Döring studies Q-learning."))
+    assert paper_id(text) == paper_id(
+        unicodedata.normalize("NFD", " Leif Döring studies Q-learning.")
+    )
     assert paper_id(text) != paper_id("Another abstract.")
     assert len(paper_id(text)) == 16 and int(paper_id(text), 16) >= 0
 

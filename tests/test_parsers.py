@@ -78,8 +78,14 @@ def test_profile_page_links_owner_and_affiliations(tmp_path):
 
 def test_jsonl(tmp_path):
     lines = [
-        {"abstract": ABSTRACT, "authors": ["Ann Lee", "Bo Chen"], "title": "A Title",
-         "track": "Deep Learning · Robustness", "affiliations": ["pku"], "url": "https://x.org"},
+        {
+            "abstract": ABSTRACT,
+            "authors": ["Ann Lee", "Bo Chen"],
+            "title": "A Title",
+            "track": "Deep Learning · Robustness",
+            "affiliations": ["pku"],
+            "url": "https://x.org",
+        },
         {"abstract": "Other abstract.", "authors": "Ann Lee, Cara Diaz et al."},
         {"authors": ["Ann Lee"]},
         "not an object",
@@ -99,9 +105,17 @@ def test_jsonl(tmp_path):
 @pytest.mark.parametrize(
     "text, line, message",
     [
-        (f"论文检索\n\nAnn Lee, Bo Chen\n\nCara Diaz\n\n{ABSTRACT}\n", 3, "authors line with no abstract"),
+        (
+            f"论文检索\n\nAnn Lee, Bo Chen\n\nCara Diaz\n\n{ABSTRACT}\n",
+            3,
+            "authors line with no abstract",
+        ),
         (f"论文检索\n\n{ABSTRACT}\n", 3, "abstract with no authors line"),
-        (f"论文检索\n\nArea · Sub\n\nArea · Other\n\nAnn Lee\n\n{ABSTRACT}\n", 3, "track line with no paper"),
+        (
+            f"论文检索\n\nArea · Sub\n\nArea · Other\n\nAnn Lee\n\n{ABSTRACT}\n",
+            3,
+            "track line with no paper",
+        ),
         ("论文检索\n\nAnn Lee, Bo Chen\n", 3, "authors line with no abstract"),
         ("Just some prose that is not a listing. It goes on.\n\nMore.\n", 1, "unknown format"),
         ("   \n\n", 1, "file is empty"),
