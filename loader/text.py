@@ -43,8 +43,7 @@ def read_text(path):
     if head.count(b"\0") > len(head) // 10:
         return [], Problem(str(path), 1, "file is binary or not UTF-8 text")
     text = data.decode("utf-8", errors="surrogateescape")
-    if text.startswith("\ufeff"):
-        text = text[1:]
+    text = text.removeprefix("\ufeff")
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     bad = sum(1 for line in lines if UNDECODABLE.search(line))
     if bad and bad > len(lines) // 2:

@@ -164,9 +164,9 @@ def test_duplicate_across_formats_is_one_paper(tmp_path):
 
 def test_nfd_and_case_variants_are_one_author_with_best_display(tmp_path):
     nfd = unicodedata.normalize("NFD", "Leif Döring")
-    a = write(tmp_path, "a.txt", f"论文检索\n\nleif döring\n\nFirst abstract here.\n")
+    a = write(tmp_path, "a.txt", "论文检索\n\nleif döring\n\nFirst abstract here.\n")
     b = write(tmp_path, "b.txt", f"论文检索\n\n{nfd}, Bo Chen\n\nSecond abstract here.\n")
-    summary, db = build(tmp_path, a, b)
+    _summary, db = build(tmp_path, a, b)
     assert db.execute("select name from authors order by id").fetchall() == [
         ("Leif Döring",),
         ("Bo Chen",),
