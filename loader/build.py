@@ -386,6 +386,8 @@ def finish_database(db):
         db[table].create_index(columns, if_not_exists=True)
     db["papers"].enable_fts(["title", "abstract_text"], tokenize=FTS_TOKENIZER)
     db["papers"].optimize()
+    # per-term document counts: "related papers" picks a paper's rarest terms from it
+    db.execute("create virtual table papers_fts_vocab using fts5vocab(papers_fts, 'row')")
     db.analyze()
     result = db.execute("pragma integrity_check").fetchone()[0]
     if result != "ok":
