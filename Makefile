@@ -6,7 +6,7 @@ DB ?= catalog.db
 HOST ?= 127.0.0.1
 PORT ?= 8001
 
-.PHONY: serve test build check bench bench-smoke publish lint clean
+.PHONY: serve test build check bench bench-smoke publish load lint clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,6 +24,15 @@ check: $(BIN)/.installed
 
 serve: $(DB)
 	$(BIN)/paper-catalog serve --db $(DB) --host $(HOST) --port $(PORT)
+
+# `datasette publish cloudrun` with serve's metadata, plugins and settings (needs gcloud);
+# PUBLISH_OPTIONS='--dry-run' prints the command and Dockerfile, '--platform fly' uses Fly
+publish: $(DB)
+	$(BIN)/paper-catalog publish --db $(DB) $(PUBLISH_OPTIONS)
+
+# wrk, 64 connections for 30 s over search, facet, paper and author pages (bench/out/load.*)
+load: $(DB)
+	$(BIN)/python bench/load.py --db $(DB) --duration 30 --connections 64
 
 test: $(BIN)/.installed
 	$(BIN)/pytest -q

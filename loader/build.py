@@ -26,6 +26,8 @@ from .sources import read_source
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 BATCH_SIZE = 2000
 TEMPORARY_SUFFIX = ".building"
+# rows of 2-4 KB (abstracts) leave much of a 4 KB page empty; 16 KB pages hold several
+PAGE_SIZE = 16384
 
 SCHEMA = {
     "sources": (
@@ -56,7 +58,7 @@ SCHEMA = {
             "url": str,
             "track_id": int,
             "abstract": str,
-            "abstract_text": str,
+            "abstract_plain": str,
         },
         {"pk": "id", "foreign_keys": [("track_id", "tracks", "id")], "not_null": {"abstract"}},
     ),
@@ -86,9 +88,25 @@ SCHEMA = {
     ),
     "load_problems": ({"id": int, "file": str, "line": int, "message": str}, {"pk": "id"}),
 }
+# link tables are only ever read by key: without a rowid each row is stored once, in its key
+WITHOUT_ROWID = {"paper_authors", "paper_affiliations", "paper_sources"}
+# the plain text is stored only where it differs from the abstract (markup, spacing): about
+# half the papers. Readers and the FTS index see the full plain text in abstract_text.
+GENERATED_COLUMNS = [
+    ("papers", "abstract_text", "text", "coalesce(abstract_plain, abstract)"),
+]
+# rows streamed while parsing; the small tables are written once at the end
+STREAMED = ("papers", "paper_authors", "paper_affiliations", "paper_sources")
+INSERTS = {
+    name: "insert into {} ({}) values ({})".format(
+        name, ", ".join(SCHEMA[name][0]), ", ".join("?" * len(SCHEMA[name][0]))
+    )
+    for name in STREAMED + ("authors",)
+}
 FACET_INDEXES = [
-    ("papers", ["area"]),
-    ("papers", ["track"]),
+    # id second: a filtered view pages (and streams CSV) in primary-key order from the index
+    ("papers", ["area", "id"]),
+    ("papers", ["track", "id"]),
     ("papers", ["authors_truncated"]),
     ("papers", ["source_count"]),
     ("authors", ["key"]),
@@ -106,15 +124,14 @@ class BuildFailed(Exception):
         self.problems = problems
 
 
-@dataclass
-class PaperState:
-    """What the merge of a duplicate needs to know, kept small so 1M papers fit in memory."""
+def pack_state(truncated, author_count, has_track, has_title):
+    """What the merge of a duplicate needs to know about a paper, as one small int: a million
+    papers cost a dict entry each and no objects."""
+    return author_count << 3 | has_title << 2 | has_track << 1 | bool(truncated)
 
-    truncated: bool
-    author_count: int
-    has_track: bool
-    has_title: bool
-    source_count: int = 1
+
+def unpack_state(state):
+    return bool(state & 1), state >> 3, bool(state & 2), bool(state & 4)
 
 
 @dataclass
@@ -132,20 +149,34 @@ class Summary:
         )
 
 
+def create_tables(db):
+    for name, (columns, options) in SCHEMA.items():
+        sql = db.create_table_sql(name, columns, **options).rstrip().rstrip(";")
+        db.execute(sql + (" without rowid" if name in WITHOUT_ROWID else ""))
+    for table, column, kind, expression in GENERATED_COLUMNS:
+        db.execute(
+            f"alter table {table} add column {column} {kind} "
+            f"generated always as ({expression}) virtual"
+        )
+
+
 class CatalogWriter:
-    """Streams entries into a fresh database; only ids and names stay in memory."""
+    """Streams entries into a fresh database; only ids, names and a small int per paper stay
+    in memory. Duplicates are resolved in memory as they come and written after the stream."""
 
     def __init__(self, db):
         self.db = db
-        self.papers = {}
-        self.authors = {}  # key -> [id, display name]
+        self.papers = {}  # paper id -> pack_state(...)
+        self.source_counts = {}  # paper id -> sources, only for papers seen more than once
+        self.author_keys = {}  # normalized key -> author id
+        self.author_names = [None]  # author id -> display name
         self.renamed_authors = set()
         self.tracks = {}  # name -> (id, area, subarea)
         self.affiliations = {}  # slug -> id
         self.pending = {name: [] for name in SCHEMA}
+        self.merges = []
         self.problems = []
-        for name, (columns, options) in SCHEMA.items():
-            db[name].create(columns, **options)
+        create_tables(db)
 
     def add_source(self, source_id, source, papers, problems):
         self.pending["sources"].append(
@@ -172,14 +203,17 @@ class CatalogWriter:
 
     def author_id(self, name):
         key = name_key(name)
-        name = display_name(name)
-        author = self.authors.get(key)
-        if author is None:
-            author = self.authors[key] = [len(self.authors) + 1, name]
-        elif display_rank(name) < display_rank(author[1]):
-            author[1] = name
-            self.renamed_authors.add(author[0])
-        return author[0]
+        display = display_name(name)
+        author_id = self.author_keys.get(key)
+        if author_id is None:
+            author_id = self.author_keys[key] = len(self.author_names)
+            self.author_names.append(display)
+        elif display != (best := self.author_names[author_id]) and display_rank(
+            display
+        ) < display_rank(best):
+            self.author_names[author_id] = display
+            self.renamed_authors.add(author_id)
+        return author_id
 
     def track_id(self, text):
         name, area, subarea = split_track(text)
@@ -198,25 +232,23 @@ class CatalogWriter:
         return ids
 
     def author_links(self, pid, entry):
-        """Link rows in the order the source lists them; the profile owner last with no
-        position when the cut-short list does not show them."""
+        """(paper_id, author_id, position) in the order the source lists them; the profile
+        owner last with no position when the cut-short list does not show them."""
         links, seen = [], set()
         for position, name in enumerate(entry.authors, start=1):
             author_id = self.author_id(name)
             if author_id not in seen:
                 seen.add(author_id)
-                links.append({"paper_id": pid, "author_id": author_id, "position": position})
+                links.append((pid, author_id, position))
         if entry.owner:
             owner_id = self.author_id(entry.owner)
             if owner_id not in seen:
-                links.append({"paper_id": pid, "author_id": owner_id, "position": None})
+                links.append((pid, owner_id, None))
         return links
 
     def add_entry(self, entry, source_id):
         pid = paper_id(entry.abstract)
-        self.pending["paper_sources"].append(
-            {"paper_id": pid, "source_id": source_id, "line": entry.line}
-        )
+        self.pending["paper_sources"].append((pid, source_id, entry.line))
         if pid in self.papers:
             self.merge_entry(pid, entry)
             return
@@ -224,117 +256,134 @@ class CatalogWriter:
         affiliations = self.affiliation_ids(entry.affiliations)
         links = self.author_links(pid, entry)
         text = plain_text(entry.abstract)
-        self.papers[pid] = PaperState(
+        self.papers[pid] = pack_state(
             entry.truncated, len(links), track_id is not None, entry.title is not None
         )
         self.pending["papers"].append(
-            {
-                "id": pid,
-                "label": entry.title or derive_label(text),
-                "title": entry.title,
-                "track": track,
-                "area": area,
-                "authors": self.names_json(links),
-                "affiliations": json.dumps(sorted(affiliations), ensure_ascii=False),
-                "author_count": len(links),
-                "authors_truncated": int(entry.truncated),
-                "source_count": 1,
-                "url": entry.url,
-                "track_id": track_id,
-                "abstract": entry.abstract,
-                "abstract_text": text,
-            }
+            (
+                pid,
+                entry.title or derive_label(text),
+                entry.title,
+                track,
+                area,
+                self.names_json(links),
+                json.dumps(sorted(affiliations), ensure_ascii=False),
+                len(links),
+                int(entry.truncated),
+                1,
+                entry.url,
+                track_id,
+                entry.abstract,
+                None if text == entry.abstract else text,
+            )
         )
         self.pending["paper_authors"].extend(links)
-        self.pending["paper_affiliations"].extend(
-            {"paper_id": pid, "affiliation_id": i} for i in affiliations.values()
-        )
+        self.pending["paper_affiliations"].extend((pid, i) for i in affiliations.values())
         if len(self.pending["papers"]) >= BATCH_SIZE:
             self.flush()
 
     def names_json(self, links):
-        by_id = {author_id: name for author_id, name in self.authors.values()}
-        return json.dumps([by_id[link["author_id"]] for link in links], ensure_ascii=False)
+        return json.dumps([self.author_names[link[1]] for link in links], ensure_ascii=False)
 
     def merge_entry(self, pid, entry):
         """The same paper from another source: keep every source, unite affiliations, prefer
-        a track over none and the complete author list over a cut-short one."""
-        self.flush()
-        state = self.papers[pid]
-        state.source_count += 1
-        updates = {"source_count": state.source_count}
-        if entry.track and not state.has_track:
+        a track over none and the complete author list over a cut-short one.
+
+        Ids are given out now, in stream order; the rows are written after the stream
+        (write_merge), in the same order, so a duplicate never forces a small batch."""
+        truncated, author_count, has_track, has_title = unpack_state(self.papers[pid])
+        source_count = self.source_counts[pid] = self.source_counts.get(pid, 1) + 1
+        updates = {"source_count": source_count}
+        if entry.track and not has_track:
             track_id, updates["track"], updates["area"] = self.track_id(entry.track)
             updates["track_id"] = track_id
-            state.has_track = track_id is not None
-        if entry.title and not state.has_title:
+            has_track = track_id is not None
+        if entry.title and not has_title:
             updates["title"] = updates["label"] = entry.title
-            state.has_title = True
-        if entry.url:
-            self.db.execute(
-                "update papers set url = coalesce(url, ?) where id = ?", [entry.url, pid]
-            )
+            has_title = True
         links = self.author_links(pid, entry)
-        better = (state.truncated, len(links)) > (entry.truncated, state.author_count)
+        better = (truncated, len(links)) > (entry.truncated, author_count)
         if better:
-            self.db.execute(
-                "delete from paper_authors where paper_id = ? and position is not null", [pid]
-            )
-            state.truncated, state.author_count = entry.truncated, len(links)
+            truncated, author_count = entry.truncated, len(links)
             updates["authors_truncated"] = int(entry.truncated)
-        for link in links:
-            verb = "insert or replace" if better and link["position"] else "insert or ignore"
-            self.db.execute(
+        self.papers[pid] = pack_state(truncated, author_count, has_track, has_title)
+        affiliations = list(self.affiliation_ids(entry.affiliations).values())
+        self.merges.append((pid, entry.url, better, links, affiliations, updates))
+
+    def write_merge(self, pid, url, better, links, affiliations, updates):
+        execute = self.db.conn.execute
+        if url:
+            execute("update papers set url = coalesce(url, ?) where id = ?", [url, pid])
+        if better:
+            execute("delete from paper_authors where paper_id = ? and position is not null", [pid])
+        for _, author_id, position in links:
+            verb = "insert or replace" if better and position else "insert or ignore"
+            execute(
                 f"{verb} into paper_authors (paper_id, author_id, position) values (?, ?, ?)",
-                [pid, link["author_id"], link["position"]],
+                [pid, author_id, position],
             )
-        for affiliation_id in self.affiliation_ids(entry.affiliations).values():
-            self.db.execute(
-                "insert or ignore into paper_affiliations values (?, ?)", [pid, affiliation_id]
-            )
-        self.db["papers"].update(pid, updates)
-        self.refresh_lists([pid])
+        for affiliation_id in affiliations:
+            execute("insert or ignore into paper_affiliations values (?, ?)", [pid, affiliation_id])
+        assignments = ", ".join(f"{column} = ?" for column in updates)
+        execute(f"update papers set {assignments} where id = ?", [*updates.values(), pid])
 
     def refresh_lists(self, paper_ids):
         """Recompute the readable JSON columns from the link tables."""
-        names = {author_id: name for author_id, name in self.authors.values()}
+        execute = self.db.conn.execute
         slugs = {i: slug for slug, i in self.affiliations.items()}
         for pid in paper_ids:
-            rows = self.db.execute(
+            rows = execute(
                 "select author_id from paper_authors where paper_id = ? "
                 "order by position is null, position, author_id",
                 [pid],
             ).fetchall()
-            affiliation_rows = self.db.execute(
+            affiliation_rows = execute(
                 "select affiliation_id from paper_affiliations where paper_id = ?", [pid]
             ).fetchall()
-            self.db["papers"].update(
-                pid,
-                {
-                    "authors": json.dumps([names[r[0]] for r in rows], ensure_ascii=False),
-                    "author_count": len(rows),
-                    "affiliations": json.dumps(
-                        sorted(slugs[r[0]] for r in affiliation_rows), ensure_ascii=False
-                    ),
-                },
+            execute(
+                "update papers set authors = ?, author_count = ?, affiliations = ? where id = ?",
+                [
+                    json.dumps([self.author_names[r[0]] for r in rows], ensure_ascii=False),
+                    len(rows),
+                    json.dumps(sorted(slugs[r[0]] for r in affiliation_rows), ensure_ascii=False),
+                    pid,
+                ],
             )
 
+    def papers_of_renamed_authors(self):
+        renamed = sorted(self.renamed_authors)
+        papers = set()
+        for start in range(0, len(renamed), 500):  # stay under SQLite's variable limit
+            chunk = renamed[start : start + 500]
+            placeholders = ",".join("?" * len(chunk))
+            papers.update(
+                row[0]
+                for row in self.db.execute(
+                    f"select paper_id from paper_authors where author_id in ({placeholders})",
+                    chunk,
+                )
+            )
+        return papers
+
     def flush(self):
-        for name, rows in self.pending.items():
-            if rows and name not in ("sources", "load_problems"):
-                self.db[name].insert_all(rows, batch_size=BATCH_SIZE)
+        for name in STREAMED:
+            rows = self.pending[name]
+            if rows:
+                # plain executemany: sqlite-utils' insert_all re-inspects every row (dicts,
+                # JSON detection), which costs more than SQLite's own insert at this size
+                self.db.conn.executemany(INSERTS[name], rows)
                 rows.clear()
 
     def finish(self):
         self.flush()
         for name in ("sources", "load_problems"):
             self.db[name].insert_all(self.pending[name], batch_size=BATCH_SIZE)
-        self.db["authors"].insert_all(
+        self.db.conn.executemany(
+            INSERTS["authors"],
             (
-                {"id": author_id, "name": name, "key": key, "paper_count": 0}
-                for key, (author_id, name) in self.authors.items()
+                (author_id, self.author_names[author_id], key, 0)
+                for key, author_id in self.author_keys.items()
             ),
-            batch_size=BATCH_SIZE,
         )
         self.db["tracks"].insert_all(
             (
@@ -350,17 +399,16 @@ class CatalogWriter:
             ),
             batch_size=BATCH_SIZE,
         )
+        for merge in self.merges:
+            self.write_merge(*merge)
+        stale = {merge[0] for merge in self.merges}
         if self.renamed_authors:
-            placeholders = ",".join("?" * len(self.renamed_authors))
-            affected = self.db.execute(
-                f"select distinct paper_id from paper_authors where author_id in ({placeholders})",
-                sorted(self.renamed_authors),
-            ).fetchall()
-            self.refresh_lists([row[0] for row in affected])
+            stale |= self.papers_of_renamed_authors()
+        self.refresh_lists(sorted(stale))
         self.count_papers()
         return Summary(
             len(self.papers),
-            len(self.authors),
+            len(self.author_keys),
             len(self.tracks),
             len(self.affiliations),
             self.problems,
@@ -379,11 +427,24 @@ class CatalogWriter:
             )
 
 
+def index_foreign_keys(db):
+    """An index for every foreign key that does not lead its table's primary key
+    (sqlite-utils' index_foreign_keys would repeat the link tables' keys)."""
+    for name, (_columns, options) in SCHEMA.items():
+        pk = options["pk"]
+        leading = pk if isinstance(pk, str) else pk[0]
+        for column, _table, _other in options.get("foreign_keys", []):
+            if column != leading:
+                db[name].create_index([column], if_not_exists=True)
+
+
 def finish_database(db):
     """Indexes, full-text search, statistics and integrity checks on the loaded rows."""
-    db.index_foreign_keys()
+    index_foreign_keys(db)
     for table, columns in FACET_INDEXES:
-        db[table].create_index(columns, if_not_exists=True)
+        # "track__id", not "track_id": that name is the foreign key's index
+        name = f"idx_{table}_{'__'.join(columns)}"
+        db[table].create_index(columns, index_name=name, if_not_exists=True)
     db["papers"].enable_fts(["title", "abstract_text"], tokenize=FTS_TOKENIZER)
     db["papers"].optimize()
     # per-term document counts: "related papers" picks a paper's rarest terms from it
@@ -393,7 +454,6 @@ def finish_database(db):
     if result != "ok":
         raise RuntimeError(f"integrity check failed: {result}")
     db.execute("insert into papers_fts(papers_fts, rank) values ('integrity-check', 1)")
-
 
 def remove_stale_temporaries(target):
     """A build killed midway leaves its temporary file; the next build removes it."""
@@ -431,6 +491,7 @@ def build_catalog(files, db_path, skip_invalid=False, forced_format=None, progre
 
 def write_catalog(files, path, forced_format=None, progress=None):
     db = sqlite_utils.Database(path)
+    db.execute(f"pragma page_size = {PAGE_SIZE}")
     # a temporary file no reader sees yet: durability would only cost time
     db.execute("pragma journal_mode = off")
     db.execute("pragma synchronous = off")

@@ -1,13 +1,15 @@
 """The paper-catalog command: options, messages and exit codes only."""
 
-import os
+import shlex
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
 import click
 
 from .build import BuildFailed, build_catalog, check_sources
-from .serve import datasette_command
+from .serve import PUBLISH_PLATFORMS, dockerfile_preview, publish_command, serve_catalog
 from .sources import FORMATS, discover
 
 paths_argument = click.argument(
@@ -100,17 +102,102 @@ def check(paths, forced_format):
         sys.exit(1)
 
 
+db_option = click.option(
+    "--db", default="catalog.db", show_default=True, type=click.Path(exists=True, dir_okay=False)
+)
+metadata_option = click.option(
+    "--metadata", default="metadata.yml", show_default=True, type=click.Path(exists=True)
+)
+plugins_option = click.option(
+    "--plugins-dir",
+    default="plugins",
+    show_default=True,
+    type=click.Path(exists=True, file_okay=False),
+)
+
+
 @cli.command()
-@click.option("--db", default="catalog.db", show_default=True, type=click.Path(exists=True))
+@db_option
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8001, show_default=True, type=int)
-@click.option("--metadata", default="metadata.yml", show_default=True, type=click.Path(exists=True))
-@click.option("--plugins-dir", default="plugins", show_default=True, type=click.Path(exists=True))
-def serve(db, host, port, metadata, plugins_dir):
+@metadata_option
+@plugins_option
+@click.option(
+    "--poll",
+    default=1.0,
+    show_default=True,
+    type=click.FloatRange(min=0.05),
+    help="Seconds between checks of --db for a new build.",
+)
+def serve(db, host, port, metadata, plugins_dir, poll):
     """Serve the catalog read-only with Datasette, with limits fit for a public site.
+
+    The server reads a hard-linked snapshot of the build under .serving/ beside --db, never
+    --db itself. Rebuild whenever you like: when --db is replaced, the new build is inspected
+    while the old one keeps answering, then the server restarts on it (a second or two of
+    refused connections) and the old snapshot is removed.
 
     Example:
 
         paper-catalog serve --db catalog.db --port 8001
     """
-    os.execv(sys.executable, datasette_command(db, host, port, metadata, plugins_dir))
+    try:
+        status = serve_catalog(
+            db, host, port, metadata, plugins_dir, poll, say=lambda m: click.echo(m, err=True)
+        )
+    except subprocess.CalledProcessError as error:
+        raise click.ClickException(f"cannot inspect {db}: {error}")
+    except KeyboardInterrupt:
+        status = 0
+    sys.exit(status)
+
+
+@cli.command()
+@db_option
+@click.option(
+    "--platform",
+    type=click.Choice(PUBLISH_PLATFORMS),
+    default="cloudrun",
+    show_default=True,
+    help="cloudrun needs gcloud; fly needs flyctl and the datasette-publish-fly plugin.",
+)
+@click.option(
+    "--name", default="paper-catalog", show_default=True, help="Cloud Run service or Fly app."
+)
+@click.option(
+    "--max-instances",
+    default=4,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Cloud Run replicas the load balancer may scale out to.",
+)
+@metadata_option
+@plugins_option
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Print the command and the Dockerfile it builds; deploy nothing.",
+)
+def publish(db, platform, name, max_instances, metadata, plugins_dir, dry_run):
+    """Publish a read-only copy of the catalog with `datasette publish`.
+
+    Same metadata, plugins, templates and settings as `serve`; the image serves the database
+    immutable with an inspect file, so the platform can run any number of identical replicas.
+
+    Example:
+
+        paper-catalog publish --db catalog.db --platform cloudrun --name paper-catalog --dry-run
+    """
+    command = publish_command(
+        db, platform, name, metadata, plugins_dir, max_instances=max_instances
+    )
+    if dry_run:
+        click.echo(shlex.join(command))
+        click.echo(dockerfile_preview(command))
+        return
+    tool = {"cloudrun": "gcloud", "fly": "flyctl"}[platform]
+    if shutil.which(tool) is None:
+        raise click.ClickException(f"publishing to {platform} needs {tool} installed and logged in")
+    status = subprocess.run(command, check=False).returncode
+    if status:
+        raise click.ClickException(f"datasette publish {platform} failed with status {status}")

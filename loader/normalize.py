@@ -72,6 +72,8 @@ MARKDOWN_LINK = re.compile(r"\[([^\[\]]+)\]\((?:https?://|/)[^()\s]*\)")
 MARKDOWN_STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
 MARKDOWN_EMPHASIS = re.compile(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])")
 MARKDOWN_CODE = re.compile(r"`([^`\n]+)`")
+# every pattern above and the dash replacements need one of these
+MARKUP_MARKS = ("$", "\\", "[", "*", "_", "`", "--")
 
 INTRO_VERB = re.compile(
     r"\b(?:propos(?:e|es|ed|ing)|introduc(?:e|es|ed|ing)|present(?:s|ed|ing)?|"
@@ -153,6 +155,8 @@ def plain_text(abstract):
     '**S**mooth' -> 'Smooth', '\\emph{x}' -> 'x', '21.74\\%' -> '21.74%', '$1/\\varepsilon$' -> '1/ε'.
     """
     text = unicodedata.normalize("NFC", abstract)
+    if not any(mark in text for mark in MARKUP_MARKS):
+        return collapse_whitespace(text)  # about half of all abstracts: no pass can change them
     text = INLINE_MATH.sub(_math_to_text, text)
     text = HREF.sub(r"\2", text)
     for _ in range(3):  # nested macros: \textbf{\emph{x}}
@@ -160,8 +164,9 @@ def plain_text(abstract):
     text = ESCAPED_CHARACTER.sub(r"\1", text)
     text = MACRO.sub(lambda m: GREEK.get(m.group(1), m.group(1)), text)
     text = MARKDOWN_LINK.sub(r"\1", text)
-    text = MARKDOWN_STRONG.sub(r"\2", text)
-    text = MARKDOWN_EMPHASIS.sub(r"\1", text)
+    if "*" in text or "__" in text:  # the lookbehinds make these scans slow on any text
+        text = MARKDOWN_STRONG.sub(r"\2", text)
+        text = MARKDOWN_EMPHASIS.sub(r"\1", text)
     text = MARKDOWN_CODE.sub(r"\1", text)
     text = text.replace("---", "—").replace("--", "–")
     return collapse_whitespace(text)

@@ -1,18 +1,23 @@
 """JSON Lines: one object a line with abstract, authors and optional title/track/affiliations/url."""
 
 import json
+import re
 
 from .records import Entry, Problem
-from .text import NAME_SEPARATOR, TRUNCATION, line_problem
+from .text import NAME_SEPARATOR, line_problem, strip_truncation
 
 OPTIONAL_TEXT = ("title", "track", "url")
+# JSON escapes can spell what a UTF-8 line cannot hold: "\ud800" (SQLite refuses to store a
+# lone surrogate) and "\u0000" (the text formats reject NUL too)
+STORED_FIELDS = ("abstract", "authors", "affiliations", *OPTIONAL_TEXT)
+UNSTORABLE = re.compile(r"[\ud800-\udfff\0]")
 
 
 def parse_names(value):
     """A list of names, or one comma-separated string that may end in 'et al.' / '等'."""
     if isinstance(value, str):
-        truncated = bool(TRUNCATION.search(value))
-        value = NAME_SEPARATOR.split(TRUNCATION.sub("", value))
+        value, truncated = strip_truncation(value)
+        value = NAME_SEPARATOR.split(value)
     else:
         truncated = False
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -26,8 +31,15 @@ def parse_jsonl_line(path, number, line):
         record = json.loads(line)
     except ValueError as error:
         return Problem(path, number, f"invalid JSON: {error}")
+    except RecursionError:
+        return Problem(path, number, "invalid JSON: nested too deeply")
     if not isinstance(record, dict):
         return Problem(path, number, "a JSON Lines record must be an object")
+    for key in STORED_FIELDS:
+        value = record.get(key)
+        for text in value if isinstance(value, list) else [value]:
+            if isinstance(text, str) and UNSTORABLE.search(text):
+                return Problem(path, number, f"{key} contains a NUL or a lone surrogate escape")
     abstract = record.get("abstract")
     if not isinstance(abstract, str) or not abstract.strip():
         return Problem(path, number, "record has no abstract")

@@ -22,30 +22,33 @@ def classify_listing_line(line):
 def iter_items(path, lines, classify):
     """Number and classify every non-blank line; wrapped abstract lines are joined.
 
-    Yields (kind, value, line_number); unreadable lines come out as ('problem', Problem, n).
+    Yields (kind, value, line_number); an unreadable line comes out as ('problem', Problem, n)
+    and takes the abstract it belongs to with it: the rest of a damaged paragraph is never
+    loaded as if it were the whole abstract.
     """
     for block in split_blocks(lines):
         abstract = None
+        damaged = False
         for offset, line in enumerate(block.lines):
             number = block.line + offset
             problem = line_problem(path, number, line)
             if problem:
-                if abstract:
-                    yield abstract
-                    abstract = None
+                abstract = None
+                damaged = True
                 yield "problem", problem, number
                 continue
             kind, value = classify(line)
-            if kind == "abstract" and abstract:
-                abstract = ("abstract", abstract[1] + "\n" + value, abstract[2])
+            if kind == "abstract":
+                if abstract:
+                    abstract = ("abstract", abstract[1] + "\n" + value, abstract[2])
+                elif not damaged:  # the rest of a damaged paragraph is covered by its problem
+                    abstract = ("abstract", value, number)
                 continue
+            damaged = False
             if abstract:
                 yield abstract
                 abstract = None
-            if kind == "abstract":
-                abstract = ("abstract", value, number)
-            else:
-                yield kind, value, number
+            yield kind, value, number
         if abstract:
             yield abstract
 
@@ -71,7 +74,9 @@ class EntryAssembler:
         self.track = (text, line)
 
     def on_authors(self, value, line):
-        yield from self.flush_authors()
+        if self.authors:
+            # the pending track may have been the orphaned authors' paper's: never guess
+            yield from self.finish()
         self.authors = (value, line)
 
     def on_abstract(self, text, line, **fields):
@@ -94,6 +99,12 @@ class EntryAssembler:
         )
         self.track = self.authors = None
 
+    def on_unreadable(self, problem):
+        """The unreadable line may have been the pending entry's authors or abstract:
+        pair nothing across it."""
+        yield problem
+        yield from self.finish()
+
     def flush_authors(self):
         if self.authors:
             yield self.problem(self.authors[1], "authors line with no abstract after it")
@@ -111,7 +122,7 @@ def parse_listing(path, lines):
     assembler = EntryAssembler(path)
     for kind, value, number in iter_items(path, skip_marker(lines), classify_listing_line):
         if kind == "problem":
-            yield value
+            yield from assembler.on_unreadable(value)
         elif kind == "track":
             yield from assembler.on_track(value, number)
         elif kind == "authors":

@@ -48,7 +48,7 @@ def parse_profile(path, lines):
     assembler = EntryAssembler(path)
     for kind, value, number in iter_items(path, lines, classify_profile_line):
         if kind == "problem":
-            yield value
+            yield from assembler.on_unreadable(value)
         elif kind == "authors":
             yield from assembler.on_authors(value, number)
         else:

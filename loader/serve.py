@@ -1,7 +1,29 @@
-"""How the catalog is served: Datasette's command line and the settings of a public site."""
+"""How the catalog is served and published: Datasette's command lines, the settings of a public
+site, and a supervisor that moves a running server onto each new build safely.
 
+Datasette opens an immutable (`-i`) database with `immutable=1`: SQLite then trusts that the file
+never changes, caches pages and skips locking. `paper-catalog build` replaces catalog.db with
+os.replace(), which gives the path a new inode; a server still holding the old file keeps answering
+from it, but every new connection (one per SQL thread, opened lazily) would open the new file while
+the inspect data (counts, hash) still describe the old one. So the server never opens catalog.db
+itself: it serves a hard link to the build, `<dir>/.serving/<build-id>/catalog.db` (same name, so
+the database is still `catalog` in URLs), which no later build touches. When catalog.db changes,
+the supervisor links and inspects the new build while the old server keeps answering, then
+restarts Datasette on it and removes snapshots nobody serves any more.
+"""
+
+import ctypes
+import errno
+import fcntl
+import importlib.metadata
+import os
+import shlex
+import shutil
+import signal
 import subprocess
 import sys
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 SETTINGS = {
@@ -15,21 +37,296 @@ SETTINGS = {
     "max_csv_mb": 200,
     "num_sql_threads": 3,
 }
+SERVING_DIRECTORY = ".serving"
+LOCK_NAME = "lock"
+STOP_TIMEOUT_SECONDS = 10
+PUBLISH_PLATFORMS = ("cloudrun", "fly")
+# the project's own distribution: its runtime requirements are what a published site installs
+DISTRIBUTION = "paper-catalog"
 
 
-def datasette_command(db, host, port, metadata, plugins_dir):
-    inspect_file = f"{db}.inspect.json"
-    subprocess.run(
-        [sys.executable, "-m", "datasette", "inspect", db, "--inspect-file", inspect_file],
-        check=True,
-    )
-    command = [sys.executable, "-m", "datasette", "serve", "-i", db]
-    command += ["--inspect-file", inspect_file, "--metadata", metadata]
-    command += ["--plugins-dir", plugins_dir, "--host", host, "--port", str(port)]
+def setting_options():
+    options = []
+    for name, value in SETTINGS.items():
+        value = {True: "on", False: "off"}.get(value, value)
+        options += ["--setting", name, str(value)]
+    return options
+
+
+def inspect_command(db, inspect_file):
+    return [
+        sys.executable,
+        "-m",
+        "datasette",
+        "inspect",
+        str(db),
+        "--inspect-file",
+        str(inspect_file),
+    ]
+
+
+def datasette_command(db, inspect_file, host, port, metadata, plugins_dir):
+    """`datasette serve` for one immutable catalog; never with --load-extension."""
+    command = [sys.executable, "-m", "datasette", "serve", "-i", str(db)]
+    command += ["--inspect-file", str(inspect_file), "--metadata", str(metadata)]
+    command += ["--plugins-dir", str(plugins_dir), "--host", host, "--port", str(port)]
     templates = Path(plugins_dir) / "templates"
     if templates.is_dir():
         command += ["--template-dir", str(templates)]
-    for name, value in SETTINGS.items():
-        value = {True: "on", False: "off"}.get(value, value)
-        command += ["--setting", name, str(value)]
+    return command + setting_options()
+
+
+def build_id(stat):
+    """Names one build: os.replace() gives every build a new inode and modification time."""
+    return f"{stat.st_mtime_ns:x}-{stat.st_ino:x}-{stat.st_size:x}"
+
+
+@dataclass
+class Snapshot:
+    """One build as served: a hard link that later builds never touch, and its inspect file.
+
+    The shared flock on `lock` says "in use"; the Datasette process inherits the descriptor, so
+    the snapshot stays protected for as long as either process lives.
+    """
+
+    directory: Path
+    database: Path
+    inspect_file: Path
+    lock: int
+
+    @property
+    def build_id(self):
+        return self.directory.name
+
+    def release(self):
+        if self.lock >= 0:
+            os.close(self.lock)
+            self.lock = -1
+
+
+def link_or_copy(source, target):
+    try:
+        os.link(source, target)
+    except OSError as error:
+        if error.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP):
+            raise
+        shutil.copy2(source, target)
+
+
+def lock_directory(directory):
+    """A shared lock on directory/lock, or None when a cleanup removed the directory meanwhile."""
+    try:
+        descriptor = os.open(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    except FileNotFoundError:
+        return None
+    fcntl.flock(descriptor, fcntl.LOCK_SH)
+    try:
+        current = os.stat(directory / LOCK_NAME)
+    except FileNotFoundError:
+        current = None
+    if current is None or current.st_ino != os.fstat(descriptor).st_ino:
+        os.close(descriptor)
+        return None
+    return descriptor
+
+
+def take_snapshot(db):
+    """Link the current build of db under .serving/<build-id>/ and inspect it (once per build)."""
+    db = Path(db).resolve()
+    serving = db.parent / SERVING_DIRECTORY
+    serving.mkdir(exist_ok=True)
+    ignore = serving / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("*\n")
+    temporary = serving / f".link-{os.getpid()}"
+    while True:
+        if temporary.exists():
+            temporary.unlink()
+        link_or_copy(db, temporary)
+        directory = serving / build_id(temporary.stat())
+        directory.mkdir(exist_ok=True)
+        lock = lock_directory(directory)
+        if lock is None:
+            continue
+        database = directory / db.name
+        if database.exists() and os.path.samefile(database, temporary):
+            temporary.unlink()
+        else:
+            os.replace(temporary, database)
+        break
+    inspect_file = directory / f"{db.name}.inspect.json"
+    try:
+        if not inspect_file.exists():
+            partial = directory / f".{inspect_file.name}.{os.getpid()}"
+            subprocess.run(
+                inspect_command(database, partial), check=True, stdout=subprocess.DEVNULL
+            )
+            os.replace(partial, inspect_file)
+    except BaseException:
+        os.close(lock)
+        raise
+    return Snapshot(directory, database, inspect_file, lock)
+
+
+def remove_stale_snapshots(db, keep=None):
+    """Remove every snapshot of db no process serves (nobody holds its lock), except keep."""
+    serving = Path(db).resolve().parent / SERVING_DIRECTORY
+    if not serving.is_dir():
+        return
+    for path in serving.iterdir():
+        if path.name.startswith(".link-"):
+            remove_orphan_link(path)
+        elif path.is_dir() and path != keep:
+            remove_if_unused(path)
+
+
+def remove_orphan_link(path):
+    try:
+        os.kill(int(path.name.removeprefix(".link-")), 0)
+    except (ValueError, ProcessLookupError):
+        path.unlink(missing_ok=True)
+    except PermissionError:
+        pass
+
+
+def remove_if_unused(directory):
+    try:
+        descriptor = os.open(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        return
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(descriptor)
+        return
+    try:
+        shutil.rmtree(directory)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)
+
+
+def die_with_parent():
+    """Runs in the Datasette child: it gets SIGTERM if the supervisor dies, even by kill -9."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+def start_server(snapshot, host, port, metadata, plugins_dir):
+    command = datasette_command(
+        snapshot.database, snapshot.inspect_file, host, port, metadata, plugins_dir
+    )
+    # the supervisor runs no threads, so preexec_fn is safe here
+    return subprocess.Popen(
+        command,
+        pass_fds=(snapshot.lock,),
+        preexec_fn=die_with_parent,  # noqa: PLW1509
+    )
+
+
+def stop_server(process):
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(STOP_TIMEOUT_SECONDS)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def current_build(db):
+    try:
+        return build_id(os.stat(db))
+    except FileNotFoundError:
+        return None
+
+
+def serve_catalog(db, host, port, metadata, plugins_dir, poll_seconds=1.0, say=print):
+    """Serve db until interrupted, restarting Datasette on every new build of db.
+
+    Returns the server's exit status if it stops by itself (e.g. the port is taken).
+    """
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    snapshot = take_snapshot(db)
+    process = start_server(snapshot, host, port, metadata, plugins_dir)
+    remove_stale_snapshots(db, keep=snapshot.directory)
+    refused = None
+    try:
+        while process.poll() is None:
+            time.sleep(poll_seconds)
+            build = current_build(db)
+            if build in (None, snapshot.build_id, refused):
+                continue
+            try:
+                new = take_snapshot(db)
+            except (OSError, subprocess.CalledProcessError) as error:
+                say(f"{db}: cannot serve build {build} ({error}); still serving the previous one")
+                refused = build
+                continue
+            say(f"{db}: new build {new.build_id}, restarting the server")
+            stop_server(process)
+            snapshot.release()
+            snapshot = new
+            process = start_server(snapshot, host, port, metadata, plugins_dir)
+            remove_stale_snapshots(db, keep=snapshot.directory)
+        return process.returncode
+    finally:
+        stop_server(process)
+        snapshot.release()
+        remove_stale_snapshots(db)
+
+
+def runtime_requirements():
+    """The project's own runtime requirements (datasette and the plugins' libraries)."""
+    requirements = importlib.metadata.requires(DISTRIBUTION) or []
+    return [r for r in requirements if "extra ==" not in r]
+
+
+def publish_command(db, platform, name, metadata, plugins_dir, max_instances=4, memory="1Gi"):
+    """`datasette publish` with the same metadata, plugins, templates and settings as serve.
+
+    Publishing runs the database `-i` with an inspect file built into the image; replicas are
+    identical read-only copies, so the platform can scale them out behind its load balancer.
+    """
+    if platform not in PUBLISH_PLATFORMS:
+        raise ValueError(f"unknown platform {platform!r}")
+    command = [sys.executable, "-m", "datasette", "publish", platform, str(db)]
+    command += ["--metadata", str(metadata), "--plugins-dir", str(plugins_dir)]
+    templates = Path(plugins_dir) / "templates"
+    if templates.is_dir():
+        command += ["--template-dir", str(templates)]
+    for requirement in runtime_requirements():
+        # the generated Dockerfile pastes these unquoted into `RUN pip install`
+        command += ["--install", shlex.quote(requirement)]
+    command += ["--extra-options", " ".join(setting_options())]
+    if platform == "cloudrun":
+        command += ["--service", name, "--memory", memory, "--max-instances", str(max_instances)]
+    else:
+        command += ["--app", name]
     return command
+
+
+def dockerfile_preview(command):
+    """The Dockerfile `datasette publish` would build for a publish_command(), for review."""
+    from datasette.utils import make_dockerfile
+
+    def values(option):
+        return [command[i + 1] for i, part in enumerate(command) if part == option]
+
+    plugins_dir = values("--plugins-dir")
+    return make_dockerfile(
+        files=[Path(command[command.index("publish") + 2]).name],
+        metadata_file="metadata.json",
+        extra_options=values("--extra-options")[0],
+        branch=None,
+        template_dir="templates" if values("--template-dir") else None,
+        plugins_dir="plugins" if plugins_dir else None,
+        static=[],
+        install=values("--install"),
+        spatialite=False,
+        version_note=None,
+        secret="<generated by datasette publish>",
+    )

@@ -2,6 +2,7 @@
 
 import hashlib
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -9,7 +10,7 @@ from .parse_jsonl import parse_jsonl
 from .parse_listing import parse_listing
 from .parse_profile import find_owner, parse_profile
 from .records import Problem
-from .text import LISTING_MARKER, read_text
+from .text import LISTING_MARKER, decode_lines
 
 PARSERS = {"listing": parse_listing, "profile": parse_profile, "jsonl": parse_jsonl}
 FORMATS = tuple(PARSERS)
@@ -24,17 +25,37 @@ class Source:
 
 def discover(paths):
     """Every non-hidden file under the given files and folders, sorted so that the build
-    does not depend on the order paths were given in."""
-    found = set()
-    for path in paths:
-        path = Path(path)
-        if path.is_dir():
-            for root, dirs, files in os.walk(path):
-                dirs[:] = [d for d in dirs if not d.startswith(".")]
-                found.update(Path(root, f) for f in files if not f.startswith("."))
-        else:
-            found.add(path)
-    return sorted(found, key=str)
+    does not depend on the order paths were given in.
+
+    Linked folders are followed but each real folder is read once, so a link back up the
+    tree cannot loop. A folder that cannot be listed is returned as if it were a file: reading
+    it then reports why, instead of its files vanishing without a word.
+    """
+    found = {}
+    visited = set()
+
+    def add(path):
+        # the same file reached twice (a path and a link to it) is one source
+        real = os.path.realpath(path)
+        if real not in found or str(path) < str(found[real]):
+            found[real] = path
+
+    for path in map(Path, paths):
+        if not path.is_dir():
+            add(path)
+            continue
+        walk = os.walk(path, onerror=lambda error: add(Path(error.filename)), followlinks=True)
+        for root, dirs, files in walk:
+            real = os.path.realpath(root)
+            if real in visited:
+                dirs[:] = []
+                continue
+            visited.add(real)
+            dirs[:] = [d for d in dirs if not d.startswith(".")]
+            for name in files:
+                if not name.startswith("."):
+                    add(Path(root, name))
+    return sorted(found.values(), key=str)
 
 
 def detect_format(lines):
@@ -48,15 +69,35 @@ def detect_format(lines):
     return None
 
 
+def display_path(path):
+    """The path as text SQLite and a terminal can hold: undecodable bytes of a file name
+    are shown as \\xNN escapes."""
+    return str(path).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def read_bytes(path):
+    """The whole file. Pipes, devices and folders are refused, never read: a pipe would block
+    the build forever and /dev/zero would fill the memory."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(descriptor, "rb") as fp:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            return None
+        return fp.read()
+
+
 def read_source(path, forced_format=None):
     """Parse one file. Returns (Source, iterator of Entry | Problem)."""
-    name = str(path)
+    name = display_path(path)
     try:
-        with open(path, "rb") as fp:
-            digest = hashlib.file_digest(fp, "sha256").hexdigest()
-        lines, problem = read_text(path)
+        data = read_bytes(path)
     except OSError as error:
-        return Source(name, None, ""), iter([Problem(name, 1, f"cannot read: {error.strerror}")])
+        reason = error.strerror or str(error)
+        return Source(name, None, ""), iter([Problem(name, 1, f"cannot read: {reason}")])
+    if data is None:
+        message = "not a regular file (a folder, pipe or device)"
+        return Source(name, None, ""), iter([Problem(name, 1, message)])
+    digest = hashlib.sha256(data).hexdigest()
+    lines, problem = decode_lines(name, data)
     if problem:
         return Source(name, None, digest), iter([problem])
     format = forced_format or detect_format(lines)
@@ -66,4 +107,16 @@ def read_source(path, forced_format=None):
             "an author profile page (first line a name) or JSON Lines"
         )
         return Source(name, None, digest), iter([Problem(name, 1, message)])
-    return Source(name, format, digest), PARSERS[format](name, lines)
+    return Source(name, format, digest), report_if_empty(name, lines, PARSERS[format](name, lines))
+
+
+def report_if_empty(name, lines, items):
+    """A page with a header and nothing after it (a download cut short) is a problem, not
+    a source that silently adds no papers."""
+    empty = True
+    for item in items:
+        empty = False
+        yield item
+    if empty:
+        header = next((n for n, line in enumerate(lines, start=1) if line.strip()), 1)
+        yield Problem(name, header, "no papers after the header")

@@ -1,0 +1,512 @@
+"""The scale benchmark: synthetic corpora -> floor and loader builds -> Datasette over HTTP.
+
+For each size: generate the corpus (once; kept under --work), build it with bench/floor.py and
+with the real loader (`paper-catalog build`), each in its own process (time, peak RSS, bytes per
+paper). On the largest catalog: serve it as `paper-catalog serve` does (immutable, inspect file,
+loader/serve.py SETTINGS, metadata.yml, plugins/) and time each page over HTTP against the same
+SQL run raw in SQLite, a trivial `select 1` request, and `sqlite3 -csv` for CSV streaming.
+Writes bench/results/latest.json and latest.md.
+
+Example:
+
+    python bench/run.py --sizes 10000 100000 1000000 --work /tmp/bench
+"""
+
+import argparse
+import csv
+import io
+import json
+import math
+import os
+import platform
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "bench"
+sys.path.insert(0, str(ROOT))
+
+from loader.serve import SETTINGS  # noqa: E402
+
+COMMON_TERM = ("learning", "learn")  # as typed, and as the porter stemmer indexes it
+CSV_ROWS = 0.1  # the CSV view: the area (or track) nearest a tenth of all papers
+TARGETS = {
+    "build_ratio": 2.0,
+    "peak_rss_mb": 500,
+    "bytes_per_paper": 3072,
+    "search_ratio": 3.0,
+    "page_vs_select_1": 10.0,
+    "csv_share": 1 / 3,
+}
+
+
+def label(size):
+    return f"{size // 1_000_000}m" if size % 1_000_000 == 0 else f"{size // 1000}k"
+
+
+def machine():
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        platform.processor(),
+    )
+    memory = Path("/proc/meminfo").read_text().split("\n")[0].split()[1]
+    import datasette
+
+    return {
+        "nproc": os.cpu_count(),
+        "cpu": cpu,
+        "ram_gb": round(int(memory) / 1024 / 1024, 1),
+        "load_average": os.getloadavg(),
+        "python": platform.python_version(),
+        "sqlite": sqlite3.sqlite_version,
+        "datasette": datasette.__version__,
+    }
+
+
+def measure(command, **options):
+    """Run a command to completion: (seconds, peak RSS in MB)."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, **options)
+    _pid, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"failed: {' '.join(map(str, command))}")
+    return seconds, usage.ru_maxrss / 1024
+
+
+def ensure_corpus(size, folder):
+    marker = folder / ".complete"
+    if not marker.exists():
+        subprocess.run(
+            [sys.executable, BENCH / "generate.py", "--papers", str(size), "--out", folder],
+            check=True,
+        )
+        marker.write_text(str(size))
+    for path in folder.iterdir():  # the OS file cache holds it for both builds alike
+        path.read_bytes()
+
+
+def build_figures(size, work):
+    folder = work / f"corpus-{label(size)}"
+    ensure_corpus(size, folder)
+    catalog = work / label(size) / "catalog.db"
+    floor_db = work / f"floor-{label(size)}.db"
+    floor_s, floor_rss = measure(
+        [sys.executable, BENCH / "floor.py", folder, "--db", floor_db], stdout=subprocess.DEVNULL
+    )
+    build = [sys.executable, "-c", "from loader.cli import cli; cli()", "build", folder]
+    build_s, build_rss = measure(build + ["--db", catalog], stdout=subprocess.DEVNULL, cwd=ROOT)
+    connection = sqlite3.connect(f"file:{catalog}?immutable=1", uri=True)
+    papers = connection.execute("select count(*) from papers").fetchone()[0]
+    authors = connection.execute("select count(*) from authors").fetchone()[0]
+    connection.close()
+    corpus_bytes = sum(p.stat().st_size for p in folder.iterdir())
+    return {
+        "size": size,
+        "papers": papers,
+        "authors": authors,
+        "corpus_mb": round(corpus_bytes / 1e6, 1),
+        "floor_s": round(floor_s, 1),
+        "floor_rss_mb": round(floor_rss),
+        "build_s": round(build_s, 1),
+        "build_ratio": round(build_s / floor_s, 2),
+        "build_rss_mb": round(build_rss),
+        "catalog_mb": round(catalog.stat().st_size / 1e6, 1),
+        "bytes_per_paper": round(catalog.stat().st_size / papers),
+        "catalog": str(catalog),
+    }
+
+
+def percentile(samples, fraction):
+    ordered = sorted(samples)
+    return ordered[max(0, math.ceil(fraction * len(ordered)) - 1)]
+
+
+def timings(samples):
+    return {
+        "p50_ms": round(percentile(samples, 0.5) * 1000, 1),
+        "p95_ms": round(percentile(samples, 0.95) * 1000, 1),
+    }
+
+
+def time_calls(call, count):
+    call()  # warm the page cache and Datasette's caches
+    samples = []
+    for _ in range(count):
+        start = time.perf_counter()
+        call()
+        samples.append(time.perf_counter() - start)
+    return timings(samples)
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def serve_command(catalog, inspect_file, port):
+    """What `paper-catalog serve` runs, on a given catalog and port."""
+    command = [sys.executable, "-m", "datasette", "serve", "-i", str(catalog)]
+    command += ["--inspect-file", str(inspect_file), "--metadata", str(ROOT / "metadata.yml")]
+    command += ["--plugins-dir", str(ROOT / "plugins"), "--host", "127.0.0.1", "--port", str(port)]
+    command += ["--template-dir", str(ROOT / "plugins" / "templates")]
+    for name, value in SETTINGS.items():
+        command += ["--setting", name, {True: "on", False: "off"}.get(value, str(value))]
+    return command
+
+
+class Raw:
+    """The same SQL, straight into SQLite (with the SQL functions Datasette adds)."""
+
+    def __init__(self, catalog):
+        from datasette.utils import escape_fts
+
+        self.connection = sqlite3.connect(f"file:{catalog}?immutable=1", uri=True)
+        self.connection.create_function("escape_fts", 1, escape_fts)
+
+    def run(self, *statements):
+        def call():
+            for sql, params in statements:
+                self.connection.execute(sql, params).fetchall()
+
+        return call
+
+    def one(self, sql, params=()):
+        return self.connection.execute(sql, params).fetchone()
+
+
+def pick_terms(raw):
+    """A rare term (in a handful of papers) and a very common one."""
+    rows = raw.connection.execute(
+        "select term, doc from papers_fts_vocab where term >= 'm' and term < 'n' limit 20000"
+    ).fetchall()
+    rare = min(
+        (row for row in rows if row[1] >= 3 and row[0].isalpha()), key=lambda row: (row[1], row[0])
+    )
+    common = raw.one("select doc from papers_fts_vocab where term = ?", [COMMON_TERM[1]])
+    return {"rare": (rare[0], rare[1]), "common": (COMMON_TERM[0], common[0] if common else 0)}
+
+
+def facet_statements(metadata):
+    """The SQL behind the default papers page: the page of rows and each default facet."""
+    statements = [("select * from papers order by id limit 26", [])]
+    for facet in metadata["databases"]["catalog"]["tables"]["papers"].get("facets", []):
+        if isinstance(facet, str):
+            statements.append(
+                (
+                    f"select {facet} as value, count(*) as count from papers "
+                    f"where {facet} is not null group by {facet} "
+                    "order by count desc, value limit 31",
+                    [],
+                )
+            )
+        else:
+            ((kind, column),) = facet.items()
+            value = "name" if column == "authors" else "slug"
+            statements.append(
+                (
+                    f"select {value}, paper_count from {column} where paper_count > 0 "
+                    f"order by paper_count desc, {value} limit 31",
+                    [],
+                )
+            )
+    return statements
+
+
+def csv_view(raw, papers):
+    """(column, value, rows): the area or track whose paper count is nearest a tenth."""
+    candidates = []
+    for column in ("area", "track"):
+        candidates += [
+            (abs(n - papers * CSV_ROWS), column, value, n)
+            for value, n in raw.connection.execute(
+                f"select {column}, count(*) from papers where {column} is not null "
+                f"group by {column}"
+            )
+        ]
+    _distance, column, value, rows = min(candidates)
+    return column, value, rows
+
+
+def stream_csv(client, url):
+    """(seconds, rows, bytes) for one full CSV download, rows counted after the clock stops."""
+    start = time.perf_counter()
+    body = bytearray()
+    with client.stream("GET", url) as response:
+        response.raise_for_status()
+        for chunk in response.iter_bytes():
+            body += chunk
+    seconds = time.perf_counter() - start
+    rows = sum(1 for _ in csv.reader(io.StringIO(body.decode("utf-8")))) - 1
+    return seconds, rows, len(body)
+
+
+def sqlite_csv(catalog, sql):
+    start = time.perf_counter()
+    result = subprocess.run(
+        ["sqlite3", "-csv", "-header", f"file:{catalog}?immutable=1", sql],
+        capture_output=True,
+        check=True,
+    )
+    seconds = time.perf_counter() - start
+    rows = sum(1 for _ in csv.reader(io.StringIO(result.stdout.decode("utf-8")))) - 1
+    return seconds, rows, len(result.stdout)
+
+
+def serve_figures(catalog, requests):
+    catalog = Path(catalog)
+    metadata = yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8"))
+    queries = metadata["databases"]["catalog"].get("queries", {})
+    inspect_file = catalog.with_name("catalog.db.inspect.json")
+    inspect_s, _rss = measure(
+        [sys.executable, "-m", "datasette", "inspect", catalog, "--inspect-file", inspect_file]
+    )
+    raw = Raw(catalog)
+    papers = raw.one("select count(*) from papers")[0]
+    terms = pick_terms(raw)
+    author_top = raw.one("select id from authors order by paper_count desc limit 1")[0]
+    author_typical = raw.one(
+        "select id from authors where paper_count = "
+        "(select paper_count from authors order by paper_count desc "
+        "limit 1 offset (select count(*) / 2 from authors)) limit 1"
+    )[0]
+    paper = raw.one("select id from papers where rowid = (select max(rowid) / 2 from papers)")[0]
+    port = free_port()
+    server = subprocess.Popen(
+        serve_command(catalog, inspect_file, port),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=ROOT,
+    )
+    figures = {"papers": papers, "inspect_s": round(inspect_s, 1), "terms": terms, "pages": {}}
+    try:
+        client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=120)
+        for _ in range(600):
+            try:
+                if client.get("/-/versions.json").status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+        statuses = {}
+
+        def page(path, params=None):
+            def call():
+                response = client.get(path, params=params)
+                statuses[path] = response.status_code
+                return response
+
+            return call
+
+        cases = [("select 1", page("/catalog", {"sql": "select 1"}), raw.run(("select 1", [])))]
+        search = queries.get("search", {}).get("sql")
+        for kind, (term, documents) in terms.items():
+            if search:
+                cases.append(
+                    (
+                        f"search, {kind} term `{term}` ({documents} papers)",
+                        page("/catalog/search", {"q": term}),
+                        raw.run((search, {"q": term})),
+                    )
+                )
+        cases.append(
+            (
+                "papers page, default facets",
+                page("/catalog/papers"),
+                raw.run(*facet_statements(metadata)),
+            )
+        )
+        for name, author in (("typical", author_typical), ("most prolific", author_top)):
+            cases.append(
+                (
+                    f"author page ({name})",
+                    page(f"/catalog/authors/{author}"),
+                    raw.run(
+                        ("select * from authors where id = ?", [author]),
+                        ("select count(*) from paper_authors where author_id = ?", [author]),
+                    ),
+                )
+            )
+        cases.append(
+            (
+                "paper page",
+                page(f"/catalog/papers/{paper}"),
+                raw.run(
+                    ("select * from papers where id = ?", [paper]),
+                    ("select count(*) from paper_authors where paper_id = ?", [paper]),
+                    ("select count(*) from paper_affiliations where paper_id = ?", [paper]),
+                    ("select count(*) from paper_sources where paper_id = ?", [paper]),
+                ),
+            )
+        )
+        related = queries.get("related_papers", {}).get("sql")
+        if related:
+            cases.append(
+                (
+                    "related papers",
+                    page("/catalog/related_papers", {"paper_id": paper}),
+                    raw.run((related, {"paper_id": paper})),
+                )
+            )
+        for name, http_call, raw_call in cases:
+            count = max(3, requests // 4) if "common" in name else requests
+            served = time_calls(http_call, count)
+            direct = time_calls(raw_call, count)
+            path = list(statuses)[-1]
+            figures["pages"][name] = {
+                "datasette": served,
+                "raw": direct,
+                "status": statuses[path],
+                "ratio_p95": round(served["p95_ms"] / max(direct["p95_ms"], 0.1), 1),
+            }
+        html = client.get("/catalog/papers").text
+        figures["papers_page_timed_out"] = "timed out" in html
+        baseline = figures["pages"]["select 1"]["datasette"]["p95_ms"]
+        for name, result in figures["pages"].items():
+            result["vs_select_1_p95"] = round(result["datasette"]["p95_ms"] / baseline, 1)
+        figures["csv"] = csv_figures(client, raw, catalog, papers)
+    finally:
+        server.terminate()
+        server.wait()
+    return figures
+
+
+def csv_figures(client, raw, catalog, papers):
+    column, value, rows = csv_view(raw, papers)
+    columns = [r[1] for r in raw.connection.execute("pragma table_xinfo(papers)")]
+    quoted = value.replace("'", "''")
+    sql = f"select {', '.join(columns)} from papers where {column} = '{quoted}' order by id"
+    url = httpx.URL("/catalog/papers.csv", params={column: value, "_stream": "on", "_size": "max"})
+    served_s, served_rows, served_bytes = stream_csv(client, str(url))
+    direct_s, direct_rows, direct_bytes = sqlite_csv(catalog, sql)
+    return {
+        "view": f"{column} = {value}",
+        "rows_expected": rows,
+        "datasette": {
+            "seconds": round(served_s, 2),
+            "rows": served_rows,
+            "mb": round(served_bytes / 1e6, 1),
+            "rows_per_s": round(served_rows / served_s),
+        },
+        "sqlite3_csv": {
+            "seconds": round(direct_s, 2),
+            "rows": direct_rows,
+            "mb": round(direct_bytes / 1e6, 1),
+            "rows_per_s": round(direct_rows / direct_s),
+        },
+        "share": round((served_rows / served_s) / (direct_rows / direct_s), 2),
+        "complete": served_rows == rows,
+    }
+
+
+def verdicts(results):
+    checks = []
+    largest = max(results["builds"], key=lambda b: b["size"])
+    checks.append(("build within 2.0x the floor", largest["build_ratio"] <= TARGETS["build_ratio"]))
+    checks.append(("peak RSS under 500 MB", largest["build_rss_mb"] < TARGETS["peak_rss_mb"]))
+    checks.append(("catalog under 3 KB/paper", largest["bytes_per_paper"] < 3072))
+    serve = results.get("serve")
+    if serve:
+        pages = serve["pages"]
+        checks.append(("no default facet times out", not serve["papers_page_timed_out"]))
+        for name, page in pages.items():
+            if name.startswith("search"):
+                # a rare term takes ~0.1 ms raw: there the fixed cost of any request decides
+                extra = page["datasette"]["p95_ms"] - page["raw"]["p95_ms"]
+                fixed = pages["select 1"]["datasette"]["p95_ms"]
+                met = page["ratio_p95"] <= 3.0 or extra <= fixed
+                checks.append((f"{name}: p95 within 3x raw (or raw + `select 1`)", met))
+            if name.startswith(("author page", "paper page")):
+                checks.append((f"{name}: p95 under 10x select 1", page["vs_select_1_p95"] < 10))
+        csv_result = serve["csv"]
+        checks.append(("CSV at least 1/3 of sqlite3 -csv", csv_result["share"] >= 1 / 3))
+        checks.append(("CSV complete", csv_result["complete"]))
+        checks.append(("every page answered 200", all(p["status"] == 200 for p in pages.values())))
+    return [{"target": name, "met": bool(met)} for name, met in checks]
+
+
+def markdown(results):
+    m = results["machine"]
+    lines = [
+        f"Machine: {m['nproc']} CPUs ({m['cpu']}), {m['ram_gb']} GB RAM, load average at start "
+        f"{', '.join(f'{x:.1f}' for x in m['load_average'])}; Python {m['python']}, "
+        f"SQLite {m['sqlite']}, Datasette {m['datasette']}. {results['date']}.",
+        "",
+        "| papers | corpus MB | floor s | build s | ratio | floor RSS MB | build RSS MB "
+        "| catalog MB | bytes/paper | authors |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for b in results["builds"]:
+        lines.append(
+            f"| {b['papers']:,} | {b['corpus_mb']} | {b['floor_s']} | {b['build_s']} "
+            f"| {b['build_ratio']}x | {b['floor_rss_mb']} | {b['build_rss_mb']} "
+            f"| {b['catalog_mb']} | {b['bytes_per_paper']:,} | {b['authors']:,} |"
+        )
+    serve = results.get("serve")
+    if serve:
+        lines += [
+            "",
+            f"Through Datasette over HTTP on the {serve['papers']:,}-paper catalog "
+            f"(inspect took {serve['inspect_s']} s):",
+            "",
+            "| request | status | Datasette p50 ms | p95 ms | raw SQLite p50 ms | p95 ms "
+            "| p95 ratio to raw | p95 / `select 1` |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for name, p in serve["pages"].items():
+            lines.append(
+                f"| {name} | {p['status']} | {p['datasette']['p50_ms']} "
+                f"| {p['datasette']['p95_ms']} | {p['raw']['p50_ms']} | {p['raw']['p95_ms']} "
+                f"| {p['ratio_p95']}x | {p['vs_select_1_p95']}x |"
+            )
+        c = serve["csv"]
+        lines += [
+            "",
+            f"CSV of `{c['view']}` ({c['rows_expected']:,} rows): Datasette "
+            f"{c['datasette']['rows']:,} rows, {c['datasette']['mb']} MB in "
+            f"{c['datasette']['seconds']} s ({c['datasette']['rows_per_s']:,} rows/s); "
+            f"`sqlite3 -csv` {c['sqlite3_csv']['rows']:,} rows in {c['sqlite3_csv']['seconds']} s "
+            f"({c['sqlite3_csv']['rows_per_s']:,} rows/s): {c['share']} of sqlite3"
+            f"{'' if c['complete'] else ' (INCOMPLETE: cut short)'}.",
+        ]
+    lines += ["", "| target | met |", "|---|---|"]
+    lines += [f"| {v['target']} | {'yes' if v['met'] else 'NO'} |" for v in results["verdicts"]]
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
+    parser.add_argument("--work", default="/tmp/bench", help="corpora and catalogs go here")
+    parser.add_argument("--out", default=str(BENCH / "results"))
+    parser.add_argument("--requests", type=int, default=20, help="timed requests per page")
+    parser.add_argument("--no-serve", action="store_true", help="builds only")
+    args = parser.parse_args()
+    work, out = Path(args.work), Path(args.out)
+    work.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
+    results = {"date": time.strftime("%Y-%m-%d %H:%M"), "machine": machine(), "builds": []}
+    for size in sorted(args.sizes):
+        results["builds"].append(build_figures(size, work))
+        print(json.dumps(results["builds"][-1]), flush=True)
+    if not args.no_serve:
+        results["serve"] = serve_figures(results["builds"][-1]["catalog"], args.requests)
+    results["verdicts"] = verdicts(results)
+    (out / "latest.json").write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n")
+    (out / "latest.md").write_text(markdown(results), encoding="utf-8")
+    print(markdown(results))
+
+
+if __name__ == "__main__":
+    main()

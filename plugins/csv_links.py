@@ -1,0 +1,62 @@
+"""Every CSV link on table and query pages downloads all rows in one stream.
+
+Datasette 0.65 links CSV with `_size=max` only; `_stream=on` without `_size=max` pages 100 rows
+at a time. Both go on every link, replacing any `_size`/`_stream` the page itself was given.
+"""
+
+from urllib.parse import parse_qsl, urlencode
+
+from datasette import hookimpl
+from datasette.utils import path_with_format
+
+# page-only parameters: they mean nothing to (or break) a full CSV export
+PAGE_ONLY = {"_size", "_stream", "_next", "_labels", "_facet", "_facet_array", "_facet_size"}
+STREAM_ALL = [("_size", "max"), ("_stream", "on")]
+
+
+def export_pairs(query_string, labels):
+    pairs = [
+        (key, value)
+        for key, value in parse_qsl(query_string, keep_blank_values=True)
+        if key not in PAGE_ONLY
+    ]
+    return pairs + STREAM_ALL + ([("_labels", "on")] if labels else [])
+
+
+def csv_url(datasette, request, labels):
+    path = path_with_format(path=request.path, format="csv")
+    separator = "&" if "?" in path else "?"
+    query = urlencode(export_pairs(request.query_string, labels))
+    return datasette.urls.path(f"{path}{separator}{query}")
+
+
+def stream_all(url):
+    """Any CSV URL of ours, with `_size=max&_stream=on` in place of what it had."""
+    path, _, query = url.partition("?")
+    pairs = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k not in PAGE_ONLY]
+    return f"{path}?{urlencode(pairs + STREAM_ALL)}"
+
+
+@hookimpl
+def prepare_jinja2_environment(env):
+    env.filters["stream_all"] = stream_all
+
+
+@hookimpl
+def extra_template_vars(template, database, table, request, datasette):
+    if request is None or not template.startswith(("table", "query")):
+        return None
+
+    async def export_links():
+        labels = False
+        if table and template.startswith("table"):
+            foreign_keys = await datasette.get_database(database).foreign_keys_for_table(table)
+            labels = bool(foreign_keys)
+        url = csv_url(datasette, request, labels)
+        return {
+            "url_csv": url,
+            "url_csv_path": url.split("?")[0],
+            "url_csv_hidden_args": export_pairs(request.query_string, False),
+        }
+
+    return export_links

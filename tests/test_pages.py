@@ -1,0 +1,460 @@
+"""Every page of ours through Datasette's test client, on the catalog built from the seeds."""
+
+import csv
+import io
+import json
+import re
+from html.parser import HTMLParser
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+import pytest
+from markupsafe import escape
+
+MATCH_SENTINELS = ("\ue000", "\ue001")
+
+
+class LinkCollector(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.links = []
+        self.sources = []
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if tag == "a" and "href" in attributes:
+            self.links.append(attributes["href"])
+        if "src" in attributes:
+            self.sources.append(attributes["src"])
+
+
+def links_of(html):
+    collector = LinkCollector()
+    collector.feed(html)
+    return collector.links
+
+
+def sources_of(html):
+    collector = LinkCollector()
+    collector.feed(html)
+    return collector.sources
+
+
+def section(html, css_class):
+    """The HTML of the <section class="css_class"> (sections are not nested in our templates)."""
+    match = re.search(rf'<section class="{css_class}">(.*?)</section>', html, re.DOTALL)
+    assert match, f"no section {css_class}"
+    return match.group(1)
+
+
+async def get_ok(datasette, path):
+    response = await datasette.client.get(path)
+    assert response.status_code == 200, (path, response.status_code, response.text[:500])
+    return response.text
+
+
+async def canned(datasette, name, params):
+    query = await datasette.get_canned_query("catalog", name, None)
+    assert query is not None, f"canned query {name} missing"
+    db = datasette.get_database("catalog")
+    return [dict(row) for row in await db.execute(query["sql"], params)]
+
+
+@pytest.fixture
+def math_paper(query):
+    """A paper whose abstract has inline math."""
+    rows = query("select id from papers where abstract like '%$%\\varepsilon%$%' order by id")
+    assert rows
+    return rows[0][0]
+
+
+# home --------------------------------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_home_has_a_search_box_leading_to_ranked_search(datasette):
+    html = await get_ok(datasette, "/")
+    form = re.search(r'<form class="search-box" action="([^"]+)" method="get"', html)
+    assert form and form.group(1) == "/catalog/search"
+    assert re.search(r'<input id="home-search" type="search" name="q"', html)
+
+
+@pytest.mark.asyncio
+async def test_home_shows_papers_per_area_chart(datasette, query):
+    html = await get_ok(datasette, "/")
+    assert '<figure class="chart" id="chart-areas">' in html
+    largest_area = query(
+        "select area, sum(paper_count) from tracks group by area order by 2 desc limit 1"
+    )[0][0]
+    assert "/catalog/papers?area=" + largest_area.replace(" ", "+") in links_of(html)
+
+
+@pytest.mark.asyncio
+async def test_the_search_box_query_ranks_and_highlights(datasette):
+    html = await get_ok(datasette, "/catalog/search?q=diffusion")
+    assert "<mark>" in html
+    assert not any(sentinel in html for sentinel in MATCH_SENTINELS)
+    rows = await canned(datasette, "search", {"q": "diffusion"})
+    assert rows, "diffusion matches seed papers"
+    assert all("\ue000" in row["snippet"] for row in rows)
+    first = rows[0]["id"]
+    assert f"/catalog/papers/{first}" in links_of(html)
+
+
+@pytest.mark.asyncio
+async def test_search_snippet_escapes_before_highlighting(datasette):
+    html = await get_ok(datasette, "/catalog/search?q=diffusion")
+    cells = re.findall(r'<td class="col-snippet[^"]*">(.*?)</td>', html, re.DOTALL)
+    assert cells
+    for cell in cells:
+        assert re.sub(r"</?mark>", "", cell).count("<") == 0
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("q", ["", "   ", '"', "-", "*", "AND", "sock-puppet", '"language model'])
+async def test_search_page_answers_any_input(datasette, q):
+    response = await datasette.client.get("/catalog/search", params={"q": q})
+    assert response.status_code == 200
+
+
+# blank _search guard -----------------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("blank", ["", "%20", "+++", "%09%20"])
+async def test_blank_table_search_shows_every_row(datasette, query, blank):
+    total = query("select count(*) from papers")[0][0]
+    response = await datasette.client.get(f"/catalog/papers.json?_search={blank}&_size=max")
+    assert response.status_code == 200
+    assert len(response.json()["rows"]) == total
+    html_response = await datasette.client.get(f"/catalog/papers?_search={blank}")
+    assert html_response.status_code == 200
+
+
+@pytest.mark.asyncio
+async def test_real_table_search_still_filters(datasette, query):
+    total = query("select count(*) from papers")[0][0]
+    response = await datasette.client.get("/catalog/papers.json?_search=diffusion&_size=max")
+    assert response.status_code == 200
+    assert 0 < len(response.json()["rows"]) < total
+
+
+# paper page --------------------------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_paper_page_heading_abstract_and_math(datasette, query, math_paper):
+    label = query("select label from papers where id = ?", [math_paper])[0][0]
+    html = await get_ok(datasette, f"/catalog/papers/{math_paper}")
+    heading = re.search(r"<h1[^>]*>(.*?)</h1>", html, re.DOTALL).group(1)
+    assert heading.strip() == str(escape(label))
+    abstract_html = re.search(r'<div class="abstract">(.*?)</div>', html, re.DOTALL).group(1)
+    assert "<math" in abstract_html and "ε" in abstract_html
+    assert "$" not in abstract_html.replace("$$", "")
+
+
+@pytest.mark.asyncio
+async def test_paper_page_lists_authors_in_order_linked(datasette, query):
+    paper = query(
+        "select paper_id from paper_authors group by paper_id "
+        "having count(*) >= 4 and count(position) = count(*) order by paper_id limit 1"
+    )[0][0]
+    expected = query(
+        "select author_id from paper_authors where paper_id = ? order by position", [paper]
+    )
+    html = await get_ok(datasette, f"/catalog/papers/{paper}")
+    author_links = [
+        int(link.rsplit("/", 1)[1])
+        for link in links_of(section(html, "authors-section"))
+        if link.startswith("/catalog/authors/")
+    ]
+    assert author_links == [row[0] for row in expected]
+    assert "truncated-note" not in html
+
+
+@pytest.mark.asyncio
+async def test_paper_page_notes_a_cut_short_list_and_the_owner_last(datasette, query):
+    rows = query(
+        "select papers.id, authors.id, authors.name from papers "
+        "join paper_authors on paper_authors.paper_id = papers.id "
+        "join authors on authors.id = paper_authors.author_id "
+        "where papers.authors_truncated = 1 and paper_authors.position is null "
+        "order by papers.id limit 1"
+    )
+    assert rows, "the seeds have a cut-short profile listing"
+    paper, owner_id, _ = rows[0]
+    html = await get_ok(datasette, f"/catalog/papers/{paper}")
+    authors = section(html, "authors-section")
+    assert 'class="note truncated-note"' in authors
+    owner = re.search(r'<li class="owner-unknown-position"><a href="([^"]+)">', authors)
+    assert owner and owner.group(1) == f"/catalog/authors/{owner_id}"
+    assert authors.rindex("<li") == authors.index('<li class="owner-unknown-position"')
+    assert "position in the full author list is unknown" in authors
+
+
+@pytest.mark.asyncio
+async def test_paper_page_links_track_and_area_to_filtered_views(datasette, query):
+    paper, track, area = query(
+        "select id, track, area from papers where track is not null order by id limit 1"
+    )[0]
+    html = await get_ok(datasette, f"/catalog/papers/{paper}")
+    links = links_of(html)
+    track_link = next(link for link in links if link.startswith("/catalog/papers?track="))
+    assert parse_qs(urlsplit(track_link).query) == {"track": [track]}
+    assert any(parse_qs(urlsplit(link).query) == {"area": [area]} for link in links)
+    response = await datasette.client.get(track_link.replace("?", ".json?_size=max&", 1))
+    assert paper in [row[0] for row in response.json()["rows"]]
+
+
+@pytest.mark.asyncio
+async def test_paper_page_links_affiliations_to_filtered_views(datasette, query):
+    paper = query("select paper_id from paper_affiliations order by paper_id limit 1")[0][0]
+    affiliations = query(
+        "select slug, name from affiliations join paper_affiliations "
+        "on affiliation_id = affiliations.id where paper_id = ? order by name",
+        [paper],
+    )
+    html = await get_ok(datasette, f"/catalog/papers/{paper}")
+    links = re.findall(r'<a class="affiliation-link" href="([^"]+)">([^<]+)</a>', html)
+    assert [name for _, name in links] == [name for _, name in affiliations]
+    for (href, _), (slug, _) in zip(links, affiliations):
+        href = href.replace("&amp;", "&")
+        assert parse_qs(urlsplit(href).query) == {"affiliations__arraycontains": [slug]}
+        response = await datasette.client.get(href.replace("?", ".json?_size=max&", 1))
+        assert paper in [row[0] for row in response.json()["rows"]]
+
+
+@pytest.mark.asyncio
+async def test_paper_page_sources_with_file_and_line(datasette, query, math_paper):
+    sources = query(
+        "select path, line from paper_sources join sources on sources.id = source_id "
+        "where paper_id = ?",
+        [math_paper],
+    )
+    html = await get_ok(datasette, f"/catalog/papers/{math_paper}")
+    found_in = section(html, "sources-section")
+    for path, line in sources:
+        assert f"<code>{path}</code> line {line}" in found_in
+
+
+@pytest.mark.asyncio
+async def test_paper_page_related_papers_come_from_the_canned_query(datasette, math_paper):
+    related = await canned(datasette, "related_papers", {"paper_id": math_paper})
+    html = await get_ok(datasette, f"/catalog/papers/{math_paper}")
+    links = [
+        link for link in links_of(section(html, "related-section")) if "/catalog/papers/" in link
+    ]
+    assert links == [f"/catalog/papers/{row['id']}" for row in related]
+    assert f"/catalog/papers/{math_paper}" not in links
+
+
+@pytest.mark.asyncio
+async def test_paper_page_json_is_still_datasettes(datasette, math_paper):
+    response = await datasette.client.get(f"/catalog/papers/{math_paper}.json")
+    assert response.status_code == 200
+    assert response.json()["rows"][0][0] == math_paper
+
+
+@pytest.mark.asyncio
+async def test_missing_paper_is_404(datasette):
+    response = await datasette.client.get("/catalog/papers/0000000000000000")
+    assert response.status_code == 404
+
+
+# author page -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def busy_author(query):
+    """The author with the most papers (ties: lowest id)."""
+    return query("select id, name from authors order by paper_count desc, id limit 1")[0]
+
+
+@pytest.mark.asyncio
+async def test_author_page_lists_their_papers(datasette, query, busy_author):
+    author_id, name = busy_author
+    expected = {
+        row[0]
+        for row in query("select paper_id from paper_authors where author_id = ?", [author_id])
+    }
+    html = await get_ok(datasette, f"/catalog/authors/{author_id}")
+    assert re.search(r"<h1[^>]*>(.*?)</h1>", html, re.DOTALL).group(1).strip() == name
+    papers = {
+        link.rsplit("/", 1)[1]
+        for link in links_of(section(html, "author-papers"))
+        if link.startswith("/catalog/papers/")
+    }
+    assert papers == expected
+
+
+@pytest.mark.asyncio
+async def test_author_page_coauthors_with_counts(datasette, query, busy_author):
+    author_id, _ = busy_author
+    expected = dict(
+        query(
+            "select theirs.author_id, count(*) from paper_authors mine "
+            "join paper_authors theirs on theirs.paper_id = mine.paper_id "
+            "and theirs.author_id != mine.author_id where mine.author_id = ? "
+            "group by theirs.author_id",
+            [author_id],
+        )
+    )
+    html = await get_ok(datasette, f"/catalog/authors/{author_id}")
+    found = {
+        int(author): int(count)
+        for author, count in re.findall(
+            r'<a href="/catalog/authors/(\d+)">[^<]*</a> <span class="count">(\d+) shared',
+            section(html, "coauthors"),
+        )
+    }
+    assert found == expected
+
+
+@pytest.mark.asyncio
+async def test_author_page_tracks(datasette, query, busy_author):
+    author_id, _ = busy_author
+    expected = dict(
+        query(
+            "select track, count(*) from paper_authors join papers on papers.id = paper_id "
+            "where author_id = ? and track is not null group by track",
+            [author_id],
+        )
+    )
+    html = await get_ok(datasette, f"/catalog/authors/{author_id}")
+    tracks = section(html, "tracks")
+    for track, count in expected.items():
+        assert f"{count} paper" in tracks
+        assert "/catalog/papers?" + urlencode({"track": track}) in links_of(tracks)
+
+
+# charts ------------------------------------------------------------------------------------
+
+
+@pytest.mark.asyncio
+async def test_charts_page_draws_svg_bars_for_every_track(datasette, query):
+    html = await get_ok(datasette, "/-/charts")
+    assert html.count("<svg") >= 3
+    for chart_id in ("chart-areas", "chart-tracks", "chart-affiliations"):
+        assert f'id="{chart_id}"' in html
+    tracks = section_figure(html, "chart-tracks")
+    for name, count in query("select name, paper_count from tracks where paper_count > 0"):
+        escaped = str(escape(name))
+        assert f"<title>{escaped}: {count} paper" in tracks
+    affiliations = section_figure(html, "chart-affiliations")
+    for (name,) in query("select name from affiliations where paper_count > 0"):
+        assert name in affiliations
+
+
+def section_figure(html, chart_id):
+    return re.search(
+        rf'<figure class="chart" id="{chart_id}">(.*?)</figure>', html, re.DOTALL
+    ).group(1)
+
+
+@pytest.mark.asyncio
+async def test_charts_render_offline(datasette):
+    for path in ("/-/charts", "/"):
+        html = await get_ok(datasette, path)
+        external = [s for s in sources_of(html) if s.startswith(("http:", "https:", "//"))]
+        assert external == []
+        assert "cdn" not in html.lower()
+
+
+@pytest.mark.asyncio
+async def test_stylesheet_is_served_and_linked(datasette):
+    response = await datasette.client.get("/-/catalog.css")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/css")
+    html = await get_ok(datasette, "/catalog/papers")
+    assert 'href="/-/catalog.css"' in html
+
+
+# CSV links ---------------------------------------------------------------------------------
+
+
+def csv_links_of(html):
+    return [link for link in links_of(html) if ".csv" in urlsplit(link).path]
+
+
+PAGES_WITH_CSV = [
+    "/catalog/papers",
+    "/catalog/papers?area=Deep+Learning&_facet=track",
+    "/catalog/papers?_search=reasoning&_size=5",
+    "/catalog/authors",
+    "/catalog/search?q=diffusion",
+    "/catalog/prolific_authors",
+]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("path", PAGES_WITH_CSV)
+async def test_every_csv_link_streams_all_rows(datasette, path):
+    html = await get_ok(datasette, path)
+    links = csv_links_of(html)
+    assert links, path
+    for link in links:
+        params = parse_qs(urlsplit(link).query)
+        assert params["_size"] == ["max"] and params["_stream"] == ["on"], link
+
+
+@pytest.mark.asyncio
+async def test_author_page_csv_link_streams_all_rows(datasette, busy_author):
+    html = await get_ok(datasette, f"/catalog/authors/{busy_author[0]}")
+    links = csv_links_of(html)
+    assert links
+    for link in links:
+        params = parse_qs(urlsplit(link).query)
+        assert params["_size"] == ["max"] and params["_stream"] == ["on"], link
+        assert params["author_id"] == [str(busy_author[0])]
+
+
+@pytest.mark.asyncio
+async def test_filtered_csv_link_downloads_exactly_the_filtered_rows(datasette, query):
+    html = await get_ok(datasette, "/catalog/papers?area=Deep+Learning&_size=2")
+    link = csv_links_of(html)[0]
+    response = await datasette.client.get(link)
+    assert response.status_code == 200
+    rows = list(csv.DictReader(io.StringIO(response.text)))
+    expected = {row[0] for row in query("select id from papers where area = 'Deep Learning'")}
+    assert {row["id"] for row in rows} == expected
+    assert len(rows) > 2
+
+
+@pytest.mark.asyncio
+async def test_advanced_export_form_streams_all_rows(datasette):
+    html = await get_ok(datasette, "/catalog/papers?area=Deep+Learning&_size=5")
+    form = re.search(
+        r'<div id="export" class="advanced-export">(.*?)</div>', html, re.DOTALL
+    ).group(1)
+    hidden = dict(re.findall(r'<input type="hidden" name="([^"]+)" value="([^"]*)">', form))
+    assert hidden["_size"] == "max" and hidden["_stream"] == "on"
+    assert hidden["area"] == "Deep Learning"
+
+
+@pytest.mark.asyncio
+async def test_table_abstract_cells_are_rendered(datasette, math_paper):
+    response = await datasette.client.get(f"/catalog/papers?id={math_paper}")
+    assert response.status_code == 200
+    assert '<div class="abstract">' in response.text and "<math" in response.text
+    data = json.loads((await datasette.client.get(f"/catalog/papers.json?id={math_paper}")).text)
+    assert "$" in data["rows"][0][data["columns"].index("abstract")]
+
+
+@pytest.mark.asyncio
+async def test_query_results_link_to_paper_and_author_pages(datasette, query):
+    author_id, name = query("select id, name from authors order by paper_count desc, name")[0]
+    html = await get_ok(datasette, "/catalog/prolific_authors")
+    assert f'<a href="/catalog/authors/{author_id}">{escape(name)}</a>' in html
+    html = await get_ok(datasette, f"/catalog/papers_by_author?author_id={author_id}")
+    paper_links = [link for link in links_of(html) if link.startswith("/catalog/papers/")]
+    expected = query("select paper_id from paper_authors where author_id = ?", [author_id])
+    assert {link.rsplit("/", 1)[1] for link in paper_links} == {row[0] for row in expected}
+
+
+@pytest.mark.asyncio
+async def test_table_shows_name_lists_as_names(datasette, query):
+    paper, authors = query("select id, authors from papers where affiliations = '[]' limit 1")[0]
+    html = await get_ok(datasette, f"/catalog/papers?id={paper}")
+    cell = re.search(r'<td class="col-authors[^"]*">(.*?)</td>', html, re.DOTALL).group(1)
+    assert cell == str(escape(", ".join(json.loads(authors))))
+    cell = re.search(r'<td class="col-affiliations[^"]*">(.*?)</td>', html, re.DOTALL).group(1)
+    assert "[]" not in cell

@@ -1,0 +1,304 @@
+"""`paper-catalog serve` and `publish`: the command lines, and a real server moved onto a new
+build while clients keep asking it questions."""
+
+import contextlib
+import importlib.util
+import os
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import httpx
+import pytest
+from click.testing import CliRunner
+
+from loader.build import build_catalog
+from loader.cli import cli
+from loader.serve import (
+    SERVING_DIRECTORY,
+    SETTINGS,
+    datasette_command,
+    remove_stale_snapshots,
+    runtime_requirements,
+    take_snapshot,
+)
+from loader.sources import discover
+
+from .conftest import ROOT, SEEDS
+
+STARTUP_SECONDS = 90
+COUNT_SQL = "select count(*) as n from papers"
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_until_answering(url, process, seconds=STARTUP_SECONDS):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"server exited with status {process.returncode}")
+        try:
+            if httpx.get(f"{url}/-/versions.json", timeout=5).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(f"{url} did not answer within {seconds} s")
+
+
+@contextlib.contextmanager
+def served(db, poll=0.2):
+    """`paper-catalog serve` on db as a real process; yields (base URL, process)."""
+    port = free_port()
+    command = [sys.executable, "-c", "from loader.cli import cli; cli()", "serve"]
+    command += ["--db", str(db), "--port", str(port), "--poll", str(poll)]
+    command += ["--metadata", str(ROOT / "metadata.yml"), "--plugins-dir", str(ROOT / "plugins")]
+    process = subprocess.Popen(
+        command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_answering(url, process)
+        yield url, process
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            process.wait(30)
+
+
+def paper_count(url):
+    response = httpx.get(
+        f"{url}/catalog.json", params={"sql": COUNT_SQL, "_shape": "array"}, timeout=10
+    )
+    response.raise_for_status()
+    return response.json()[0]["n"]
+
+
+def snapshot_directories(db):
+    serving = db.parent / SERVING_DIRECTORY
+    return sorted(p for p in serving.iterdir() if p.is_dir()) if serving.exists() else []
+
+
+def port_is_open(url):
+    try:
+        httpx.get(url, timeout=2)
+    except httpx.TransportError:
+        return False
+    return True
+
+
+def test_serve_command_is_immutable_with_inspect_file_and_public_settings(tmp_path):
+    command = datasette_command(
+        tmp_path / "catalog.db", tmp_path / "i.json", "127.0.0.1", 8001, "metadata.yml", "plugins"
+    )
+    assert command[command.index("-i") + 1] == str(tmp_path / "catalog.db")
+    assert command[command.index("--inspect-file") + 1] == str(tmp_path / "i.json")
+    settings = {
+        command[i + 1]: command[i + 2] for i, part in enumerate(command) if part == "--setting"
+    }
+    assert settings["sql_time_limit_ms"] == str(SETTINGS["sql_time_limit_ms"])
+    assert settings["suggest_facets"] == "off"
+    assert set(settings) == set(SETTINGS)
+    assert not {"--load-extension", "--crossdb", "--root", "--reload"} & set(command)
+
+
+def test_publish_dry_run_builds_the_same_site(tmp_path):
+    db = tmp_path / "catalog.db"
+    db.write_bytes(b"")
+    result = CliRunner().invoke(
+        cli,
+        [
+            "publish",
+            "--db",
+            str(db),
+            "--name",
+            "papers",
+            "--max-instances",
+            "7",
+            "--metadata",
+            str(ROOT / "metadata.yml"),
+            "--plugins-dir",
+            str(ROOT / "plugins"),
+            "--dry-run",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    command_line, dockerfile = result.output.split("\n", 1)
+    command = shlex.split(command_line)
+    assert command[1:6] == ["-m", "datasette", "publish", "cloudrun", str(db)]
+    assert command[command.index("--service") + 1] == "papers"
+    assert command[command.index("--max-instances") + 1] == "7"
+    assert command[command.index("--plugins-dir") + 1] == str(ROOT / "plugins")
+    assert command[command.index("--metadata") + 1] == str(ROOT / "metadata.yml")
+    lines = dockerfile.splitlines()
+    serve = shlex.split(next(line for line in lines if line.startswith("CMD ")))
+    assert serve[serve.index("-i") + 1] == "catalog.db"
+    assert "--inspect-file" in serve and "--load-extension" not in serve
+    served_settings = {serve[i + 1]: serve[i + 2] for i, p in enumerate(serve) if p == "--setting"}
+    expected = {k: {True: "on", False: "off"}.get(v, str(v)) for k, v in SETTINGS.items()}
+    assert served_settings == expected
+    # the pip line must survive the shell: every requirement one word, no `<` redirections
+    pip = shlex.split(
+        next(line for line in lines if line.startswith("RUN pip ")).removeprefix("RUN ")
+    )
+    assert pip[:3] == ["pip", "install", "-U"]
+    assert set(runtime_requirements()) <= set(pip)
+    assert any(r.startswith("datasette<1.0") or ",<1.0" in r for r in pip)
+
+
+def test_publish_fly_dry_run_and_missing_tool(tmp_path, monkeypatch):
+    db = tmp_path / "catalog.db"
+    db.write_bytes(b"")
+    options = ["--metadata", str(ROOT / "metadata.yml"), "--plugins-dir", str(ROOT / "plugins")]
+    result = CliRunner().invoke(
+        cli, ["publish", "--db", str(db), "--platform", "fly", *options, "--dry-run"]
+    )
+    assert result.exit_code == 0, result.output
+    command = shlex.split(result.output.splitlines()[0])
+    assert command[3:5] == ["publish", "fly"] and command[command.index("--app") + 1]
+    monkeypatch.setenv("PATH", str(tmp_path))
+    result = CliRunner().invoke(cli, ["publish", "--db", str(db), *options])
+    assert result.exit_code == 1
+    assert "needs gcloud" in result.output
+
+
+def test_snapshots_in_use_survive_cleanup_and_unused_ones_go(tmp_path):
+    seeds = discover([SEEDS])
+    db = tmp_path / "catalog.db"
+    build_catalog(seeds[:1], db)
+    first = take_snapshot(db)
+    assert os.path.samefile(first.database, db)
+    assert first.database.name == "catalog.db" and first.inspect_file.exists()
+    build_catalog(seeds, db)
+    second = take_snapshot(db)
+    assert second.directory != first.directory
+    remove_stale_snapshots(db, keep=second.directory)
+    assert snapshot_directories(db) == sorted([first.directory, second.directory])
+    first.release()
+    remove_stale_snapshots(db, keep=second.directory)
+    assert snapshot_directories(db) == [second.directory]
+    second.release()
+    remove_stale_snapshots(db)
+    assert snapshot_directories(db) == []
+    assert db.exists()
+
+
+def test_rebuild_while_serving_moves_the_server_to_the_new_build(tmp_path):
+    seeds = discover([SEEDS])
+    db = tmp_path / "catalog.db"
+    build_catalog(seeds[:1], db)
+    with served(db) as (url, process):
+        old = paper_count(url)
+        before = snapshot_directories(db)
+        assert len(before) == 1 and os.path.samefile(before[0] / "catalog.db", db)
+
+        seen, stop = [], threading.Event()
+
+        def ask_repeatedly():
+            with httpx.Client(timeout=10) as client:
+                while not stop.is_set():
+                    try:
+                        response = client.get(
+                            f"{url}/catalog.json", params={"sql": COUNT_SQL, "_shape": "array"}
+                        )
+                    except httpx.TransportError:
+                        seen.append("refused")  # the restart window
+                    else:
+                        ok = response.status_code == 200
+                        seen.append(response.json()[0]["n"] if ok else response.status_code)
+                    time.sleep(0.02)
+
+        asker = threading.Thread(target=ask_repeatedly)
+        asker.start()
+        try:
+            time.sleep(0.5)
+            build_catalog(seeds, db)
+            new = sqlite3_count(db)
+            assert new != old
+            deadline = time.monotonic() + STARTUP_SECONDS
+            while new not in seen and time.monotonic() < deadline:
+                time.sleep(0.2)
+            time.sleep(0.5)
+        finally:
+            stop.set()
+            asker.join()
+
+        answers = [a for a in seen if a != "refused"]
+        print(
+            f"\nrebuild while serving: {answers.count(old)} old answers, "
+            f"{seen.count('refused')} refused during the restart, {answers.count(new)} new"
+        )
+        assert set(answers) <= {old, new}, seen
+        assert answers[0] == old and answers[-1] == new
+        first_new = answers.index(new)
+        assert all(a == new for a in answers[first_new:]), "an old answer after the new build"
+        # the table counts come from the inspect file: it must describe the new build too
+        tables = httpx.get(f"{url}/catalog.json", timeout=10).json()["tables"]
+        assert {t["name"]: t["count"] for t in tables}["papers"] == new
+        after = snapshot_directories(db)
+        assert len(after) == 1 and after != before
+        assert os.path.samefile(after[0] / "catalog.db", db)
+        assert process.poll() is None
+    assert snapshot_directories(db) == []
+    assert not port_is_open(url)
+
+
+def test_server_stops_with_its_supervisor_even_on_kill_9(tmp_path):
+    db = tmp_path / "catalog.db"
+    build_catalog(discover([SEEDS])[:1], db)
+    with served(db) as (url, process):
+        process.send_signal(signal.SIGKILL)
+        process.wait(10)
+        deadline = time.monotonic() + 30
+        while port_is_open(url) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not port_is_open(url)
+    # once the orphaned server has exited nobody holds the snapshot: cleanup removes it
+    deadline = time.monotonic() + 30
+    while snapshot_directories(db) and time.monotonic() < deadline:
+        remove_stale_snapshots(db)
+        time.sleep(0.2)
+    assert snapshot_directories(db) == []
+
+
+def sqlite3_count(db):
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(db)) as connection:
+        return connection.execute(COUNT_SQL).fetchone()[0]
+
+
+def load_module():
+    spec = importlib.util.spec_from_file_location("bench_load", ROOT / "bench" / "load.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.skipif(shutil.which("wrk") is None, reason="needs wrk (Debian: apt-get install wrk)")
+def test_short_load_run_answers_everything(tmp_path, seed_catalog):
+    """`make load` in miniature: a few seconds of wrk, no non-2xx, no socket errors; and the
+    status counting itself notices a page that fails."""
+    load = load_module()
+    db = tmp_path / "catalog.db"
+    shutil.copy(seed_catalog, db)
+    kinds = load.pick_urls(db)
+    assert all(len(paths) >= 3 for paths in kinds.values())
+    paths = [path for kind in kinds.values() for path in kind]
+    with served(db) as (url, _):
+        load.check_urls(url, kinds)
+        figures, _ = load.run_wrk(url, paths, duration=3, connections=8, threads=1)
+        broken, _ = load.run_wrk(url, ["/catalog/no_such_table"], 1, connections=2, threads=1)
+    assert figures["requests"] > 0
+    assert figures["non_2xx"] == 0 and load.socket_errors(figures) == 0
+    assert figures["ok_2xx"] == figures["requests"]
+    assert broken["requests"] > 0 and broken["non_2xx"] == broken["requests"]
