@@ -1,28 +1,44 @@
-"""Datasette 0.65 answers an empty or blank `?_search=` with HTTP 400 (`escape_fts('')` is an
-FTS5 syntax error): drop such parameters before the request reaches it, so the user gets rows."""
+"""Datasette 0.65 answers HTTP 400 for a table `?_search=` that escapes to invalid FTS5
+syntax: empty or blank (`escape_fts('')`), only quotes (`"`, `""`), a NUL byte, or a quoted
+phrase broken by a newline. Clean such parameters before the request reaches Datasette, so a
+user gets rows, not an error page."""
 
 from urllib.parse import parse_qsl, urlencode
 
 from datasette import hookimpl
+from datasette.utils import escape_fts
 
 
-def is_blank_search(key, value):
-    return (key == "_search" or key.startswith("_search_")) and not value.strip()
+def is_search(key):
+    return key == "_search" or key.startswith("_search_")
 
 
-def without_blank_search(query_string):
-    """The query string minus blank _search/_search_<column> pairs, or None if none were there."""
+def clean_search(value):
+    """Whitespace (newlines included) collapsed and NUL bytes dropped: escape_fts() only
+    balances quotes on one line and passes NUL through to FTS5."""
+    return " ".join(value.replace("\0", " ").split())
+
+
+def cleaned_query_string(query_string):
+    """The query string with every _search/_search_<column> value cleaned, and dropped when
+    nothing searchable is left; None when nothing needed changing."""
     pairs = parse_qsl(query_string.decode("latin-1"), keep_blank_values=True)
-    kept = [(key, value) for key, value in pairs if not is_blank_search(key, value)]
-    if len(kept) == len(pairs):
+    kept = []
+    for key, value in pairs:
+        if is_search(key):
+            value = clean_search(value)
+            if not escape_fts(value).strip():
+                continue
+        kept.append((key, value))
+    if kept == pairs:
         return None
     return urlencode(kept).encode("latin-1")
 
 
-def guard_blank_search(app):
+def guard_search(app):
     async def guarded(scope, receive, send):
         if scope["type"] == "http" and b"_search" in scope.get("query_string", b""):
-            cleaned = without_blank_search(scope["query_string"])
+            cleaned = cleaned_query_string(scope["query_string"])
             if cleaned is not None:
                 scope = dict(scope, query_string=cleaned)
         await app(scope, receive, send)
@@ -32,4 +48,4 @@ def guard_blank_search(app):
 
 @hookimpl
 def asgi_wrapper():
-    return guard_blank_search
+    return guard_search

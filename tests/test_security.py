@@ -271,3 +271,12 @@ def test_concurrent_bombs_against_a_real_server_leave_pages_answering(tmp_path, 
     # refused before allocating: nowhere near the 0.5-1.8 GB each bomb used to take
     assert peak < 1024
     assert digest(db) == before
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "PATCH"])
+@pytest.mark.parametrize("path", ["/catalog/search", "/catalog", "/catalog/papers", "/-/messages"])
+async def test_every_write_method_is_refused_with_405(datasette, method, path):
+    response = await datasette.client.request(method, path, data={"sql": "delete from papers"})
+    assert response.status_code == 405
+    assert response.headers["allow"] == "GET, HEAD, OPTIONS"

@@ -1,0 +1,31 @@
+"""The published catalog is read-only: refuse every method but GET, HEAD and OPTIONS with
+405 before Datasette sees it (0.65 answers a POST to a read-only canned query with a 500)."""
+
+from datasette import hookimpl
+
+READ_METHODS = {"GET", "HEAD", "OPTIONS"}
+
+
+def refuse_writes(app):
+    async def guarded(scope, receive, send):
+        if scope["type"] == "http" and scope["method"] not in READ_METHODS:
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 405,
+                    "headers": [
+                        (b"allow", b"GET, HEAD, OPTIONS"),
+                        (b"content-type", b"text/plain; charset=utf-8"),
+                    ],
+                }
+            )
+            await send({"type": "http.response.body", "body": b"This catalog is read-only.\n"})
+            return
+        await app(scope, receive, send)
+
+    return guarded
+
+
+@hookimpl
+def asgi_wrapper():
+    return refuse_writes
