@@ -18,7 +18,7 @@ from .conftest import ROOT
 
 LLM_TRACK = "Deep Learning · Large Language Models"
 STREAM = {"_stream": "on", "_size": "max"}
-NOTES = ROOT / "notes" / "metadata.md"
+README = ROOT / "README.md"
 
 
 def parse_csv(response):
@@ -126,8 +126,8 @@ async def test_search_csv_keeps_utf8_and_match_markers(datasette):
 
 
 def documented_curl_url():
-    lines = [line for line in NOTES.read_text(encoding="utf-8").splitlines() if "curl " in line]
-    assert len(lines) == 1, "notes/metadata.md documents exactly one curl one-liner"
+    lines = [line for line in README.read_text(encoding="utf-8").splitlines() if "curl " in line]
+    assert len(lines) == 1, "the README documents exactly one curl one-liner"
     (url,) = re.findall(r"'(http://[^']+)'", lines[0])
     return url
 
