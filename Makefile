@@ -34,6 +34,15 @@ publish: $(DB)
 load: $(DB)
 	$(BIN)/python bench/load.py --db $(DB) --duration 30 --connections 64
 
+# the scale benchmark, never part of `make test`: 10k, 100k and 1M papers (corpora and catalogs
+# under BENCH_WORK, ~8 GB), tables in bench/results/latest.{md,json}; ~20 minutes on 2 cores
+BENCH_WORK ?= /tmp/bench
+bench: $(BIN)/.installed
+	$(BIN)/python bench/run.py --sizes 10000 100000 1000000 --work $(BENCH_WORK)
+
+bench-smoke: $(BIN)/.installed
+	$(BIN)/pytest -q tests/test_bench_smoke.py
+
 test: $(BIN)/.installed
 	$(BIN)/pytest -q
 

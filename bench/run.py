@@ -14,6 +14,7 @@ Example:
 
 import argparse
 import csv
+import importlib.util
 import io
 import json
 import math
@@ -33,10 +34,11 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
 sys.path.insert(0, str(ROOT))
 
-from loader.serve import SETTINGS  # noqa: E402
+from loader.serve import SETTINGS
 
 COMMON_TERM = ("learning", "learn")  # as typed, and as the porter stemmer indexes it
 CSV_ROWS = 0.1  # the CSV view: the area (or track) nearest a tenth of all papers
+PAPER_PAGE_SQL = ("PAPER_SQL", "PAPER_AUTHORS_SQL", "PAPER_AFFILIATIONS_SQL", "PAPER_SOURCES_SQL")
 TARGETS = {
     "build_ratio": 2.0,
     "peak_rss_mb": 500,
@@ -74,15 +76,41 @@ def machine():
     }
 
 
+def tree_memory_kb(pid):
+    """Proportional set size of a process and all its descendants: memory shared between
+    the loader and its worker processes counts once."""
+    total = 0
+    try:
+        rollup = Path(f"/proc/{pid}/smaps_rollup").read_text()
+        total = int(
+            next(line for line in rollup.splitlines() if line.startswith("Pss:")).split()[1]
+        )
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            for child in (task / "children").read_text().split():
+                total += tree_memory_kb(int(child))
+    except (OSError, StopIteration):
+        pass
+    return total
+
+
 def measure(command, **options):
-    """Run a command to completion: (seconds, peak RSS in MB)."""
+    """Run a command to completion: (seconds, peak memory in MB, CPU seconds). Memory: the
+    kernel's peak RSS of the process, or if higher the peak of the process and its workers
+    together (PSS sampled every 0.2 s). CPU: user + system, workers included."""
     start = time.perf_counter()
     process = subprocess.Popen(command, **options)
-    _pid, status, usage = os.wait4(process.pid, 0)
+    peak = 0
+    while True:
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            break
+        peak = max(peak, tree_memory_kb(process.pid))
+        time.sleep(0.2)
     seconds = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
         raise SystemExit(f"failed: {' '.join(map(str, command))}")
-    return seconds, usage.ru_maxrss / 1024
+    return seconds, max(peak, usage.ru_maxrss) / 1024, usage.ru_utime + usage.ru_stime
 
 
 def ensure_corpus(size, folder):
@@ -102,11 +130,13 @@ def build_figures(size, work):
     ensure_corpus(size, folder)
     catalog = work / label(size) / "catalog.db"
     floor_db = work / f"floor-{label(size)}.db"
-    floor_s, floor_rss = measure(
+    floor_s, floor_rss, floor_cpu = measure(
         [sys.executable, BENCH / "floor.py", folder, "--db", floor_db], stdout=subprocess.DEVNULL
     )
     build = [sys.executable, "-c", "from loader.cli import cli; cli()", "build", folder]
-    build_s, build_rss = measure(build + ["--db", catalog], stdout=subprocess.DEVNULL, cwd=ROOT)
+    build_s, build_rss, build_cpu = measure(
+        build + ["--db", catalog], stdout=subprocess.DEVNULL, cwd=ROOT
+    )
     connection = sqlite3.connect(f"file:{catalog}?immutable=1", uri=True)
     papers = connection.execute("select count(*) from papers").fetchone()[0]
     authors = connection.execute("select count(*) from authors").fetchone()[0]
@@ -122,6 +152,10 @@ def build_figures(size, work):
         "build_s": round(build_s, 1),
         "build_ratio": round(build_s / floor_s, 2),
         "build_rss_mb": round(build_rss),
+        # on a shared machine wall time depends on who else runs; CPU time does not
+        "floor_cpu_s": round(floor_cpu, 1),
+        "build_cpu_s": round(build_cpu, 1),
+        "cpu_ratio": round(build_cpu / floor_cpu, 2),
         "catalog_mb": round(catalog.stat().st_size / 1e6, 1),
         "bytes_per_paper": round(catalog.stat().st_size / papers),
         "catalog": str(catalog),
@@ -199,6 +233,23 @@ def pick_terms(raw):
     return {"rare": (rare[0], rare[1]), "common": (COMMON_TERM[0], common[0] if common else 0)}
 
 
+def page_statements(kind, key, queries):
+    """The SQL a paper or author page runs (plugins/pages.py and the canned queries it uses)."""
+    spec = importlib.util.spec_from_file_location("pages", ROOT / "plugins" / "pages.py")
+    pages = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pages)
+    if kind == "paper":
+        statements = [(getattr(pages, name), {"id": key}) for name in PAPER_PAGE_SQL]
+        canned = {"related_papers": {"paper_id": key}}
+    else:
+        statements = [(pages.AUTHOR_SQL, {"id": key}), (pages.AUTHOR_TRACKS_SQL, {"id": key})]
+        canned = {name: {"author_id": str(key)} for name in ("papers_by_author", "coauthors")}
+    for name, params in canned.items():
+        if name in queries:
+            statements.append((queries[name]["sql"], params))
+    return statements
+
+
 def facet_statements(metadata):
     """The SQL behind the default papers page: the page of rows and each default facet."""
     statements = [("select * from papers order by id limit 26", [])]
@@ -206,19 +257,23 @@ def facet_statements(metadata):
         if isinstance(facet, str):
             statements.append(
                 (
-                    f"select {facet} as value, count(*) as count from papers "
-                    f"where {facet} is not null group by {facet} "
-                    "order by count desc, value limit 31",
+                    (
+                        f"select {facet} as value, count(*) as count from papers "
+                        f"where {facet} is not null group by {facet} "
+                        "order by count desc, value limit 31"
+                    ),
                     [],
                 )
             )
         else:
-            ((kind, column),) = facet.items()
+            ((_kind, column),) = facet.items()
             value = "name" if column == "authors" else "slug"
             statements.append(
                 (
-                    f"select {value}, paper_count from {column} where paper_count > 0 "
-                    f"order by paper_count desc, {value} limit 31",
+                    (
+                        f"select {value}, paper_count from {column} where paper_count > 0 "
+                        f"order by paper_count desc, {value} limit 31"
+                    ),
                     [],
                 )
             )
@@ -270,7 +325,7 @@ def serve_figures(catalog, requests):
     metadata = yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8"))
     queries = metadata["databases"]["catalog"].get("queries", {})
     inspect_file = catalog.with_name("catalog.db.inspect.json")
-    inspect_s, _rss = measure(
+    inspect_s, _rss, _cpu = measure(
         [sys.executable, "-m", "datasette", "inspect", catalog, "--inspect-file", inspect_file]
     )
     raw = Raw(catalog)
@@ -313,13 +368,17 @@ def serve_figures(catalog, requests):
         search = queries.get("search", {}).get("sql")
         for kind, (term, documents) in terms.items():
             if search:
-                cases.append(
-                    (
-                        f"search, {kind} term `{term}` ({documents} papers)",
-                        page("/catalog/search", {"q": term}),
-                        raw.run((search, {"q": term})),
+                for suffix, shape in (("", {}), (".json", {"_shape": "array"})):
+                    cases.append(
+                        (
+                            (
+                                f"search{suffix or ' (HTML)'}, {kind} term `{term}` "
+                                f"({documents} papers)"
+                            ),
+                            page(f"/catalog/search{suffix}", {"q": term, **shape}),
+                            raw.run((search, {"q": term})),
+                        )
                     )
-                )
         cases.append(
             (
                 "papers page, default facets",
@@ -332,22 +391,14 @@ def serve_figures(catalog, requests):
                 (
                     f"author page ({name})",
                     page(f"/catalog/authors/{author}"),
-                    raw.run(
-                        ("select * from authors where id = ?", [author]),
-                        ("select count(*) from paper_authors where author_id = ?", [author]),
-                    ),
+                    raw.run(*page_statements("author", author, queries)),
                 )
             )
         cases.append(
             (
                 "paper page",
                 page(f"/catalog/papers/{paper}"),
-                raw.run(
-                    ("select * from papers where id = ?", [paper]),
-                    ("select count(*) from paper_authors where paper_id = ?", [paper]),
-                    ("select count(*) from paper_affiliations where paper_id = ?", [paper]),
-                    ("select count(*) from paper_sources where paper_id = ?", [paper]),
-                ),
+                raw.run(*page_statements("paper", paper, queries)),
             )
         )
         related = queries.get("related_papers", {}).get("sql")
@@ -388,7 +439,10 @@ def csv_figures(client, raw, catalog, papers):
     quoted = value.replace("'", "''")
     sql = f"select {', '.join(columns)} from papers where {column} = '{quoted}' order by id"
     url = httpx.URL("/catalog/papers.csv", params={column: value, "_stream": "on", "_size": "max"})
+    # each twice, the second timed: both read pages the first left in the OS cache
+    stream_csv(client, str(url))
     served_s, served_rows, served_bytes = stream_csv(client, str(url))
+    sqlite_csv(catalog, sql)
     direct_s, direct_rows, direct_bytes = sqlite_csv(catalog, sql)
     return {
         "view": f"{column} = {value}",
@@ -439,29 +493,39 @@ def verdicts(results):
 def markdown(results):
     m = results["machine"]
     lines = [
-        f"Machine: {m['nproc']} CPUs ({m['cpu']}), {m['ram_gb']} GB RAM, load average at start "
-        f"{', '.join(f'{x:.1f}' for x in m['load_average'])}; Python {m['python']}, "
-        f"SQLite {m['sqlite']}, Datasette {m['datasette']}. {results['date']}.",
+        (
+            f"Machine: {m['nproc']} CPUs ({m['cpu']}), {m['ram_gb']} GB RAM, load average "
+            f"{m['load_average'][0]:.1f} at start and {m.get('load_average_end', [0])[0]:.1f} "
+            f"at the end (1 min); Python {m['python']}, "
+            f"SQLite {m['sqlite']}, Datasette {m['datasette']}. {results['date']}."
+        ),
         "",
-        "| papers | corpus MB | floor s | build s | ratio | floor RSS MB | build RSS MB "
-        "| catalog MB | bytes/paper | authors |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        (
+            "| papers | corpus MB | floor s | build s | ratio | CPU s floor / build | CPU ratio "
+            "| floor MB | build MB | catalog MB | bytes/paper | authors |"
+        ),
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for b in results["builds"]:
         lines.append(
             f"| {b['papers']:,} | {b['corpus_mb']} | {b['floor_s']} | {b['build_s']} "
-            f"| {b['build_ratio']}x | {b['floor_rss_mb']} | {b['build_rss_mb']} "
+            f"| {b['build_ratio']}x | {b['floor_cpu_s']} / {b['build_cpu_s']} "
+            f"| {b['cpu_ratio']}x | {b['floor_rss_mb']} | {b['build_rss_mb']} "
             f"| {b['catalog_mb']} | {b['bytes_per_paper']:,} | {b['authors']:,} |"
         )
     serve = results.get("serve")
     if serve:
         lines += [
             "",
-            f"Through Datasette over HTTP on the {serve['papers']:,}-paper catalog "
-            f"(inspect took {serve['inspect_s']} s):",
+            (
+                f"Through Datasette over HTTP on the {serve['papers']:,}-paper catalog "
+                f"(inspect took {serve['inspect_s']} s):"
+            ),
             "",
-            "| request | status | Datasette p50 ms | p95 ms | raw SQLite p50 ms | p95 ms "
-            "| p95 ratio to raw | p95 / `select 1` |",
+            (
+                "| request | status | Datasette p50 ms | p95 ms | raw SQLite p50 ms | p95 ms "
+                "| p95 ratio to raw | p95 / `select 1` |"
+            ),
             "|---|---:|---:|---:|---:|---:|---:|---:|",
         ]
         for name, p in serve["pages"].items():
@@ -473,12 +537,14 @@ def markdown(results):
         c = serve["csv"]
         lines += [
             "",
-            f"CSV of `{c['view']}` ({c['rows_expected']:,} rows): Datasette "
-            f"{c['datasette']['rows']:,} rows, {c['datasette']['mb']} MB in "
-            f"{c['datasette']['seconds']} s ({c['datasette']['rows_per_s']:,} rows/s); "
-            f"`sqlite3 -csv` {c['sqlite3_csv']['rows']:,} rows in {c['sqlite3_csv']['seconds']} s "
-            f"({c['sqlite3_csv']['rows_per_s']:,} rows/s): {c['share']} of sqlite3"
-            f"{'' if c['complete'] else ' (INCOMPLETE: cut short)'}.",
+            (
+                f"CSV of `{c['view']}` ({c['rows_expected']:,} rows): Datasette "
+                f"{c['datasette']['rows']:,} rows, {c['datasette']['mb']} MB in "
+                f"{c['datasette']['seconds']} s ({c['datasette']['rows_per_s']:,} rows/s); "
+                f"`sqlite3 -csv` {c['sqlite3_csv']['rows']:,} rows in {c['sqlite3_csv']['seconds']} s "
+                f"({c['sqlite3_csv']['rows_per_s']:,} rows/s): {c['share']} of sqlite3"
+                f"{'' if c['complete'] else ' (INCOMPLETE: cut short)'}."
+            ),
         ]
     lines += ["", "| target | met |", "|---|---|"]
     lines += [f"| {v['target']} | {'yes' if v['met'] else 'NO'} |" for v in results["verdicts"]]
@@ -502,6 +568,7 @@ def main():
         print(json.dumps(results["builds"][-1]), flush=True)
     if not args.no_serve:
         results["serve"] = serve_figures(results["builds"][-1]["catalog"], args.requests)
+    results["machine"]["load_average_end"] = os.getloadavg()
     results["verdicts"] = verdicts(results)
     (out / "latest.json").write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n")
     (out / "latest.md").write_text(markdown(results), encoding="utf-8")

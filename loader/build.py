@@ -1,9 +1,13 @@
 """Entries -> one SQLite catalog: schema, merge of duplicates, FTS, indexes, atomic replace."""
 
+import collections
+import concurrent.futures
 import glob
 import json
+import multiprocessing
 import os
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,10 +28,17 @@ from .records import Problem
 from .sources import read_source
 
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
+FTS_COLUMNS = ["title", "abstract_text"]
 BATCH_SIZE = 2000
 TEMPORARY_SUFFIX = ".building"
+# parsing and normalizing is pure, per file, and most of the CPU time: worker processes do it
+# while this one writes SQLite. Below this much input starting them costs more than it saves.
+PARALLEL_MIN_BYTES = 8_000_000
+FILES_IN_FLIGHT = 2  # per worker: memory stays bounded whatever the corpus size
+MAX_WORKERS = 2
 # rows of 2-4 KB (abstracts) leave much of a 4 KB page empty; 16 KB pages hold several
 PAGE_SIZE = 16384
+CACHE_KB = 32768  # SQLite's page cache while building; the OS file cache does the rest
 
 SCHEMA = {
     "sources": (
@@ -162,11 +173,13 @@ def create_tables(db):
 
 class CatalogWriter:
     """Streams entries into a fresh database; only ids, names and a small int per paper stay
-    in memory. Duplicates are resolved in memory as they come and written after the stream."""
+    in memory. Duplicates are resolved in memory as they come and written after the stream;
+    each batch of papers is added to the full-text index as it is written."""
 
     def __init__(self, db):
         self.db = db
-        self.papers = {}  # paper id -> pack_state(...)
+        # int(paper id, 16) -> pack_state(...): an int key is half the size of the hex string
+        self.papers = {}
         self.source_counts = {}  # paper id -> sources, only for papers seen more than once
         self.author_keys = {}  # normalized key -> author id
         self.author_names = [None]  # author id -> display name
@@ -176,7 +189,9 @@ class CatalogWriter:
         self.pending = {name: [] for name in SCHEMA}
         self.merges = []
         self.problems = []
+        self.papers_written = 0
         create_tables(db)
+        db["papers"].enable_fts(FTS_COLUMNS, tokenize=FTS_TOKENIZER)
 
     def add_source(self, source_id, source, papers, problems):
         self.pending["sources"].append(
@@ -246,23 +261,22 @@ class CatalogWriter:
                 links.append((pid, owner_id, None))
         return links
 
-    def add_entry(self, entry, source_id):
-        pid = paper_id(entry.abstract)
+    def add_entry(self, entry, source_id, pid, text, label):
+        """One prepared entry (see prepare_entry): a new paper, or a duplicate to merge."""
         self.pending["paper_sources"].append((pid, source_id, entry.line))
-        if pid in self.papers:
+        if int(pid, 16) in self.papers:
             self.merge_entry(pid, entry)
             return
         track_id, track, area = self.track_id(entry.track) if entry.track else (None,) * 3
         affiliations = self.affiliation_ids(entry.affiliations)
         links = self.author_links(pid, entry)
-        text = plain_text(entry.abstract)
-        self.papers[pid] = pack_state(
+        self.papers[int(pid, 16)] = pack_state(
             entry.truncated, len(links), track_id is not None, entry.title is not None
         )
         self.pending["papers"].append(
             (
                 pid,
-                entry.title or derive_label(text),
+                label,
                 entry.title,
                 track,
                 area,
@@ -291,7 +305,7 @@ class CatalogWriter:
 
         Ids are given out now, in stream order; the rows are written after the stream
         (write_merge), in the same order, so a duplicate never forces a small batch."""
-        truncated, author_count, has_track, has_title = unpack_state(self.papers[pid])
+        truncated, author_count, has_track, has_title = unpack_state(self.papers[int(pid, 16)])
         source_count = self.source_counts[pid] = self.source_counts.get(pid, 1) + 1
         updates = {"source_count": source_count}
         if entry.track and not has_track:
@@ -306,7 +320,7 @@ class CatalogWriter:
         if better:
             truncated, author_count = entry.truncated, len(links)
             updates["authors_truncated"] = int(entry.truncated)
-        self.papers[pid] = pack_state(truncated, author_count, has_track, has_title)
+        self.papers[int(pid, 16)] = pack_state(truncated, author_count, has_track, has_title)
         affiliations = list(self.affiliation_ids(entry.affiliations).values())
         self.merges.append((pid, entry.url, better, links, affiliations, updates))
 
@@ -325,7 +339,20 @@ class CatalogWriter:
         for affiliation_id in affiliations:
             execute("insert or ignore into paper_affiliations values (?, ?)", [pid, affiliation_id])
         assignments = ", ".join(f"{column} = ?" for column in updates)
+        if "title" in updates:  # external-content FTS: take out the old text, index the new
+            self.index_paper(pid, "'delete', ")
         execute(f"update papers set {assignments} where id = ?", [*updates.values(), pid])
+        if "title" in updates:
+            self.index_paper(pid)
+
+    def index_paper(self, pid, command=""):
+        columns = ", ".join(FTS_COLUMNS)
+        target = "papers_fts, rowid" if command else "rowid"
+        self.db.conn.execute(
+            f"insert into papers_fts ({target}, {columns}) "
+            f"select {command}rowid, {columns} from papers where id = ?",
+            [pid],
+        )
 
     def refresh_lists(self, paper_ids):
         """Recompute the readable JSON columns from the link tables."""
@@ -366,6 +393,8 @@ class CatalogWriter:
         return papers
 
     def flush(self):
+        indexed = self.papers_written
+        self.papers_written += len(self.pending["papers"])
         for name in STREAMED:
             rows = self.pending[name]
             if rows:
@@ -373,6 +402,13 @@ class CatalogWriter:
                 # JSON detection), which costs more than SQLite's own insert at this size
                 self.db.conn.executemany(INSERTS[name], rows)
                 rows.clear()
+        # indexed batch by batch: this process would otherwise wait for the parsing workers,
+        # and the index is then ready when the stream ends (rowids run 1, 2, ...: no deletes)
+        self.db.conn.execute(
+            f"insert into papers_fts (rowid, {', '.join(FTS_COLUMNS)}) "
+            f"select rowid, {', '.join(FTS_COLUMNS)} from papers where rowid > ?",
+            [indexed],
+        )
 
     def finish(self):
         self.flush()
@@ -439,13 +475,12 @@ def index_foreign_keys(db):
 
 
 def finish_database(db):
-    """Indexes, full-text search, statistics and integrity checks on the loaded rows."""
+    """Indexes, the merged full-text index, statistics and integrity checks."""
     index_foreign_keys(db)
     for table, columns in FACET_INDEXES:
         # "track__id", not "track_id": that name is the foreign key's index
         name = f"idx_{table}_{'__'.join(columns)}"
         db[table].create_index(columns, index_name=name, if_not_exists=True)
-    db["papers"].enable_fts(["title", "abstract_text"], tokenize=FTS_TOKENIZER)
     db["papers"].optimize()
     # per-term document counts: "related papers" picks a paper's rarest terms from it
     db.execute("create virtual table papers_fts_vocab using fts5vocab(papers_fts, 'row')")
@@ -455,20 +490,25 @@ def finish_database(db):
         raise RuntimeError(f"integrity check failed: {result}")
     db.execute("insert into papers_fts(papers_fts, rank) values ('integrity-check', 1)")
 
+
 def remove_stale_temporaries(target):
     """A build killed midway leaves its temporary file; the next build removes it."""
-    for path in glob.glob(str(target.parent / f".{target.name}.*{TEMPORARY_SUFFIX}")):
+    pattern = f".{glob.escape(target.name)}.*{TEMPORARY_SUFFIX}"  # "cat[1].db" is no pattern
+    for path in glob.glob(os.path.join(glob.escape(str(target.parent)), pattern)):
         try:
             os.remove(path)
         except OSError:
             pass
 
 
-def build_catalog(files, db_path, skip_invalid=False, forced_format=None, progress=None):
+def build_catalog(
+    files, db_path, skip_invalid=False, forced_format=None, progress=None, workers=None
+):
     """Build a catalog from input files into db_path, replacing it atomically.
 
     Raises BuildFailed (leaving db_path untouched) when there are problems and
-    skip_invalid is False.
+    skip_invalid is False. `workers` parsing processes (default: one per CPU for large
+    inputs, none for small ones) never change the result.
     """
     target = Path(db_path)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -478,7 +518,7 @@ def build_catalog(files, db_path, skip_invalid=False, forced_format=None, progre
     )
     os.close(descriptor)
     try:
-        summary = write_catalog(files, temporary, forced_format, progress)
+        summary = write_catalog(files, temporary, forced_format, progress, workers)
         if summary.problems and not skip_invalid:
             raise BuildFailed(summary.problems)
         os.chmod(temporary, 0o644)
@@ -489,30 +529,99 @@ def build_catalog(files, db_path, skip_invalid=False, forced_format=None, progre
             os.remove(temporary)
 
 
-def write_catalog(files, path, forced_format=None, progress=None):
+def prepare_entry(item):
+    """Entry -> (entry, paper id, plain text, label): the pure, CPU-heavy part of loading it.
+    Problems pass through."""
+    if isinstance(item, Problem):
+        return item
+    text = plain_text(item.abstract)
+    return item, paper_id(item.abstract), text, item.title or derive_label(text)
+
+
+def prepare_source(file, forced_format=None):
+    source, items = read_source(file, forced_format)
+    return source, map(prepare_entry, items)
+
+
+def prepare_source_eagerly(file, forced_format):
+    """In a worker process: everything for one file, sent back in one piece."""
+    source, items = prepare_source(file, forced_format)
+    return source, list(items)
+
+
+def input_bytes(files):
+    total = 0
+    for file in files:
+        try:
+            total += os.path.getsize(file)
+        except OSError:
+            pass  # read_source reports it
+    return total
+
+
+def prepared_sources(files, forced_format, workers):
+    """(source, prepared items) for each file, in the order given, parsed by `workers`
+    processes (none: in this one). Order and results do not depend on the worker count."""
+    if not workers:
+        for file in files:
+            yield prepare_source(file, forced_format)
+        return
+    # fork starts workers at once and re-imports nothing (a caller's script without a
+    # __main__ guard would run again), but is only safe while no other thread runs
+    method = "fork" if threading.active_count() == 1 else "forkserver"
+    context = multiprocessing.get_context(method)
+    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
+        remaining = iter(files)
+        in_flight = collections.deque()
+        for file in remaining:
+            in_flight.append(pool.submit(prepare_source_eagerly, file, forced_format))
+            if len(in_flight) >= workers * FILES_IN_FLIGHT:
+                break
+        while in_flight:
+            result = in_flight.popleft().result()
+            file = next(remaining, None)
+            if file is not None:
+                in_flight.append(pool.submit(prepare_source_eagerly, file, forced_format))
+            yield result
+
+
+def worker_count(files, workers):
+    if workers is not None:
+        return workers
+    if len(files) < 2 or input_bytes(files) < PARALLEL_MIN_BYTES:
+        return 0
+    # this process is busy writing SQLite: one worker per other CPU, and at most two, since
+    # each costs ~40 MB and the whole build stays under 500 MB at 1M papers
+    return max(1, min(MAX_WORKERS, (os.cpu_count() or 1) - 1))
+
+
+def write_catalog(files, path, forced_format=None, progress=None, workers=None):
     db = sqlite_utils.Database(path)
     db.execute(f"pragma page_size = {PAGE_SIZE}")
     # a temporary file no reader sees yet: durability would only cost time
     db.execute("pragma journal_mode = off")
     db.execute("pragma synchronous = off")
-    db.execute("pragma cache_size = -65536")
+    db.execute(f"pragma cache_size = -{CACHE_KB}")
     writer = CatalogWriter(db)
+    # sorted: the same inputs in any order give the same ids and rows
+    files = sorted(files, key=str)
+    sources = prepared_sources(files, forced_format, worker_count(files, workers))
     with db.atomic():
-        # sorted: the same inputs in any order give the same ids and rows
-        for source_id, file in enumerate(sorted(files, key=str), start=1):
-            source, items = read_source(file, forced_format)
+        for source_id, (file, (source, items)) in enumerate(zip(files, sources), start=1):
             entries = problems = 0
             for item in items:
                 if isinstance(item, Problem):
                     writer.add_problem(item)
                     problems += 1
                 else:
-                    writer.add_entry(item, source_id)
+                    entry, pid, text, label = item
+                    writer.add_entry(entry, source_id, pid, text, label)
                     entries += 1
             writer.add_source(source_id, source, entries, problems)
             if progress:
                 progress(file)
         summary = writer.finish()
+    del writer  # its id and name maps are done with: indexes and FTS get the memory
     finish_database(db)
     db.execute("pragma journal_mode = delete")
     db.close()

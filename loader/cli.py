@@ -2,6 +2,7 @@
 
 import shlex
 import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -77,7 +78,8 @@ def build(paths, db, skip_invalid, forced_format):
             f"{len(failure.problems)} problem(s); {db} was left unchanged "
             "(fix the input or use --skip-invalid)"
         )
-    except OSError as error:
+    except (OSError, sqlite3.OperationalError) as error:
+        # sqlite3 reports a full disk or an I/O error as OperationalError, not OSError
         raise click.ClickException(f"cannot write {db}: {error}")
     report(summary.problems)
     click.echo(f"{db}: {summary}")

@@ -69,7 +69,8 @@ MACRO_WITH_ARGUMENT = re.compile(r"\\[a-zA-Z]+\*?\{([^{}]*)\}")
 MACRO = re.compile(r"\\([a-zA-Z]+)")
 ESCAPED_CHARACTER = re.compile(r"\\([%&$#_{}])")
 MARKDOWN_LINK = re.compile(r"\[([^\[\]]+)\]\((?:https?://|/)[^()\s]*\)")
-MARKDOWN_STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+# bounded like INLINE_MATH: an unbounded `.+?` rescans the line from every unclosed "**"
+MARKDOWN_STRONG = re.compile(r"(\*\*|__)(?=\S)(.{1,400}?)(?<=\S)\1")
 MARKDOWN_EMPHASIS = re.compile(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])")
 MARKDOWN_CODE = re.compile(r"`([^`\n]+)`")
 # every pattern above and the dash replacements need one of these

@@ -337,12 +337,15 @@ def test_render_cell_links_papers_and_authors_in_query_results():
         (b"_search=+++&_sort=id", b"_sort=id"),
         (b"_search=%20%09&track=a+b", b"track=a+b"),
         (b"_search_title=&_search=x", b"_search=x"),
+        (b"_search=%22%22&track=x", b"track=x"),
+        (b"_search=%00", b""),
+        (b"_search=%22a%0Ab%22", b"_search=%22a+b%22"),
         (b"_search=reasoning", None),
         (b"track=x", None),
     ],
 )
-def test_blank_search_parameters_are_dropped(query_string, expected):
-    assert search_guard.without_blank_search(query_string) == expected
+def test_unsearchable_search_parameters_are_cleaned(query_string, expected):
+    assert search_guard.cleaned_query_string(query_string) == expected
 
 
 # CSV links ---------------------------------------------------------------------------------

@@ -1,0 +1,304 @@
+"""Crash safety: kill -9 a real `paper-catalog build` at random moments, and the environment
+failing under the loader (unreadable inputs, link loops, a vanished file, an unwritable target,
+a full disk). The previous catalog always survives intact and every failure is an `Error:`."""
+
+import errno
+import os
+import random
+import resource
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from loader.build import BuildFailed, build_catalog
+from loader.cli import cli
+from loader.records import Entry
+from loader.sources import discover, read_source
+
+from .conftest import SEEDS
+
+KILLS = int(os.environ.get("CRASH_KILLS", "20"))  # CRASH_KILLS=200 for a deeper one-off run
+COPIES = 40  # of the 90 seed entries, each copy with its own abstracts: 3 600 papers
+TABLES = (
+    "papers",
+    "authors",
+    "tracks",
+    "affiliations",
+    "sources",
+    "paper_authors",
+    "load_problems",
+)
+SCRIPT = Path(sys.executable).with_name("paper-catalog")
+
+
+def paper_catalog(*args, **options):
+    return subprocess.Popen(
+        [str(SCRIPT), *map(str, args)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        **options,
+    )
+
+
+def counts(db):
+    connection = sqlite3.connect(db)
+    try:
+        assert connection.execute("pragma integrity_check").fetchall() == [("ok",)]
+        return {t: connection.execute(f"select count(*) from {t}").fetchone()[0] for t in TABLES}
+    finally:
+        connection.close()
+
+
+def temporaries(target):
+    return set(target.parent.glob(f".{target.name}.*.building"))
+
+
+@pytest.fixture(scope="module")
+def big_inputs(tmp_path_factory):
+    """The seed entries COPIES times over as listing pages, every abstract made unique."""
+    folder = tmp_path_factory.mktemp("big")
+    entries = [i for path in discover([SEEDS]) for i in read_source(path)[1]]
+    assert all(isinstance(entry, Entry) for entry in entries)
+    for copy in range(COPIES):
+        lines = ["论文检索", ""]
+        for number, entry in enumerate(entries):
+            if entry.track:
+                lines += [entry.track, ""]
+            authors = ", ".join(entry.authors) + (" 等" if entry.truncated else "")
+            lines += [authors, "", f"{entry.abstract} Variant {copy}.{number}.", ""]
+        (folder / f"copy_{copy:03}.txt").write_text("\n".join(lines), encoding="utf-8")
+    return folder
+
+
+def test_kill_9_at_random_moments_never_damages_the_previous_catalog(tmp_path, big_inputs):
+    target = tmp_path / "catalog.db"
+    build_catalog(discover([SEEDS]), target)
+    previous, previous_counts = target.read_bytes(), counts(target)
+
+    # one complete build of the big inputs: what a finished build gives, and how long it runs
+    reference = tmp_path / "reference" / "catalog.db"
+    process = paper_catalog("build", big_inputs, "--db", reference)
+    while not temporaries(reference) and process.poll() is None:
+        time.sleep(0.002)
+    started = time.monotonic()
+    assert process.wait() == 0, process.stderr.read()
+    window = time.monotonic() - started
+    new_counts = counts(reference)
+    assert new_counts["papers"] == COPIES * 90 and new_counts != previous_counts
+
+    rng = random.Random(5)
+    killed = finished = attempts = 0
+    outcomes = []
+    while killed < KILLS:
+        attempts += 1
+        assert attempts < 4 * KILLS, "the build kept finishing before it could be killed"
+        stale = temporaries(target)
+        process = paper_catalog("build", big_inputs, "--db", target)
+        # wait for this build's own temporary file, so that every kill lands mid-build
+        while not (temporaries(target) - stale) and process.poll() is None:
+            time.sleep(0.002)
+        time.sleep(rng.uniform(0, window))
+        if process.poll() is None:
+            process.send_signal(signal.SIGKILL)
+            killed += 1
+        else:
+            finished += 1
+            window *= 0.7  # the calibration build was slower than this machine is now
+        process.wait()
+        process.stderr.close()
+
+        # the catalog is the previous one byte for byte, or a complete new one: never damaged
+        if target.read_bytes() == previous:
+            assert counts(target) == previous_counts
+            outcomes.append("previous")
+        else:
+            assert counts(target) == new_counts
+            previous, previous_counts = target.read_bytes(), new_counts
+            outcomes.append("new")
+        # the killed build's temporary may stay behind; the one before it is gone
+        assert not (stale & temporaries(target))
+        assert len(temporaries(target)) <= 1
+    assert outcomes.count("previous") >= KILLS // 2  # most kills land before the replace
+
+    process = paper_catalog("build", SEEDS, "--db", target)
+    assert process.wait() == 0, process.stderr.read()
+    process.stderr.close()
+    assert counts(target)["papers"] == 90
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["catalog.db", "reference"]
+    print(f"{killed} kills, {finished} builds finished first: {outcomes}")
+
+
+def test_stale_temporaries_are_found_when_the_name_looks_like_a_pattern(tmp_path):
+    """Before: for a target named cat[1].db the glob matched nothing and temporaries piled up."""
+    folder = tmp_path / "run [1]"
+    folder.mkdir()
+    stale = folder / ".cat[1].db.x1y2.building"
+    other = folder / ".cat1.db.x1y2.building"  # another target's: not ours to remove
+    stale.write_bytes(b"half a database")
+    other.write_bytes(b"half a database")
+    build_catalog(discover([SEEDS]), folder / "cat[1].db")
+    assert sorted(p.name for p in folder.iterdir()) == [other.name, "cat[1].db"]
+
+
+# ---------------------------------------------------------------------------------------------
+# The environment failing under the loader
+
+
+def run(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+@pytest.fixture
+def catalog(tmp_path):
+    """A good previous catalog and its bytes."""
+    db = tmp_path / "out" / "catalog.db"
+    build_catalog(discover([SEEDS]), db)
+    return db, db.read_bytes()
+
+
+def assert_clean_error(result, *expected):
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output and not isinstance(result.exception, KeyError)
+    assert result.output.splitlines()[-1].startswith("Error: ")
+    for text in expected:
+        assert text in result.output
+
+
+@pytest.fixture
+def awkward_folder(tmp_path):
+    """Inputs with every kind of entry a folder can have besides good files."""
+    folder = tmp_path / "inputs"
+    folder.mkdir()
+    (folder / "good.txt").write_text(
+        "论文检索\n\nAnn Lee\n\nA paper that loads.\n", encoding="utf-8"
+    )
+    (folder / "gone.txt").symlink_to(folder / "deleted.txt")  # a file that disappeared
+    (folder / "loop_a").symlink_to(folder / "loop_b")  # a link loop between two files
+    (folder / "loop_b").symlink_to(folder / "loop_a")
+    (folder / "sub").mkdir()
+    (folder / "sub" / "up").symlink_to(folder)  # a folder loop
+    os.mkfifo(folder / "pipe")  # reading it would block forever
+    (folder / "device").symlink_to("/dev/zero")  # reading it would never end
+    linked = tmp_path / "elsewhere"
+    linked.mkdir()
+    (linked / "more.txt").write_text(
+        "论文检索\n\nBo Chen\n\nA paper behind a linked folder.\n", encoding="utf-8"
+    )
+    (folder / "linked").symlink_to(linked)
+    return folder
+
+
+def test_awkward_folder_is_reported_entry_by_entry(awkward_folder, catalog):
+    db, before = catalog
+    folder = awkward_folder
+    problems = [
+        f"{folder / 'device'}:1: not a regular file (a folder, pipe or device)",
+        f"{folder / 'gone.txt'}:1: cannot read: No such file or directory",
+        f"{folder / 'loop_a'}:1: cannot read: Too many levels of symbolic links",
+        f"{folder / 'loop_b'}:1: cannot read: Too many levels of symbolic links",
+        f"{folder / 'pipe'}:1: not a regular file (a folder, pipe or device)",
+    ]
+    result = run("check", folder)
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [*problems, "2 entries, 5 problems"]
+
+    assert_clean_error(run("build", folder, "--db", db), *problems, "left unchanged")
+    assert db.read_bytes() == before
+
+    result = run("build", folder, "--db", db, "--skip-invalid")
+    assert result.exit_code == 0, result.output
+    assert counts(db)["papers"] == 2 and counts(db)["load_problems"] == 5
+
+
+def test_folder_that_cannot_be_listed_is_a_problem_not_silence(tmp_path, monkeypatch):
+    folder = tmp_path / "inputs"
+    (folder / "locked").mkdir(parents=True)
+    (folder / "good.txt").write_text("论文检索\n\nAnn Lee\n\nAn abstract.\n", encoding="utf-8")
+    real_scandir, real_open = os.scandir, os.open
+    locked = str(folder / "locked")
+
+    # as root, chmod cannot deny anything: deny listing and opening this one folder
+    def scandir(path="."):
+        if os.fspath(path) == locked:
+            raise PermissionError(errno.EACCES, "Permission denied", locked)
+        return real_scandir(path)
+
+    def open_(path, flags, *args, **kwargs):
+        if os.fspath(path) == locked:
+            raise PermissionError(errno.EACCES, "Permission denied", locked)
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    monkeypatch.setattr(os, "open", open_)
+    assert discover([folder]) == [folder / "good.txt", folder / "locked"]
+    result = run("check", folder)
+    assert result.output.splitlines() == [
+        f"{locked}:1: cannot read: Permission denied",
+        "1 entries, 1 problems",
+    ]
+
+
+def test_file_disappearing_before_it_is_read(tmp_path, catalog):
+    db, before = catalog
+    files = discover([SEEDS])
+    gone = tmp_path / "gone.txt"
+    gone.write_text("论文检索\n\nAnn Lee\n\nAn abstract.\n", encoding="utf-8")
+    files.append(gone)
+    gone.unlink()
+    with pytest.raises(BuildFailed) as failure:
+        build_catalog(files, db)
+    assert [str(p) for p in failure.value.problems] == [
+        f"{gone}:1: cannot read: No such file or directory"
+    ]
+    assert db.read_bytes() == before
+    assert build_catalog(files, db, skip_invalid=True).papers == 90
+
+
+@pytest.mark.parametrize("blocker", ["parent is a file", "target is a folder"])
+def test_target_that_cannot_be_written_is_an_error(tmp_path, blocker):
+    if blocker == "parent is a file":  # no folder can be made for the target
+        (tmp_path / "file").write_text("not a folder")
+        db, expected = tmp_path / "file" / "catalog.db", "File exists"
+    else:  # the finished build cannot replace a folder
+        (tmp_path / "catalog.db").mkdir()
+        db, expected = tmp_path / "catalog.db", "Is a directory"
+    before = sorted(tmp_path.iterdir())
+    assert_clean_error(run("build", SEEDS, "--db", db), f"Error: cannot write {db}: ", expected)
+    assert sorted(tmp_path.iterdir()) == before  # and no temporary file left behind
+
+
+def test_target_folder_without_write_permission_is_an_error(catalog, monkeypatch):
+    db, before = catalog
+
+    def denied(*args, **kwargs):  # as root, chmod cannot deny anything
+        raise PermissionError(errno.EACCES, "Permission denied", str(db.parent))
+
+    monkeypatch.setattr(tempfile, "mkstemp", denied)
+    assert_clean_error(run("build", SEEDS, "--db", db), "Permission denied")
+    assert db.read_bytes() == before
+
+
+def limit_file_size():
+    """In the child: writes past 256 kB fail with EFBIG, as on a full disk."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (256_000, 256_000))
+
+
+def test_full_disk_is_an_error_and_leaves_the_previous_catalog(tmp_path, catalog, big_inputs):
+    db, before = catalog
+    process = paper_catalog("build", big_inputs, "--db", db, preexec_fn=limit_file_size)
+    errors = process.communicate()[1]
+    assert process.returncode == 1
+    assert "Traceback" not in errors
+    assert errors.strip().startswith(f"Error: cannot write {db}: ")
+    assert "disk" in errors  # "disk I/O error" or "database or disk is full"
+    assert db.read_bytes() == before
+    assert sorted(p.name for p in db.parent.iterdir()) == ["catalog.db"]
