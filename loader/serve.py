@@ -47,11 +47,17 @@ PUBLISH_PLATFORMS = ("cloudrun", "fly")
 DISTRIBUTION = "paper-catalog"
 
 
+def setting_text(value):
+    """A setting as `--setting` takes it: booleans are on/off (and 0 stays 0, not off)."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)
+
+
 def setting_options():
     options = []
     for name, value in SETTINGS.items():
-        value = {True: "on", False: "off"}.get(value, value)
-        options += ["--setting", name, str(value)]
+        options += ["--setting", name, setting_text(value)]
     return options
 
 

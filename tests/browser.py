@@ -41,16 +41,13 @@ def free_port():
 
 def serve_command(db_path, port, metadata=ROOT / "metadata.yml"):
     """`datasette serve` as `paper-catalog serve` runs it, on one database file."""
-    from loader.serve import SETTINGS
+    from loader.serve import setting_options
 
     command = [sys.executable, "-m", "datasette", "serve", "-i", str(db_path)]
     command += ["--metadata", str(metadata), "--plugins-dir", str(ROOT / "plugins")]
     command += ["--template-dir", str(ROOT / "plugins" / "templates")]
     command += ["--host", "127.0.0.1", "--port", str(port)]
-    for name, value in SETTINGS.items():
-        value = {True: "on", False: "off"}.get(value, value)
-        command += ["--setting", name, str(value)]
-    return command
+    return command + setting_options()
 
 
 def wait_until_up(url, process, log_path):

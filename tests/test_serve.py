@@ -25,6 +25,7 @@ from loader.serve import (
     datasette_command,
     remove_stale_snapshots,
     runtime_requirements,
+    setting_text,
     take_snapshot,
 )
 from loader.sources import discover
@@ -144,7 +145,7 @@ def test_publish_dry_run_builds_the_same_site(tmp_path):
     assert serve[serve.index("-i") + 1] == "catalog.db"
     assert "--inspect-file" in serve and "--load-extension" not in serve
     served_settings = {serve[i + 1]: serve[i + 2] for i, p in enumerate(serve) if p == "--setting"}
-    expected = {k: {True: "on", False: "off"}.get(v, str(v)) for k, v in SETTINGS.items()}
+    expected = {k: setting_text(v) for k, v in SETTINGS.items()}
     assert served_settings == expected
     # the pip line must survive the shell: every requirement one word, no `<` redirections
     pip = shlex.split(
@@ -302,3 +303,8 @@ def test_short_load_run_answers_everything(tmp_path, seed_catalog):
     assert figures["non_2xx"] == 0 and load.socket_errors(figures) == 0
     assert figures["ok_2xx"] == figures["requests"]
     assert broken["requests"] > 0 and broken["non_2xx"] == broken["requests"]
+
+
+def test_setting_text_keeps_zero_apart_from_off():
+    # 0 == False in Python: max_csv_mb 0 (no cap) once went out as "off" and Datasette refused it
+    assert [setting_text(v) for v in (0, False, True, 1000)] == ["0", "off", "on", "1000"]
