@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
 sys.path.insert(0, str(ROOT))
 
-from loader.serve import SETTINGS
+from loader.serve import setting_options
 
 COMMON_TERM = ("learning", "learn")  # as typed, and as the porter stemmer indexes it
 CSV_ROWS = 0.1  # the CSV view: the area (or track) nearest a tenth of all papers
@@ -196,9 +196,7 @@ def serve_command(catalog, inspect_file, port):
     command += ["--inspect-file", str(inspect_file), "--metadata", str(ROOT / "metadata.yml")]
     command += ["--plugins-dir", str(ROOT / "plugins"), "--host", "127.0.0.1", "--port", str(port)]
     command += ["--template-dir", str(ROOT / "plugins" / "templates")]
-    for name, value in SETTINGS.items():
-        command += ["--setting", name, {True: "on", False: "off"}.get(value, str(value))]
-    return command
+    return command + setting_options()
 
 
 class Raw:
@@ -242,11 +240,17 @@ def page_statements(kind, key, queries):
         statements = [(getattr(pages, name), {"id": key}) for name in PAPER_PAGE_SQL]
         canned = {"related_papers": {"paper_id": key}}
     else:
-        statements = [(pages.AUTHOR_SQL, {"id": key}), (pages.AUTHOR_TRACKS_SQL, {"id": key})]
-        canned = {name: {"author_id": str(key)} for name in ("papers_by_author", "coauthors")}
+        statements = [
+            (pages.AUTHOR_SQL, {"id": key}),
+            (pages.AUTHOR_COAUTHORS_SQL, {"id": key, "limit": pages.COAUTHORS_SHOWN}),
+            (pages.AUTHOR_TRACKS_SQL, {"id": key}),
+        ]
+        limit = pages.AUTHOR_PAPERS_SHOWN
+        canned = {"papers_by_author": {"author_id": str(key), "limit": limit}}
     for name, params in canned.items():
         if name in queries:
-            statements.append((queries[name]["sql"], params))
+            sql = queries[name]["sql"]
+            statements.append((pages.limited(sql) if "limit" in params else sql, params))
     return statements
 
 
@@ -339,10 +343,11 @@ def serve_figures(catalog, requests):
     )[0]
     paper = raw.one("select id from papers where rowid = (select max(rowid) / 2 from papers)")[0]
     port = free_port()
+    server_log = catalog.with_name("serve.log").open("w")  # why a server went away
     server = subprocess.Popen(
         serve_command(catalog, inspect_file, port),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=server_log,
+        stderr=subprocess.STDOUT,
         cwd=ROOT,
     )
     figures = {"papers": papers, "inspect_s": round(inspect_s, 1), "terms": terms, "pages": {}}
@@ -411,6 +416,7 @@ def serve_figures(catalog, requests):
                 )
             )
         for name, http_call, raw_call in cases:
+            print(name, flush=True)
             count = max(3, requests // 4) if "common" in name else requests
             served = time_calls(http_call, count)
             direct = time_calls(raw_call, count)
@@ -427,18 +433,28 @@ def serve_figures(catalog, requests):
         for name, result in figures["pages"].items():
             result["vs_select_1_p95"] = round(result["datasette"]["p95_ms"] / baseline, 1)
         figures["csv"] = csv_figures(client, raw, catalog, papers)
+        # abstract_text is coalesce(abstract_plain, abstract): abstract_plain adds nothing to
+        # an export but a second copy of half the plain texts
+        figures["csv_without_abstract_plain"] = csv_figures(
+            client, raw, catalog, papers, without=("abstract_plain",)
+        )
     finally:
         server.terminate()
         server.wait()
+        server_log.close()
     return figures
 
 
-def csv_figures(client, raw, catalog, papers):
+def csv_figures(client, raw, catalog, papers, without=()):
+    """CSV of the view through Datasette against `sqlite3 -csv` of the same columns and rows;
+    `without`: columns left out of both (`_nocol=`)."""
     column, value, rows = csv_view(raw, papers)
     columns = [r[1] for r in raw.connection.execute("pragma table_xinfo(papers)")]
+    columns = [name for name in columns if name not in without]
     quoted = value.replace("'", "''")
     sql = f"select {', '.join(columns)} from papers where {column} = '{quoted}' order by id"
-    url = httpx.URL("/catalog/papers.csv", params={column: value, "_stream": "on", "_size": "max"})
+    params = [(column, value), *(("_nocol", name) for name in without)]
+    url = httpx.URL("/catalog/papers.csv", params=params + [("_stream", "on"), ("_size", "max")])
     # each twice, the second timed: both read pages the first left in the OS cache
     stream_csv(client, str(url))
     served_s, served_rows, served_bytes = stream_csv(client, str(url))
@@ -446,6 +462,7 @@ def csv_figures(client, raw, catalog, papers):
     direct_s, direct_rows, direct_bytes = sqlite_csv(catalog, sql)
     return {
         "view": f"{column} = {value}",
+        "without": list(without),
         "rows_expected": rows,
         "datasette": {
             "seconds": round(served_s, 2),
@@ -492,6 +509,7 @@ def verdicts(results):
 
 def markdown(results):
     m = results["machine"]
+    builds_from = results.get("builds_from")
     lines = [
         (
             f"Machine: {m['nproc']} CPUs ({m['cpu']}), {m['ram_gb']} GB RAM, load average "
@@ -500,6 +518,11 @@ def markdown(results):
             f"SQLite {m['sqlite']}, Datasette {m['datasette']}. {results['date']}."
         ),
         "",
+        *(
+            [f"Build figures from the run of {builds_from} (this run: `--serve-only`).", ""]
+            if builds_from
+            else []
+        ),
         (
             "| papers | corpus MB | floor s | build s | ratio | CPU s floor / build | CPU ratio "
             "| floor MB | build MB | catalog MB | bytes/paper | authors |"
@@ -534,21 +557,25 @@ def markdown(results):
                 f"| {p['datasette']['p95_ms']} | {p['raw']['p50_ms']} | {p['raw']['p95_ms']} "
                 f"| {p['ratio_p95']}x | {p['vs_select_1_p95']}x |"
             )
-        c = serve["csv"]
-        lines += [
-            "",
-            (
-                f"CSV of `{c['view']}` ({c['rows_expected']:,} rows): Datasette "
-                f"{c['datasette']['rows']:,} rows, {c['datasette']['mb']} MB in "
-                f"{c['datasette']['seconds']} s ({c['datasette']['rows_per_s']:,} rows/s); "
-                f"`sqlite3 -csv` {c['sqlite3_csv']['rows']:,} rows in {c['sqlite3_csv']['seconds']} s "
-                f"({c['sqlite3_csv']['rows_per_s']:,} rows/s): {c['share']} of sqlite3"
-                f"{'' if c['complete'] else ' (INCOMPLETE: cut short)'}."
-            ),
-        ]
+        for key in ("csv", "csv_without_abstract_plain"):
+            if key in serve:
+                lines += ["", csv_line(serve[key])]
     lines += ["", "| target | met |", "|---|---|"]
     lines += [f"| {v['target']} | {'yes' if v['met'] else 'NO'} |" for v in results["verdicts"]]
     return "\n".join(lines) + "\n"
+
+
+def csv_line(c):
+    without = c.get("without")
+    columns = f", all columns but `{'`, `'.join(without)}`" if without else ", all columns"
+    return (
+        f"CSV of `{c['view']}` ({c['rows_expected']:,} rows{columns}): Datasette "
+        f"{c['datasette']['rows']:,} rows, {c['datasette']['mb']} MB in "
+        f"{c['datasette']['seconds']} s ({c['datasette']['rows_per_s']:,} rows/s); "
+        f"`sqlite3 -csv` {c['sqlite3_csv']['rows']:,} rows in {c['sqlite3_csv']['seconds']} s "
+        f"({c['sqlite3_csv']['rows_per_s']:,} rows/s): {c['share']} of sqlite3"
+        f"{'' if c['complete'] else ' (INCOMPLETE: cut short)'}."
+    )
 
 
 def main():
@@ -558,16 +585,32 @@ def main():
     parser.add_argument("--out", default=str(BENCH / "results"))
     parser.add_argument("--requests", type=int, default=20, help="timed requests per page")
     parser.add_argument("--no-serve", action="store_true", help="builds only")
+    parser.add_argument(
+        "--serve-only",
+        action="store_true",
+        help="no corpora or builds: time the site on the largest size's existing catalog, "
+        "keeping the build figures of the last latest.json in --out",
+    )
     args = parser.parse_args()
     work, out = Path(args.work), Path(args.out)
     work.mkdir(parents=True, exist_ok=True)
     out.mkdir(parents=True, exist_ok=True)
     results = {"date": time.strftime("%Y-%m-%d %H:%M"), "machine": machine(), "builds": []}
-    for size in sorted(args.sizes):
-        results["builds"].append(build_figures(size, work))
-        print(json.dumps(results["builds"][-1]), flush=True)
+    if args.serve_only:
+        catalog = work / label(max(args.sizes)) / "catalog.db"
+        previous = out / "latest.json"
+        if not catalog.exists() or not previous.exists():
+            raise SystemExit(f"--serve-only needs {catalog} and {previous} from an earlier run")
+        earlier = json.loads(previous.read_text())
+        results["builds"] = earlier["builds"]
+        results["builds_from"] = earlier.get("builds_from", earlier["date"])
+    else:
+        for size in sorted(args.sizes):
+            results["builds"].append(build_figures(size, work))
+            print(json.dumps(results["builds"][-1]), flush=True)
+        catalog = results["builds"][-1]["catalog"]
     if not args.no_serve:
-        results["serve"] = serve_figures(results["builds"][-1]["catalog"], args.requests)
+        results["serve"] = serve_figures(catalog, args.requests)
     results["machine"]["load_average_end"] = os.getloadavg()
     results["verdicts"] = verdicts(results)
     (out / "latest.json").write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n")

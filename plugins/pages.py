@@ -2,14 +2,20 @@
 (row-catalog-authors.html): Datasette's own row pages, with the context a reader needs.
 
 Every query looks rows up by primary key or through an indexed link table, so a page costs the
-same on a 1M-paper catalog as on the seeds.
+same on a 1M-paper catalog as on the seeds. An author page shows at most AUTHOR_PAPERS_SHOWN
+papers and COAUTHORS_SHOWN co-authors, cut in SQL, and links to all of them: the most prolific
+author of the 1M-paper benchmark has 2,181 papers and 9,506 co-authors.
 """
+
+import asyncio
 
 from datasette import hookimpl
 from datasette.utils import urlsafe_components
 
 PAPER_TEMPLATE = "row-catalog-papers.html"
 AUTHOR_TEMPLATE = "row-catalog-authors.html"
+AUTHOR_PAPERS_SHOWN = 100
+COAUTHORS_SHOWN = 50
 
 PAPER_SQL = "select * from papers where id = :id"
 PAPER_AUTHORS_SQL = """
@@ -43,6 +49,28 @@ where paper_authors.author_id = :id
 group by papers.track_id
 order by papers desc, name
 """
+# the canned `coauthors` order (most shared first, then name), with names looked up only for
+# the first :limit: joining authors for every one of thousands of co-authors before the sort
+# cost three times as much. `total` counts them all.
+AUTHOR_COAUTHORS_SQL = """
+with shared as (
+  select other.author_id, count(*) as shared_papers
+  from paper_authors as own
+  join paper_authors as other on other.paper_id = own.paper_id
+    and other.author_id != own.author_id
+  where own.author_id = :id
+  group by other.author_id
+)
+select authors.id as author_id, authors.name, shared.shared_papers,
+  (select count(*) from shared) as total
+from shared
+join authors on authors.id = shared.author_id
+where shared.shared_papers >= coalesce(
+  (select shared_papers from shared order by shared_papers desc limit 1 offset :limit - 1), 0
+)
+order by shared.shared_papers desc, authors.name
+limit :limit
+"""
 
 
 def safe_url(url):
@@ -61,12 +89,20 @@ async def rows(db, sql, params):
     return [dict(row) for row in await db.execute(sql, params)]
 
 
-async def canned_rows(datasette, database, name, params, actor):
+def limited(sql):
+    """A canned query's first :limit rows, in its own order."""
+    return f"select * from ({sql}) limit :limit"
+
+
+async def canned_rows(datasette, database, name, params, actor, limit=None):
     """Rows of a canned query from metadata.yml, so a page and its query never disagree."""
     query = await datasette.get_canned_query(database, name, actor)
     if query is None:
         raise LookupError(f"canned query {name!r} is missing from metadata.yml")
-    return await rows(datasette.get_database(database), query["sql"], params)
+    sql, params = query["sql"], dict(params)
+    if limit is not None:
+        sql, params["limit"] = limited(sql), limit
+    return await rows(datasette.get_database(database), sql, params)
 
 
 async def paper_context(datasette, database, paper_id, actor):
@@ -94,12 +130,30 @@ async def author_context(datasette, database, author_id, actor):
     found = await rows(db, AUTHOR_SQL, {"id": author_id})
     if not found:
         return {}
-    params = {"author_id": str(author_id)}
+    author = found[0]
+    # three independent queries on Datasette's SQL threads: SQLite runs them side by side
+    papers, coauthors, tracks = await asyncio.gather(
+        canned_rows(
+            datasette,
+            database,
+            "papers_by_author",
+            {"author_id": str(author_id)},
+            actor,
+            limit=AUTHOR_PAPERS_SHOWN,
+        ),
+        rows(db, AUTHOR_COAUTHORS_SQL, {"id": author_id, "limit": COAUTHORS_SHOWN}),
+        rows(db, AUTHOR_TRACKS_SQL, {"id": author_id}),
+    )
     return {
-        "author": found[0],
-        "author_papers": await canned_rows(datasette, database, "papers_by_author", params, actor),
-        "coauthors": await canned_rows(datasette, database, "coauthors", params, actor),
-        "author_tracks": await rows(db, AUTHOR_TRACKS_SQL, {"id": author_id}),
+        "author": author,
+        "author_papers": papers,
+        # the loader counts paper_authors rows into paper_count
+        "author_paper_count": author["paper_count"] or 0,
+        "coauthors": coauthors,
+        "coauthor_count": coauthors[0]["total"] if coauthors else 0,
+        # the canned coauthors query (the link to all of them) stops at this many rows
+        "query_row_limit": datasette.setting("max_returned_rows"),
+        "author_tracks": tracks,
     }
 
 

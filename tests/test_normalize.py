@@ -72,13 +72,17 @@ def test_affiliation_names_are_derived_from_slugs():
     "text, label",
     [
         (
-            ("In this work, we bridge this gap by proposing NorMuon (Neuron-wise Normalized "
-            "Muon), an optimizer that combines things."),
+            (
+                "In this work, we bridge this gap by proposing NorMuon (Neuron-wise Normalized "
+                "Muon), an optimizer that combines things."
+            ),
             "NorMuon: Neuron-wise Normalized Muon",
         ),
         (
-            ("We propose a new method, which is called Denoising Masked AutoEncoders (DMAE), "
-            "for learning."),
+            (
+                "We propose a new method, which is called Denoising Masked AutoEncoders (DMAE), "
+                "for learning."
+            ),
             "DMAE: Denoising Masked AutoEncoders",
         ),
         (

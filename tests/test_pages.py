@@ -4,6 +4,8 @@ import csv
 import io
 import json
 import re
+import sqlite3
+from concurrent.futures import ThreadPoolExecutor
 from html.parser import HTMLParser
 from urllib.parse import parse_qs, urlencode, urlsplit
 
@@ -286,6 +288,17 @@ async def test_author_page_lists_their_papers(datasette, query, busy_author):
     assert papers == expected
 
 
+def coauthors_shown(html):
+    """(author id, shared papers) of every co-author on an author page, in page order."""
+    return [
+        (int(author), int(count))
+        for author, count in re.findall(
+            r'<a href="/catalog/authors/(\d+)">[^<]*</a> <span class="count">(\d+) shared',
+            section(html, "coauthors"),
+        )
+    ]
+
+
 @pytest.mark.asyncio
 async def test_author_page_coauthors_with_counts(datasette, query, busy_author):
     author_id, _ = busy_author
@@ -299,14 +312,13 @@ async def test_author_page_coauthors_with_counts(datasette, query, busy_author):
         )
     )
     html = await get_ok(datasette, f"/catalog/authors/{author_id}")
-    found = {
-        int(author): int(count)
-        for author, count in re.findall(
-            r'<a href="/catalog/authors/(\d+)">[^<]*</a> <span class="count">(\d+) shared',
-            section(html, "coauthors"),
-        )
-    }
-    assert found == expected
+    found = coauthors_shown(html)
+    assert len(found) == min(len(expected), 50)
+    assert all(expected[author] == count for author, count in found)
+    # the most shared first, as the canned query orders them
+    canned_order = await canned(datasette, "coauthors", {"author_id": str(author_id)})
+    assert found == [(row["author_id"], row["shared_papers"]) for row in canned_order][:50]
+    assert f"{len(expected):,} co-author" in html
 
 
 @pytest.mark.asyncio
@@ -324,6 +336,116 @@ async def test_author_page_tracks(datasette, query, busy_author):
     for track, count in expected.items():
         assert f"{count} paper" in tracks
         assert "/catalog/papers?" + urlencode({"track": track}) in links_of(tracks)
+
+
+PROLIFIC = "Pat Prolific"
+PROLIFIC_PAPERS = 130
+SHOWN_PAPERS, SHOWN_COAUTHORS = 100, 50
+
+
+def prolific_records():
+    """130 papers of one author: co-authors `Co Author 00`-`59` (00-09 on three of them, the
+    rest on two) and one `Solo Writer` a paper, so 190 co-authors; and one paper without her."""
+    for i in range(PROLIFIC_PAPERS):
+        yield {
+            "title": f"Paper {i:03d} on scaling",
+            "abstract": f"We study scaling case number {i} of the prolific benchmark.",
+            "authors": [PROLIFIC, f"Co Author {i % 60:02d}", f"Solo Writer {i:03d}"],
+            "track": "Theory",
+        }
+    yield {"title": "Not hers", "abstract": "Another paper entirely.", "authors": ["Co Author 00"]}
+
+
+@pytest.fixture
+def prolific(datasette, tmp_path):
+    """The session's Datasette serving, as `catalog`, a catalog built by the real loader with
+    one author of 130 papers; the seed catalog is put back afterwards."""
+    from datasette.database import Database
+
+    from loader.build import build_catalog
+
+    source = tmp_path / "prolific.jsonl"
+    source.write_text(
+        "".join(json.dumps(record) + "\n" for record in prolific_records()), encoding="utf-8"
+    )
+    db_path = tmp_path / "catalog.db"
+    build_catalog([source], db_path)
+    seeds, seed_executor = datasette.databases["catalog"], datasette.executor
+    prolific_db = Database(datasette, str(db_path), is_mutable=False)
+    datasette.remove_database("catalog")
+    datasette.add_database(prolific_db, name="catalog")
+    # Datasette keeps each SQL thread's connection by database name: fresh threads connect
+    # to this catalog, and the seed catalog's threads come back untouched
+    datasette.executor = ThreadPoolExecutor(max_workers=datasette.setting("num_sql_threads"))
+    connection = sqlite3.connect(db_path)
+    try:
+        author_id = connection.execute(
+            "select id from authors where name = ?", [PROLIFIC]
+        ).fetchone()[0]
+        yield author_id, connection
+    finally:
+        connection.close()
+        datasette.executor.shutdown()
+        datasette.executor = seed_executor
+        prolific_db.close()
+        datasette.remove_database("catalog")
+        datasette.add_database(seeds, name="catalog")
+
+
+@pytest.mark.asyncio
+async def test_prolific_author_page_shows_the_first_100_papers(datasette, prolific):
+    author_id, _ = prolific
+    html = await get_ok(datasette, f"/catalog/authors/{author_id}")
+    papers = section(html, "author-papers")
+    shown = [link for link in links_of(papers) if link.startswith("/catalog/papers/")]
+    in_order = await canned(datasette, "papers_by_author", {"author_id": str(author_id)})
+    assert len(in_order) == PROLIFIC_PAPERS
+    assert shown == [f"/catalog/papers/{row['id']}" for row in in_order[:SHOWN_PAPERS]]
+    assert f"{PROLIFIC_PAPERS} papers in the catalog" in html
+    assert f"Showing the first {SHOWN_PAPERS} of {PROLIFIC_PAPERS} papers" in papers
+
+
+@pytest.mark.asyncio
+async def test_prolific_author_page_links_all_their_papers(datasette, prolific):
+    author_id, connection = prolific
+    expected = {
+        row[0]
+        for row in connection.execute(
+            "select paper_id from paper_authors where author_id = ?", [author_id]
+        )
+    }
+    html = await get_ok(datasette, f"/catalog/authors/{author_id}")
+    table = re.search(r'<a class="all-papers" href="([^"]+)">', html).group(1)
+    table = table.replace("&amp;", "&")
+    assert parse_qs(urlsplit(table).query) == {"authors__arraycontains": [PROLIFIC]}
+    response = await datasette.client.get(table.replace("?", ".json?_size=max&", 1))
+    assert {row[0] for row in response.json()["rows"]} == expected
+    csv_link = re.search(r'<a class="all-papers-csv" href="([^"]+)">', html).group(1)
+    response = await datasette.client.get(csv_link.replace("&amp;", "&"))
+    assert {row["id"] for row in csv.DictReader(io.StringIO(response.text))} == expected
+
+
+@pytest.mark.asyncio
+async def test_prolific_author_page_shows_the_top_50_coauthors(datasette, prolific):
+    author_id, _ = prolific
+    html = await get_ok(datasette, f"/catalog/authors/{author_id}")
+    everyone = await canned(datasette, "coauthors", {"author_id": str(author_id)})
+    assert len(everyone) == 190
+    found = coauthors_shown(html)
+    assert found == [(row["author_id"], row["shared_papers"]) for row in everyone][:SHOWN_COAUTHORS]
+    assert [count for _, count in found] == [3] * 10 + [2] * 40
+    coauthors = section(html, "coauthors")
+    assert f"Showing the {SHOWN_COAUTHORS} with the most shared papers of 190" in coauthors
+    link = re.search(r'<a class="all-coauthors" href="([^"]+)">', coauthors).group(1)
+    assert link == f"/catalog/coauthors?author_id={author_id}"
+    assert "190 co-authors" in html
+
+
+@pytest.mark.asyncio
+async def test_author_page_without_a_cut_says_nothing_of_one(datasette, query):
+    author_id = query("select id from authors where paper_count = 1 order by id limit 1")[0][0]
+    html = await get_ok(datasette, f"/catalog/authors/{author_id}")
+    assert "shown-note" not in html
 
 
 # charts ------------------------------------------------------------------------------------
@@ -397,14 +519,24 @@ async def test_every_csv_link_streams_all_rows(datasette, path):
 
 
 @pytest.mark.asyncio
-async def test_author_page_csv_link_streams_all_rows(datasette, busy_author):
-    html = await get_ok(datasette, f"/catalog/authors/{busy_author[0]}")
+async def test_author_page_csv_link_streams_all_rows(datasette, query, busy_author):
+    """The papers table filtered by author, not the canned query: its CSV stops at
+    max_returned_rows."""
+    author_id, name = busy_author
+    html = await get_ok(datasette, f"/catalog/authors/{author_id}")
     links = csv_links_of(html)
     assert links
+    expected = {
+        row[0]
+        for row in query("select paper_id from paper_authors where author_id = ?", [author_id])
+    }
     for link in links:
+        assert urlsplit(link).path == "/catalog/papers.csv"
         params = parse_qs(urlsplit(link).query)
         assert params["_size"] == ["max"] and params["_stream"] == ["on"], link
-        assert params["author_id"] == [str(busy_author[0])]
+        assert params["authors__arraycontains"] == [name]
+        response = await datasette.client.get(link)
+        assert {row["id"] for row in csv.DictReader(io.StringIO(response.text))} == expected
 
 
 @pytest.mark.asyncio

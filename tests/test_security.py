@@ -109,7 +109,9 @@ async def test_hostile_sql_is_refused_and_the_site_still_answers(
         ("/catalog/papers.json", {"_where": "1) union select sql, 1 from sqlite_master --"}, 400),
         (
             "/catalog/papers.json",
-            {"_where": "(select count(*) from papers a, papers b, papers c, papers d, papers e) > 0"},
+            {
+                "_where": "(select count(*) from papers a, papers b, papers c, papers d, papers e) > 0"
+            },
             400,
         ),
         ("/catalog/papers.json", {"title__contains": "%_" * 2000}, 400),
