@@ -1,13 +1,9 @@
 """Entries -> one SQLite catalog: schema, merge of duplicates, FTS, indexes, atomic replace."""
 
-import collections
-import concurrent.futures
 import glob
 import json
-import multiprocessing
 import os
 import tempfile
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,14 +12,12 @@ import sqlite_utils
 from .normalize import (
     affiliation_name,
     affiliation_slug,
-    derive_label,
     display_name,
     display_rank,
     name_key,
-    paper_id,
-    plain_text,
     split_track,
 )
+from .prepare import prepared_sources, worker_count
 from .records import Problem
 from .sources import read_source
 
@@ -31,11 +25,6 @@ FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 FTS_COLUMNS = ["title", "abstract_text"]
 BATCH_SIZE = 2000
 TEMPORARY_SUFFIX = ".building"
-# parsing and normalizing is pure, per file, and most of the CPU time: worker processes do it
-# while this one writes SQLite. Below this much input starting them costs more than it saves.
-PARALLEL_MIN_BYTES = 8_000_000
-FILES_IN_FLIGHT = 2  # per worker: memory stays bounded whatever the corpus size
-MAX_WORKERS = 2
 # rows of 2-4 KB (abstracts) leave much of a 4 KB page empty; 16 KB pages hold several
 PAGE_SIZE = 16384
 CACHE_KB = 32768  # SQLite's page cache while building; the OS file cache does the rest
@@ -527,72 +516,6 @@ def build_catalog(
     finally:
         if os.path.exists(temporary):
             os.remove(temporary)
-
-
-def prepare_entry(item):
-    """Entry -> (entry, paper id, plain text, label): the pure, CPU-heavy part of loading it.
-    Problems pass through."""
-    if isinstance(item, Problem):
-        return item
-    text = plain_text(item.abstract)
-    return item, paper_id(item.abstract), text, item.title or derive_label(text)
-
-
-def prepare_source(file, forced_format=None):
-    source, items = read_source(file, forced_format)
-    return source, map(prepare_entry, items)
-
-
-def prepare_source_eagerly(file, forced_format):
-    """In a worker process: everything for one file, sent back in one piece."""
-    source, items = prepare_source(file, forced_format)
-    return source, list(items)
-
-
-def input_bytes(files):
-    total = 0
-    for file in files:
-        try:
-            total += os.path.getsize(file)
-        except OSError:
-            pass  # read_source reports it
-    return total
-
-
-def prepared_sources(files, forced_format, workers):
-    """(source, prepared items) for each file, in the order given, parsed by `workers`
-    processes (none: in this one). Order and results do not depend on the worker count."""
-    if not workers:
-        for file in files:
-            yield prepare_source(file, forced_format)
-        return
-    # fork starts workers at once and re-imports nothing (a caller's script without a
-    # __main__ guard would run again), but is only safe while no other thread runs
-    method = "fork" if threading.active_count() == 1 else "forkserver"
-    context = multiprocessing.get_context(method)
-    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
-        remaining = iter(files)
-        in_flight = collections.deque()
-        for file in remaining:
-            in_flight.append(pool.submit(prepare_source_eagerly, file, forced_format))
-            if len(in_flight) >= workers * FILES_IN_FLIGHT:
-                break
-        while in_flight:
-            result = in_flight.popleft().result()
-            file = next(remaining, None)
-            if file is not None:
-                in_flight.append(pool.submit(prepare_source_eagerly, file, forced_format))
-            yield result
-
-
-def worker_count(files, workers):
-    if workers is not None:
-        return workers
-    if len(files) < 2 or input_bytes(files) < PARALLEL_MIN_BYTES:
-        return 0
-    # this process is busy writing SQLite: one worker per other CPU, and at most two, since
-    # each costs ~40 MB and the whole build stays under 500 MB at 1M papers
-    return max(1, min(MAX_WORKERS, (os.cpu_count() or 1) - 1))
 
 
 def write_catalog(files, path, forced_format=None, progress=None, workers=None):

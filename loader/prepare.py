@@ -1,0 +1,84 @@
+"""Input files -> prepared entries (entry, paper id, plain text, label), in order: the pure,
+CPU-heavy half of a build, run in worker processes when the input is large."""
+
+import collections
+import concurrent.futures
+import multiprocessing
+import os
+import threading
+
+from .normalize import derive_label, paper_id, plain_text
+from .records import Problem
+from .sources import read_source
+
+# parsing and normalizing is pure, per file, and most of the CPU time: worker processes do it
+# while this one writes SQLite. Below this much input starting them costs more than it saves.
+PARALLEL_MIN_BYTES = 8_000_000
+FILES_IN_FLIGHT = 2  # per worker: memory stays bounded whatever the corpus size
+MAX_WORKERS = 2
+
+
+def prepare_entry(item):
+    """Entry -> (entry, paper id, plain text, label): the pure, CPU-heavy part of loading it.
+    Problems pass through."""
+    if isinstance(item, Problem):
+        return item
+    text = plain_text(item.abstract)
+    return item, paper_id(item.abstract), text, item.title or derive_label(text)
+
+
+def prepare_source(file, forced_format=None):
+    source, items = read_source(file, forced_format)
+    return source, map(prepare_entry, items)
+
+
+def prepare_source_eagerly(file, forced_format):
+    """In a worker process: everything for one file, sent back in one piece."""
+    source, items = prepare_source(file, forced_format)
+    return source, list(items)
+
+
+def input_bytes(files):
+    total = 0
+    for file in files:
+        try:
+            total += os.path.getsize(file)
+        except OSError:
+            pass  # read_source reports it
+    return total
+
+
+def prepared_sources(files, forced_format, workers):
+    """(source, prepared items) for each file, in the order given, parsed by `workers`
+    processes (none: in this one). Order and results do not depend on the worker count."""
+    if not workers:
+        for file in files:
+            yield prepare_source(file, forced_format)
+        return
+    # fork starts workers at once and re-imports nothing (a caller's script without a
+    # __main__ guard would run again), but is only safe while no other thread runs
+    method = "fork" if threading.active_count() == 1 else "forkserver"
+    context = multiprocessing.get_context(method)
+    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
+        remaining = iter(files)
+        in_flight = collections.deque()
+        for file in remaining:
+            in_flight.append(pool.submit(prepare_source_eagerly, file, forced_format))
+            if len(in_flight) >= workers * FILES_IN_FLIGHT:
+                break
+        while in_flight:
+            result = in_flight.popleft().result()
+            file = next(remaining, None)
+            if file is not None:
+                in_flight.append(pool.submit(prepare_source_eagerly, file, forced_format))
+            yield result
+
+
+def worker_count(files, workers):
+    if workers is not None:
+        return workers
+    if len(files) < 2 or input_bytes(files) < PARALLEL_MIN_BYTES:
+        return 0
+    # this process is busy writing SQLite: one worker per other CPU, and at most two, since
+    # each costs ~40 MB and the whole build stays under 500 MB at 1M papers
+    return max(1, min(MAX_WORKERS, (os.cpu_count() or 1) - 1))
