@@ -6,39 +6,14 @@ import json
 import re
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
-from html.parser import HTMLParser
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 from markupsafe import escape
 
+from .html import links_of, sources_of
+
 MATCH_SENTINELS = ("\ue000", "\ue001")
-
-
-class LinkCollector(HTMLParser):
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.links = []
-        self.sources = []
-
-    def handle_starttag(self, tag, attrs):
-        attributes = dict(attrs)
-        if tag == "a" and "href" in attributes:
-            self.links.append(attributes["href"])
-        if "src" in attributes:
-            self.sources.append(attributes["src"])
-
-
-def links_of(html):
-    collector = LinkCollector()
-    collector.feed(html)
-    return collector.links
-
-
-def sources_of(html):
-    collector = LinkCollector()
-    collector.feed(html)
-    return collector.sources
 
 
 def section(html, css_class):

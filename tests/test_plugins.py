@@ -2,13 +2,14 @@
 blank-search guard, CSV link rewriting, chart geometry."""
 
 import importlib.util
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markupsafe import Markup
+
+from .html import parse
 
 PLUGINS = Path(__file__).resolve().parent.parent / "plugins"
 
@@ -27,28 +28,6 @@ csv_links = load_plugin("csv_links")
 charts = load_plugin("charts")
 render_abstract = render_cells.render_abstract
 render_snippet = render_cells.render_snippet
-
-
-class TagCollector(HTMLParser):
-    """Every start tag with its attributes, as a browser would parse them."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.tags = []
-        self.text = []
-
-    def handle_starttag(self, tag, attrs):
-        self.tags.append((tag, dict(attrs)))
-
-    def handle_data(self, data):
-        self.text.append(data)
-
-
-def parse(html):
-    collector = TagCollector()
-    collector.feed(str(html))
-    collector.close()
-    return collector
 
 
 def assert_safe(html):
