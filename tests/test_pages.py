@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import pytest
 from markupsafe import escape
 
-from .html import links_of, sources_of
+from .html_tags import links_of, sources_of
 
 MATCH_SENTINELS = ("\ue000", "\ue001")
 

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markupsafe import Markup
 
-from .html import parse
+from .html_tags import parse
 
 PLUGINS = Path(__file__).resolve().parent.parent / "plugins"
 
