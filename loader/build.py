@@ -19,7 +19,6 @@ from .normalize import (
 )
 from .prepare import prepared_sources, worker_count
 from .records import Problem
-from .sources import read_source
 
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 FTS_COLUMNS = ["title", "abstract_text"]
@@ -549,15 +548,3 @@ def write_catalog(files, path, forced_format=None, progress=None, workers=None):
     db.execute("pragma journal_mode = delete")
     db.close()
     return summary
-
-
-def check_sources(files, forced_format=None):
-    """Parse everything and return (entry count, problems) without writing anything."""
-    entries, problems = 0, []
-    for file in files:
-        for item in read_source(file, forced_format)[1]:
-            if isinstance(item, Problem):
-                problems.append(item)
-            else:
-                entries += 1
-    return entries, problems

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import click
 
-from .build import BuildFailed, build_catalog, check_sources
+from .build import BuildFailed, build_catalog
 from .serve import PUBLISH_PLATFORMS, dockerfile_preview, publish_command, serve_catalog
-from .sources import FORMATS, discover
+from .sources import FORMATS, check_sources, discover
 
 paths_argument = click.argument(
     "paths", nargs=-1, type=click.Path(exists=True, dir_okay=True, path_type=Path)

@@ -120,3 +120,15 @@ def report_if_empty(name, lines, items):
     if empty:
         header = next((n for n, line in enumerate(lines, start=1) if line.strip()), 1)
         yield Problem(name, header, "no papers after the header")
+
+
+def check_sources(files, forced_format=None):
+    """Parse everything and return (entry count, problems) without writing anything."""
+    entries, problems = 0, []
+    for file in files:
+        for item in read_source(file, forced_format)[1]:
+            if isinstance(item, Problem):
+                problems.append(item)
+            else:
+                entries += 1
+    return entries, problems

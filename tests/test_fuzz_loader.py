@@ -23,11 +23,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from loader import sources
-from loader.build import BuildFailed, build_catalog, check_sources
+from loader.build import BuildFailed, build_catalog
 from loader.cli import cli
 from loader.normalize import paper_id
 from loader.records import Entry, Problem
-from loader.sources import discover, read_source
+from loader.sources import check_sources, discover, read_source
 from loader.text import split_authors
 
 from .conftest import FIXTURES, SEEDS
