@@ -85,10 +85,19 @@ SCHEMA = {
             "foreign_keys": [("paper_id", "papers", "id"), ("source_id", "sources", "id")],
         },
     ),
+    # derived: how many of an author's papers are in each track, so an author page lists their
+    # tracks without reading every one of their papers (2,181 for the most prolific at 1M)
+    "author_tracks": (
+        {"author_id": int, "track_id": int, "paper_count": int},
+        {
+            "pk": ("author_id", "track_id"),
+            "foreign_keys": [("author_id", "authors", "id"), ("track_id", "tracks", "id")],
+        },
+    ),
     "load_problems": ({"id": int, "file": str, "line": int, "message": str}, {"pk": "id"}),
 }
 # link tables are only ever read by key: without a rowid each row is stored once, in its key
-WITHOUT_ROWID = {"paper_authors", "paper_affiliations", "paper_sources"}
+WITHOUT_ROWID = {"paper_authors", "paper_affiliations", "paper_sources", "author_tracks"}
 # the plain text is stored only where it differs from the abstract (markup, spacing): about
 # half the papers. Readers and the FTS index see the full plain text in abstract_text.
 GENERATED_COLUMNS = [
@@ -430,6 +439,7 @@ class CatalogWriter:
             stale |= self.papers_of_renamed_authors()
         self.refresh_lists(sorted(stale))
         self.count_papers()
+        self.count_author_tracks()
         return Summary(
             len(self.papers),
             len(self.author_keys),
@@ -449,6 +459,16 @@ class CatalogWriter:
                 f"(select {column} as ref, count(*) as n from {link_table} group by {column}) "
                 f"as counts where {table}.id = counts.ref"
             )
+
+    def count_author_tracks(self):
+        # papers drive the join: one range lookup in paper_authors per paper with a track
+        self.db.execute(
+            "insert into author_tracks (author_id, track_id, paper_count) "
+            "select paper_authors.author_id, papers.track_id, count(*) "
+            "from papers join paper_authors on paper_authors.paper_id = papers.id "
+            "where papers.track_id is not null "
+            "group by paper_authors.author_id, papers.track_id"
+        )
 
 
 def index_foreign_keys(db):

@@ -40,13 +40,12 @@ where paper_sources.paper_id = :id
 order by sources.path, paper_sources.line
 """
 AUTHOR_SQL = "select * from authors where id = :id"
+# author_tracks holds the counts (built by the loader): no need to read every paper of theirs
 AUTHOR_TRACKS_SQL = """
-select papers.track_id as id, papers.track as name, papers.area, count(*) as papers
-from paper_authors
-join papers on papers.id = paper_authors.paper_id
-where paper_authors.author_id = :id
-  and papers.track_id is not null
-group by papers.track_id
+select tracks.id, tracks.name, tracks.area, author_tracks.paper_count as papers
+from author_tracks
+join tracks on tracks.id = author_tracks.track_id
+where author_tracks.author_id = :id
 order by papers desc, name
 """
 # the canned `coauthors` order (most shared first, then name), with names looked up only for

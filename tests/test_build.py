@@ -28,6 +28,21 @@ def test_golden_facts_from_the_seed_files(query):
     assert query("select paper_count from tracks where name = ?", [LLM_TRACK]) == [(12,)]
 
 
+AUTHOR_TRACKS_FROM_PAPERS = (
+    "select author_id, track_id, count(*) from paper_authors "
+    "join papers on papers.id = paper_id where track_id is not null "
+    "group by author_id, track_id order by 1, 2"
+)
+
+
+def test_author_tracks_count_each_authors_papers_per_track(query):
+    assert query("select count(*) from author_tracks") != [(0,)]
+    assert (
+        query("select author_id, track_id, paper_count from author_tracks order by 1, 2")
+        == query(AUTHOR_TRACKS_FROM_PAPERS)
+    )
+
+
 def test_sources_and_provenance(query):
     assert query("select path, format, papers, problems from sources order by id") == [
         (str(SEEDS / "000_f6d208fccd6a4015.txt"), "listing", 20, 0),
@@ -224,3 +239,25 @@ def test_stale_temporary_files_are_removed(tmp_path):
     stale.write_bytes(b"half a database")
     build_catalog([good], tmp_path / "catalog.db")
     assert not stale.exists()
+
+
+def test_author_tracks_follow_a_track_and_authors_merged_in_later(tmp_path):
+    profile = write(tmp_path, "a.txt", f"Cara Diaz\n\nAnn Lee et al. · pku\n\n{ABSTRACT}\n")
+    listing = write(
+        tmp_path,
+        "b.txt",
+        f"论文检索\n\nDeep Learning · Robustness\n\nAnn Lee, Bo Chen, Cara Diaz\n\n{ABSTRACT}\n",
+    )
+    _, db = build(tmp_path, profile, listing)
+    assert db.execute(
+        "select authors.name, tracks.name, author_tracks.paper_count from author_tracks "
+        "join authors on authors.id = author_id join tracks on tracks.id = track_id "
+        "order by authors.name"
+    ).fetchall() == [
+        ("Ann Lee", "Deep Learning · Robustness", 1),
+        ("Bo Chen", "Deep Learning · Robustness", 1),
+        ("Cara Diaz", "Deep Learning · Robustness", 1),
+    ]
+    assert db.execute(
+        "select author_id, track_id, paper_count from author_tracks order by 1, 2"
+    ).fetchall() == db.execute(AUTHOR_TRACKS_FROM_PAPERS).fetchall()

@@ -76,7 +76,7 @@ async def test_internals_hidden_and_tables_listed(datasette):
     visible = {name for name, hidden in tables.items() if not hidden}
     assert visible == {
         "papers", "authors", "tracks", "affiliations", "sources", "load_problems",
-        "paper_authors", "paper_affiliations", "paper_sources",
+        "paper_authors", "paper_affiliations", "paper_sources", "author_tracks",
     }  # fmt: skip
 
 
