@@ -37,10 +37,9 @@ AUTHOR_TRACKS_FROM_PAPERS = (
 
 def test_author_tracks_count_each_authors_papers_per_track(query):
     assert query("select count(*) from author_tracks") != [(0,)]
-    assert (
-        query("select author_id, track_id, paper_count from author_tracks order by 1, 2")
-        == query(AUTHOR_TRACKS_FROM_PAPERS)
-    )
+    assert query(
+        "select author_id, track_id, paper_count from author_tracks order by 1, 2"
+    ) == query(AUTHOR_TRACKS_FROM_PAPERS)
 
 
 def test_sources_and_provenance(query):
@@ -258,6 +257,9 @@ def test_author_tracks_follow_a_track_and_authors_merged_in_later(tmp_path):
         ("Bo Chen", "Deep Learning · Robustness", 1),
         ("Cara Diaz", "Deep Learning · Robustness", 1),
     ]
-    assert db.execute(
-        "select author_id, track_id, paper_count from author_tracks order by 1, 2"
-    ).fetchall() == db.execute(AUTHOR_TRACKS_FROM_PAPERS).fetchall()
+    assert (
+        db.execute(
+            "select author_id, track_id, paper_count from author_tracks order by 1, 2"
+        ).fetchall()
+        == db.execute(AUTHOR_TRACKS_FROM_PAPERS).fetchall()
+    )
