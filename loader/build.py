@@ -471,6 +471,10 @@ class CatalogWriter:
         )
 
 
+# foreign keys nothing looks rows up by: an index would only cost build time and space
+UNINDEXED_FOREIGN_KEYS = {("author_tracks", "track_id")}
+
+
 def index_foreign_keys(db):
     """An index for every foreign key that does not lead its table's primary key
     (sqlite-utils' index_foreign_keys would repeat the link tables' keys)."""
@@ -478,7 +482,7 @@ def index_foreign_keys(db):
         pk = options["pk"]
         leading = pk if isinstance(pk, str) else pk[0]
         for column, _table, _other in options.get("foreign_keys", []):
-            if column != leading:
+            if column != leading and (name, column) not in UNINDEXED_FOREIGN_KEYS:
                 db[name].create_index([column], if_not_exists=True)
 
 
