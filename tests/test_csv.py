@@ -3,6 +3,7 @@ with the JSON API, quote commas, quotes and newlines, stay UTF-8; nothing can wr
 
 import csv
 import hashlib
+import importlib.util
 import io
 import json
 import re
@@ -10,6 +11,8 @@ from urllib.parse import urlencode
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from loader.build import build_catalog
 from loader.sources import discover
@@ -249,3 +252,218 @@ async def test_post_to_canned_query_is_refused(datasette, seed_catalog, query, n
         assert response.status_code >= 400
     assert query("select count(*) from papers")[0][0] == 90
     assert file_digest(seed_catalog) == before
+
+
+# -- plugins/csv_stream.py: table CSV written fast, byte for byte as Datasette writes it ---------
+
+
+def load_csv_stream():
+    spec = importlib.util.spec_from_file_location(
+        "test_plugin_csv_stream", ROOT / "plugins" / "csv_stream.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+csv_stream = load_csv_stream()
+
+
+async def datasette_own_csv(datasette, url):
+    """The response of Datasette's own router without the plugin's route: its TableView."""
+    import httpx
+    from datasette.app import DatasetteRouter
+
+    routes = [
+        route for route in datasette._routes() if route[0].pattern != csv_stream.TABLE_CSV_ROUTE
+    ]
+    transport = httpx.ASGITransport(app=DatasetteRouter(datasette, routes))
+    async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
+        return await client.get(url)
+
+
+async def assert_same_as_datasette(datasette, url):
+    own = await datasette_own_csv(datasette, url)
+    response = await datasette.client.get(url)
+    assert response.status_code == own.status_code
+    assert response.headers == own.headers
+    assert response.content == own.content, url
+    return response.content
+
+
+def serving_view(datasette, path):
+    """The view class Datasette routes path to."""
+    view = next(view for regex, view in datasette._routes() if regex.match(path))
+    return getattr(getattr(view, "__wrapped__", view), "view_class", None)
+
+
+def test_table_csv_is_routed_to_the_fast_view(datasette):
+    assert serving_view(datasette, "/catalog/papers.csv").__name__ == "FastCsvTableView"
+    assert serving_view(datasette, "/catalog/papers.json").__name__ == "TableView"
+    assert serving_view(datasette, "/catalog/papers").__name__ == "TableView"
+
+
+def table_csv(table, params):
+    return f"/catalog/{table}.csv?{urlencode(params, doseq=True)}"
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    "table, params",
+    [
+        ("papers", {"track": LLM_TRACK, **STREAM}),
+        ("papers", {"area": "Deep Learning", **STREAM}),
+        ("papers", {"authors__arraycontains": "Huishuai Zhang", **STREAM}),
+        ("papers", {"affiliations__arraycontains": "pku", **STREAM}),
+        ("papers", {"_search": "reasoning", **STREAM}),
+        ("papers", {"_search": '"large language models"', "area": "Deep Learning", **STREAM}),
+        ("papers", {"_search_title": "reasoning", **STREAM}),
+        ("papers", {"_where": "author_count > 5", **STREAM}),
+        ("papers", {"author_count__gte": "3", "_sort_desc": "author_count", **STREAM}),
+        ("papers", {"_sort": "title", **STREAM}),
+        ("papers", {"_col": ["title", "area"], **STREAM}),
+        ("papers", {"_nocol": "abstract", "_header": "off", **STREAM}),
+        ("papers", {"track": LLM_TRACK, "_labels": "on", **STREAM}),
+        ("papers", {"_label": "track_id", **STREAM}),
+        ("papers", {"track": LLM_TRACK, "_dl": "1", **STREAM}),
+        ("papers", {"area": "No Such Area", **STREAM}),
+        ("papers", {"area": "No Such Area", "_header": "off", **STREAM}),
+        ("papers", {"_stream": "on"}),
+        ("papers", {"_stream": "on", "_size": "7"}),
+        ("papers", {"_size": "max"}),
+        ("papers", {"_size": "5"}),
+        ("papers", {}),
+        ("paper_authors", {"author_id": "100", "_labels": "on", **STREAM}),
+        ("paper_authors", {"_stream": "on", "_labels": "on", "_size": "40"}),
+        ("authors", STREAM),
+        ("tracks", {"_labels": "on", **STREAM}),
+    ],
+)
+async def test_fast_csv_is_datasettes_csv(datasette, table, params):
+    body = await assert_same_as_datasette(datasette, table_csv(table, params))
+    assert body.endswith(b"\r\n") or body == b""
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/catalog/search.csv?q=reasoning&_stream=on&_size=max",  # a canned query
+        "/catalog/papers.csv?track=x&_stream=on&_size=max&_trace=1",
+    ],
+)
+async def test_canned_queries_and_trace_keep_datasettes_csv(datasette, url):
+    response = await datasette.client.get(url)
+    assert response.status_code == 200
+    if "_trace" not in url:
+        await assert_same_as_datasette(datasette, url)
+
+
+@pytest.mark.asyncio
+async def test_fast_csv_refuses_what_datasette_refuses(datasette):
+    for url, status in [
+        ("/catalog/papers.csv?_stream=on&_next=abc", 400),
+        ("/catalog/no_such_table.csv?_stream=on", 404),
+        ("/no_such_database/papers.csv?_stream=on", 404),
+        ("/catalog/papers.csv?_sort=nonexistent", 500),
+        ("/catalog/papers.csv?_col=nonexistent", 400),
+        ("/catalog/papers.csv?_where=nonsense(", 400),
+        ("/catalog/papers.csv?_where=1)%20union%20select", 400),
+    ]:
+        body = await assert_same_as_datasette(datasette, url)
+        response = await datasette.client.get(url)
+        assert response.status_code == status, (url, body[:200])
+
+
+@pytest.mark.asyncio
+async def test_fast_csv_of_every_paper_equals_the_json_rows(datasette):
+    _header, rows, expected = await csv_and_json(datasette, "/catalog/papers", {})
+    assert len(rows) == 90 and rows == expected
+
+
+@pytest.mark.asyncio
+async def test_fast_csv_nasty_cells(datasette, nasty_datasette):
+    for params in ({}, {"_search": "quotes"}, {"_labels": "on"}):
+        await assert_same_as_datasette(nasty_datasette, table_csv("papers", {**params, **STREAM}))
+
+
+@pytest.fixture(scope="module")
+def odd_datasette(datasette, tmp_path_factory):
+    """Blobs, floats, a one-column table with empty strings: the cells the encoder leaves to
+    csv.writer or Datasette's blob URLs. Needs `datasette` first: it registers the plugins."""
+    import sqlite3
+
+    from datasette.app import Datasette
+
+    from loader.serve import SETTINGS
+
+    path = tmp_path_factory.mktemp("odd") / "catalog.db"
+    connection = sqlite3.connect(path)
+    connection.executescript(
+        """
+        create table files (id integer primary key, name text, data blob, score real);
+        create table notes (note text);
+        create table kinds (id text primary key, value);
+        """
+    )
+    connection.executemany(
+        "insert into files values (?, ?, ?, ?)",
+        [
+            (1, "a, b", b"\x00\x01binary", 0.1),
+            (2, " leading space", None, 1e300),
+            (3, 'q"uote', b"", -0.0),
+            (4, "", b"x" * 100, 3.0),
+        ],
+    )
+    connection.executemany("insert into notes values (?)", [("",), (None,), ("x",), (" ",)])
+    connection.executemany(
+        "insert into kinds values (?, ?)",
+        [("int", 2**62), ("float", 2.5), ("text", "tab\there"), ("blob", b"\xff"), ("null", None)],
+    )
+    connection.commit()
+    connection.close()
+    return Datasette(immutables=[str(path)], settings=SETTINGS)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("table", ["files", "notes", "kinds"])
+@pytest.mark.parametrize("params", [STREAM, {**STREAM, "_header": "off"}, {"_size": "2"}])
+async def test_fast_csv_odd_values(odd_datasette, table, params):
+    assert serving_view(odd_datasette, f"/catalog/{table}.csv").__name__ == "FastCsvTableView"
+    await assert_same_as_datasette(odd_datasette, table_csv(table, params))
+
+
+@pytest.mark.asyncio
+async def test_fast_csv_stops_at_the_same_row_when_over_max_csv_mb(datasette, seed_catalog):
+    from datasette.app import Datasette
+
+    from loader.serve import SETTINGS
+
+    metadata = yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8"))
+    for limit in (0.00001, 0.05, 0.1):
+        limited = Datasette(
+            immutables=[str(seed_catalog)],
+            metadata=metadata,
+            settings={**SETTINGS, "max_csv_mb": limit},
+        )
+        body = await assert_same_as_datasette(limited, table_csv("papers", STREAM))
+        assert body.decode("utf-8").endswith(f"CSV contains more than {limit * 1024 * 1024} bytes")
+
+
+CELLS = st.one_of(
+    st.none(),
+    st.integers(),
+    st.floats(),
+    st.booleans(),
+    st.binary(max_size=5),
+    st.text(alphabet=st.sampled_from(list(" ,\"\r\n\t'ab\u00e9\ue000\U0001f600")), max_size=8),
+    st.text(max_size=8),
+)
+
+
+@given(st.lists(CELLS, max_size=6))
+@settings(max_examples=500)
+def test_row_encoder_writes_what_csv_writer_writes(row):
+    buffer = io.StringIO()
+    csv.writer(buffer).writerow(row)
+    assert csv_stream.RowEncoder().line(row) == buffer.getvalue()
