@@ -1,12 +1,14 @@
 """Abstracts as readable HTML (LaTeX math as MathML, emphasis, safe links) and search snippets
 with highlighted matches; every other character escaped, the result sanitized with nh3."""
 
+import functools
 import json
 import re
 from urllib.parse import urlsplit
 
 import nh3
 from datasette import hookimpl
+from datasette.utils import tilde_encode
 from latex2mathml.converter import convert as latex_to_mathml
 from markupsafe import Markup, escape
 
@@ -292,6 +294,16 @@ def link(url, text):
     return Markup(f'<a href="{escape(url)}">{escape(text)}</a>')
 
 
+@functools.lru_cache(maxsize=64)
+def table_url(datasette, database, table):
+    # fixed for a running instance; building it costs more than the rest of a cell
+    return datasette.urls.table(database, table)
+
+
+def row_url(datasette, database, table, key):
+    return f"{table_url(datasette, database, table)}/{tilde_encode(str(key))}"
+
+
 def query_result_link(row, value, column, database, datasette):
     """In canned-query results, paper ids and labels link to the paper page, author names
     (next to an author_id) to the author page. Other columns return at once: this runs for
@@ -299,11 +311,11 @@ def query_result_link(row, value, column, database, datasette):
     if column in PAPER_LINK_COLUMNS:
         paper = paper_id_of(row)
         if paper and (column in PAPER_LABEL_COLUMNS or value == paper):
-            return link(datasette.urls.row(database, "papers", paper), value)
+            return link(row_url(datasette, database, "papers", paper), value)
     if column in AUTHOR_LINK_COLUMNS:
         author = row_value(row, "author_id")
         if isinstance(author, int):
-            return link(datasette.urls.row(database, "authors", author), value)
+            return link(row_url(datasette, database, "authors", author), value)
     return None
 
 

@@ -249,8 +249,8 @@ def test_snippet_stray_sentinels_are_balanced_or_dropped():
 
 
 class FakeUrls:
-    def row(self, database, table, key):
-        return f"/{database}/{table}/{key}"
+    def table(self, database, table):
+        return f"/{database}/{table}"
 
 
 class FakeDatasette:

@@ -1,0 +1,27 @@
+"""The rows of a query page (canned queries, SQL) as one piece of HTML, written in Python.
+
+Datasette renders its templates with Jinja's async mode, where every loop step is an awaited
+generator: the stock `query.html` spent ~6.6 ms of a 20 ms search page on the 600 cells of 100
+results. `templates/query.html` is Datasette's own, with its row loop replaced by this filter;
+the markup is the same (`<td class="col-...">`), and every cell is escaped unless it is already
+Markup (what render_cell hooks return).
+"""
+
+from datasette import hookimpl
+from datasette.utils import to_css_class
+from markupsafe import Markup, escape
+
+
+def render_result_rows(display_rows, columns):
+    cells = [f'<td class="col-{escape(to_css_class(column))}">' for column in columns]
+    lines = []
+    for row in display_rows:
+        lines.append("<tr>")
+        lines.extend(f"{cell}{escape(value)}</td>" for cell, value in zip(cells, row))
+        lines.append("</tr>")
+    return Markup("\n".join(lines))
+
+
+@hookimpl
+def prepare_jinja2_environment(env):
+    env.filters["result_rows"] = render_result_rows
