@@ -3,7 +3,9 @@
 import glob
 import json
 import os
+import sqlite3
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -122,6 +124,10 @@ FACET_INDEXES = [
     ("affiliations", ["slug"]),
     ("tracks", ["area"]),
 ]
+
+
+class CatalogCheckFailed(Exception):
+    """The new catalog failed an integrity check: a SQLite or disk fault, not bad input."""
 
 
 class BuildFailed(Exception):
@@ -486,7 +492,7 @@ def index_foreign_keys(db):
                 db[name].create_index([column], if_not_exists=True)
 
 
-def finish_database(db):
+def finish_database(db, path):
     """Indexes, the merged full-text index, statistics and integrity checks."""
     index_foreign_keys(db)
     for table, columns in FACET_INDEXES:
@@ -497,10 +503,37 @@ def finish_database(db):
     # per-term document counts: "related papers" picks a paper's rarest terms from it
     db.execute("create virtual table papers_fts_vocab using fts5vocab(papers_fts, 'row')")
     db.analyze()
-    result = db.execute("pragma integrity_check").fetchone()[0]
-    if result != "ok":
-        raise RuntimeError(f"integrity check failed: {result}")
-    db.execute("insert into papers_fts(papers_fts, rank) values ('integrity-check', 1)")
+    check_integrity(db, path)
+
+
+def check_integrity(db, path):
+    """SQLite's integrity_check and FTS5's integrity-check (index against content), side by
+    side: the first on a read-only connection in a thread (SQLite releases the GIL), so a
+    second core takes it while this connection runs the second."""
+    db.conn.commit()  # the reader must see every row
+    results = []
+
+    def run_sqlite_check():
+        reader = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        try:
+            results.append(reader.execute("pragma integrity_check").fetchall())
+        except sqlite3.Error as error:
+            results.append([(f"integrity_check could not run: {error}",)])
+        finally:
+            reader.close()
+
+    thread = threading.Thread(target=run_sqlite_check)
+    thread.start()
+    try:
+        db.execute("insert into papers_fts(papers_fts, rank) values ('integrity-check', 1)")
+    except sqlite3.DatabaseError as error:
+        raise CatalogCheckFailed(f"full-text index integrity-check: {error}") from error
+    finally:
+        thread.join()
+        db.conn.rollback()  # the FTS check writes nothing; end its implicit transaction
+    messages = [row[0] for row in results[0]]
+    if messages != ["ok"]:
+        raise CatalogCheckFailed(f"integrity_check: {'; '.join(messages[:5])}")
 
 
 def remove_stale_temporaries(target):
@@ -568,7 +601,7 @@ def write_catalog(files, path, forced_format=None, progress=None, workers=None):
                 progress(file)
         summary = writer.finish()
     del writer  # its id and name maps are done with: indexes and FTS get the memory
-    finish_database(db)
+    finish_database(db, path)
     db.execute("pragma journal_mode = delete")
     db.close()
     return summary

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from .build import BuildFailed, build_catalog
+from .build import BuildFailed, CatalogCheckFailed, build_catalog
 from .serve import PUBLISH_PLATFORMS, dockerfile_preview, publish_command, serve_catalog
 from .sources import FORMATS, check_sources, discover
 
@@ -77,6 +77,10 @@ def build(paths, db, skip_invalid, forced_format):
         raise click.ClickException(
             f"{len(failure.problems)} problem(s); {db} was left unchanged "
             "(fix the input or use --skip-invalid)"
+        )
+    except CatalogCheckFailed as error:
+        raise click.ClickException(
+            f"the new catalog failed its integrity check ({error}); {db} was left unchanged"
         )
     except (OSError, sqlite3.OperationalError) as error:
         # sqlite3 reports a full disk or an I/O error as OperationalError, not OSError

@@ -5,8 +5,9 @@ import sqlite3
 import unicodedata
 
 import pytest
+import sqlite_utils
 
-from loader.build import BuildFailed, build_catalog
+from loader.build import BuildFailed, CatalogCheckFailed, build_catalog, check_integrity
 from loader.sources import discover
 
 from .conftest import SEEDS
@@ -263,3 +264,44 @@ def test_author_tracks_follow_a_track_and_authors_merged_in_later(tmp_path):
         ).fetchall()
         == db.execute(AUTHOR_TRACKS_FROM_PAPERS).fetchall()
     )
+
+
+# integrity checks: both run on every build, side by side, and both catch real damage
+
+
+def seeds_copy(tmp_path, seed_catalog):
+    path = tmp_path / "copy.db"
+    path.write_bytes(seed_catalog.read_bytes())
+    return path
+
+
+def test_integrity_checks_pass_on_a_good_catalog(tmp_path, seed_catalog):
+    path = seeds_copy(tmp_path, seed_catalog)
+    db = sqlite_utils.Database(path)
+    check_integrity(db, path)
+    db.close()
+    assert path.read_bytes() == seed_catalog.read_bytes()  # the checks write nothing
+
+
+def test_integrity_checks_catch_a_full_text_index_out_of_step(tmp_path, seed_catalog):
+    path = seeds_copy(tmp_path, seed_catalog)
+    db = sqlite_utils.Database(path)
+    with db.conn:  # the abstract changes, its index entries do not
+        db.execute("update papers set abstract = 'changed words', abstract_plain = null")
+    with pytest.raises(CatalogCheckFailed, match="full-text index"):
+        check_integrity(db, path)
+
+
+def test_integrity_checks_catch_an_index_that_disagrees_with_its_table(tmp_path, seed_catalog):
+    path = seeds_copy(tmp_path, seed_catalog)
+    connection = sqlite3.connect(path)
+    connection.execute("pragma writable_schema = on")
+    with connection:  # the index now claims to be on `name` while its entries are of `key`
+        connection.execute(
+            """update sqlite_master set sql = replace(sql, '("key")', '("name")') """
+            "where name = 'idx_authors_key'"
+        )
+    connection.close()
+    db = sqlite_utils.Database(path)
+    with pytest.raises(CatalogCheckFailed, match="integrity_check: .*idx_authors_key"):
+        check_integrity(db, path)
