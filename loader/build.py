@@ -26,6 +26,7 @@ FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 FTS_COLUMNS = ["title", "abstract_text"]
 BATCH_SIZE = 2000
 TEMPORARY_SUFFIX = ".building"
+SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
 # rows of 2-4 KB (abstracts) leave much of a 4 KB page empty; 16 KB pages hold several
 PAGE_SIZE = 16384
 CACHE_KB = 32768  # SQLite's page cache while building; the OS file cache does the rest
@@ -511,6 +512,10 @@ def check_integrity(db, path):
     side: the first on a read-only connection in a thread (SQLite releases the GIL), so a
     second core takes it while this connection runs the second."""
     db.conn.commit()  # the reader must see every row
+    # the FTS check runs as an INSERT: in rollback-journal mode it may need the exclusive lock
+    # while the reader holds its shared one (at 1M papers: "database is locked"). In WAL mode
+    # a writer and a reader never wait for each other.
+    db.execute("pragma journal_mode = wal")
     results = []
 
     def run_sqlite_check():
@@ -530,15 +535,16 @@ def check_integrity(db, path):
         raise CatalogCheckFailed(f"full-text index integrity-check: {error}") from error
     finally:
         thread.join()
-        db.conn.rollback()  # the FTS check writes nothing; end its implicit transaction
+        db.conn.rollback()  # end the check's implicit transaction, keeping nothing it wrote
     messages = [row[0] for row in results[0]]
     if messages != ["ok"]:
         raise CatalogCheckFailed(f"integrity_check: {'; '.join(messages[:5])}")
 
 
 def remove_stale_temporaries(target):
-    """A build killed midway leaves its temporary file; the next build removes it."""
-    pattern = f".{glob.escape(target.name)}.*{TEMPORARY_SUFFIX}"  # "cat[1].db" is no pattern
+    """A build killed midway leaves its temporary file (and, during the checks, its -wal and
+    -shm files); the next build removes them."""
+    pattern = f".{glob.escape(target.name)}.*{TEMPORARY_SUFFIX}*"  # "cat[1].db" is no pattern
     for path in glob.glob(os.path.join(glob.escape(str(target.parent)), pattern)):
         try:
             os.remove(path)
@@ -570,8 +576,9 @@ def build_catalog(
         os.replace(temporary, target)
         return summary
     finally:
-        if os.path.exists(temporary):
-            os.remove(temporary)
+        for path in (temporary, *(temporary + suffix for suffix in SQLITE_SIDE_FILES)):
+            if os.path.exists(path):
+                os.remove(path)
 
 
 def write_catalog(files, path, forced_format=None, progress=None, workers=None):
@@ -581,6 +588,16 @@ def write_catalog(files, path, forced_format=None, progress=None, workers=None):
     db.execute("pragma journal_mode = off")
     db.execute("pragma synchronous = off")
     db.execute(f"pragma cache_size = -{CACHE_KB}")
+    try:
+        summary = write_rows(db, files, forced_format, progress, workers)
+        finish_database(db, path)
+        db.execute("pragma journal_mode = delete")
+    finally:
+        db.close()
+    return summary
+
+
+def write_rows(db, files, forced_format, progress, workers):
     writer = CatalogWriter(db)
     # sorted: the same inputs in any order give the same ids and rows
     files = sorted(files, key=str)
@@ -599,9 +616,5 @@ def write_catalog(files, path, forced_format=None, progress=None, workers=None):
             writer.add_source(source_id, source, entries, problems)
             if progress:
                 progress(file)
-        summary = writer.finish()
-    del writer  # its id and name maps are done with: indexes and FTS get the memory
-    finish_database(db, path)
-    db.execute("pragma journal_mode = delete")
-    db.close()
-    return summary
+        # returning drops the writer: its id and name maps are freed for indexes and FTS
+        return writer.finish()
