@@ -35,10 +35,12 @@ load: $(DB)
 	$(BIN)/python bench/load.py --db $(DB) --duration 30 --connections 64
 
 # the scale benchmark, never part of `make test`: 10k, 100k and 1M papers (corpora and catalogs
-# under BENCH_WORK, ~8 GB), tables in bench/results/latest.{md,json}; ~20 minutes on 2 cores
+# under BENCH_WORK, ~8 GB), tables in bench/results/latest.{md,json}, then table CSV with and
+# without plugins/csv_stream.py (bench/results/csv_writer.json); ~15 minutes on 2 cores
 BENCH_WORK ?= /tmp/bench
 bench: $(BIN)/.installed
 	$(BIN)/python bench/run.py --sizes 10000 100000 1000000 --work $(BENCH_WORK)
+	$(BIN)/python bench/csv_writer.py $(BENCH_WORK)/1m/catalog.db --out bench/results/csv_writer.json
 
 bench-smoke: $(BIN)/.installed
 	$(BIN)/pytest -q tests/test_bench_smoke.py

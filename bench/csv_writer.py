@@ -17,6 +17,7 @@ import sqlite3
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlencode
 
 import httpx
 import yaml
@@ -78,9 +79,7 @@ async def compare(catalog, runs):
     spec.loader.exec_module(csv_stream)
 
     area, rows = nearest_area(catalog)
-    url = "/catalog/papers.csv?" + httpx.QueryParams(
-        {"area": area, "_stream": "on", "_size": "max"}
-    )
+    url = "/catalog/papers.csv?" + urlencode({"area": area, "_stream": "on", "_size": "max"})
     ours_client = httpx.AsyncClient(
         transport=httpx.ASGITransport(app=datasette.app()), base_url="http://localhost"
     )

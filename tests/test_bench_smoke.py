@@ -104,3 +104,16 @@ def test_benchmark_runs_end_to_end_at_10k(tmp_path):
     assert serve["csv"]["complete"]
     assert not serve["papers_page_timed_out"]
     assert "| target | met |" in (tmp_path / "results" / "latest.md").read_text()
+
+    # the CSV writer comparison runs on the same catalog; it checks the two sizes agree
+    out = tmp_path / "results" / "csv_writer.json"
+    result = subprocess.run(
+        [sys.executable, BENCH / "csv_writer.py", build["catalog"], "--runs", "1", "--out", out],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    figures = json.loads(out.read_text())
+    assert figures["rows"] > 0 and figures["bytes"] > 0 and figures["speedup"] > 0
