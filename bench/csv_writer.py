@@ -25,6 +25,8 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from run import load_plugin
+
 from loader.serve import SETTINGS
 
 CSV_ROWS = 0.1  # as bench/run.py: the area nearest a tenth of all papers
@@ -72,11 +74,7 @@ async def compare(catalog, runs):
         settings=SETTINGS,
     )
     await datasette.invoke_startup()
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("csv_stream", ROOT / "plugins" / "csv_stream.py")
-    csv_stream = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(csv_stream)
+    csv_stream = load_plugin("csv_stream")
 
     area, rows = nearest_area(catalog)
     url = "/catalog/papers.csv?" + urlencode({"area": area, "_stream": "on", "_size": "max"})

@@ -231,11 +231,17 @@ def pick_terms(raw):
     return {"rare": (rare[0], rare[1]), "common": (COMMON_TERM[0], common[0] if common else 0)}
 
 
+def load_plugin(name):
+    """A plugin file as Datasette loads it from plugins_dir (it is not a package)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "plugins" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def page_statements(kind, key, queries):
     """The SQL a paper or author page runs (plugins/pages.py and the canned queries it uses)."""
-    spec = importlib.util.spec_from_file_location("pages", ROOT / "plugins" / "pages.py")
-    pages = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(pages)
+    pages = load_plugin("pages")
     if kind == "paper":
         statements = [(getattr(pages, name), {"id": key}) for name in PAPER_PAGE_SQL]
         canned = {"related_papers": {"paper_id": key}}

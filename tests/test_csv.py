@@ -3,7 +3,6 @@ with the JSON API, quote commas, quotes and newlines, stay UTF-8; nothing can wr
 
 import csv
 import hashlib
-import importlib.util
 import io
 import json
 import re
@@ -18,6 +17,7 @@ from loader.build import build_catalog
 from loader.sources import discover
 
 from .conftest import ROOT
+from .plugin_files import load_plugin
 
 LLM_TRACK = "Deep Learning · Large Language Models"
 STREAM = {"_stream": "on", "_size": "max"}
@@ -257,16 +257,7 @@ async def test_post_to_canned_query_is_refused(datasette, seed_catalog, query, n
 # -- plugins/csv_stream.py: table CSV written fast, byte for byte as Datasette writes it ---------
 
 
-def load_csv_stream():
-    spec = importlib.util.spec_from_file_location(
-        "test_plugin_csv_stream", ROOT / "plugins" / "csv_stream.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-csv_stream = load_csv_stream()
+csv_stream = load_plugin("csv_stream")
 
 
 async def datasette_own_csv(datasette, url):

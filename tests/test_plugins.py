@@ -1,26 +1,13 @@
 """The plugin functions called directly: abstract rendering on nasty input, snippet highlight,
 blank-search guard, CSV link rewriting, chart geometry."""
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markupsafe import Markup
 
 from .html_tags import parse
-
-PLUGINS = Path(__file__).resolve().parent.parent / "plugins"
-
-
-def load_plugin(name):
-    """Plugins live in plugins_dir, not a package: load the file as Datasette does."""
-    spec = importlib.util.spec_from_file_location(f"test_plugin_{name}", PLUGINS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
+from .plugin_files import load_plugin
 
 render_cells = load_plugin("render_cells")
 search_guard = load_plugin("search_guard")

@@ -1,7 +1,6 @@
 """plugins/result_rows.py and templates/query.html: query pages show the same cells as
 Datasette's stock query.html, rendered in one Python call."""
 
-import importlib.util
 import re
 from pathlib import Path
 
@@ -9,19 +8,12 @@ import pytest
 import yaml
 from markupsafe import Markup
 
+from .plugin_files import load_plugin
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def load_result_rows():
-    spec = importlib.util.spec_from_file_location(
-        "test_plugin_result_rows", ROOT / "plugins" / "result_rows.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-result_rows = load_result_rows()
+result_rows = load_plugin("result_rows")
 
 
 def test_text_is_escaped_and_markup_kept():
