@@ -515,7 +515,7 @@ def check_integrity(db, path):
     # the FTS check runs as an INSERT: in rollback-journal mode it may need the exclusive lock
     # while the reader holds its shared one (at 1M papers: "database is locked"). In WAL mode
     # a writer and a reader never wait for each other.
-    db.execute("pragma journal_mode = wal")
+    side_by_side = db.execute("pragma journal_mode = wal").fetchone()[0] == "wal"
     results = []
 
     def run_sqlite_check():
@@ -527,14 +527,19 @@ def check_integrity(db, path):
         finally:
             reader.close()
 
+    # where WAL is refused (a file system without shared memory), one after the other
     thread = threading.Thread(target=run_sqlite_check)
-    thread.start()
+    if side_by_side:
+        thread.start()
+    else:
+        run_sqlite_check()
     try:
         db.execute("insert into papers_fts(papers_fts, rank) values ('integrity-check', 1)")
     except sqlite3.DatabaseError as error:
         raise CatalogCheckFailed(f"full-text index integrity-check: {error}") from error
     finally:
-        thread.join()
+        if side_by_side:
+            thread.join()
         db.conn.rollback()  # end the check's implicit transaction, keeping nothing it wrote
     messages = [row[0] for row in results[0]]
     if messages != ["ok"]:

@@ -315,3 +315,16 @@ def test_integrity_checks_catch_an_index_that_disagrees_with_its_table(tmp_path,
     db = sqlite_utils.Database(path)
     with pytest.raises(CatalogCheckFailed, match="integrity_check: .*idx_authors_key"):
         check_integrity(db, path)
+
+
+def test_integrity_checks_run_one_after_the_other_where_wal_is_refused(tmp_path, seed_catalog):
+    # the dot-file VFS has no shared memory, like some network file systems: no WAL mode
+    path = seeds_copy(tmp_path, seed_catalog)
+    db = sqlite_utils.Database(sqlite3.connect(f"file:{path}?vfs=unix-dotfile", uri=True))
+    assert db.execute("pragma journal_mode").fetchone()[0] == "delete"
+    check_integrity(db, path)
+    with db.conn:
+        db.execute("update papers set abstract = 'changed words', abstract_plain = null")
+    with pytest.raises(CatalogCheckFailed, match="full-text index"):
+        check_integrity(db, path)
+    assert db.execute("pragma journal_mode").fetchone()[0] == "delete"
