@@ -13,7 +13,6 @@ Example:
 import argparse
 import asyncio
 import json
-import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -25,23 +24,9 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from run import load_plugin
+from run import Raw, csv_view, load_plugin
 
 from loader.serve import SETTINGS
-
-CSV_ROWS = 0.1  # as bench/run.py: the area nearest a tenth of all papers
-
-
-def nearest_area(catalog):
-    connection = sqlite3.connect(f"file:{catalog}?immutable=1", uri=True)
-    try:
-        papers = connection.execute("select count(*) from papers").fetchone()[0]
-        counts = connection.execute(
-            "select area, count(*) from papers where area is not null group by area"
-        ).fetchall()
-    finally:
-        connection.close()
-    return min(counts, key=lambda pair: abs(pair[1] - papers * CSV_ROWS))
 
 
 def stock_client(datasette, route_pattern):
@@ -76,8 +61,11 @@ async def compare(catalog, runs):
     await datasette.invoke_startup()
     csv_stream = load_plugin("csv_stream")
 
-    area, rows = nearest_area(catalog)
-    url = "/catalog/papers.csv?" + urlencode({"area": area, "_stream": "on", "_size": "max"})
+    # the view bench/run.py streams: the area (or track) nearest a tenth of all papers
+    raw = Raw(catalog)
+    column, value, rows = csv_view(raw, raw.one("select count(*) from papers")[0])
+    raw.connection.close()
+    url = "/catalog/papers.csv?" + urlencode({column: value, "_stream": "on", "_size": "max"})
     ours_client = httpx.AsyncClient(
         transport=httpx.ASGITransport(app=datasette.app()), base_url="http://localhost"
     )
