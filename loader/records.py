@@ -16,6 +16,14 @@ class Entry:
     url: str | None = None
     # profile owner: an author of the paper even when the cut-short list hides them
     owner: str | None = None
+    # where and when the paper appeared (JSON Lines keys, or sources.yml for text pages)
+    venue: str | None = None
+    year: int | None = None
+    status: str | None = None
+    # identifiers that mark two entries as versions of one paper (JSON Lines keys or the url)
+    arxiv_id: str | None = None
+    doi: str | None = None
+    openreview_id: str | None = None
 
 
 @dataclass(frozen=True)
