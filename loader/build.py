@@ -23,7 +23,9 @@ from .prepare import prepared_sources, worker_count
 from .records import Problem
 
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
-FTS_COLUMNS = ["title", "abstract_text"]
+# label (the title, or the heading derived from the abstract), authors (names), plain abstract:
+# /search weighs them 10:4:1
+FTS_COLUMNS = ["label", "authors", "abstract_text"]
 BATCH_SIZE = 2000
 TEMPORARY_SUFFIX = ".building"
 SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")

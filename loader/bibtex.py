@@ -1,0 +1,114 @@
+"""Papers as BibTeX entries, as DBLP, OpenReview and Semantic Scholar offer them.
+
+`@inproceedings` with a `booktitle` for a paper from a venue, `@misc` for an arXiv preprint or a
+paper with no venue. Keys are the first author's family name, the year and the first title word
+(`levine2020offline`), made unique within one export by a letter suffix.
+"""
+
+import re
+import unicodedata
+
+PREPRINT_VENUES = {"arxiv", "corr"}
+# words a key never starts with: "A Survey of ..." -> survey
+KEY_STOPWORDS = {"a", "an", "the", "on", "of", "in", "for", "to", "and", "is", "are", "towards"}
+DERIVED_NOTE = "title derived from the abstract"
+
+
+def ascii_letters(text):
+    text = unicodedata.normalize("NFKD", text or "")
+    return re.sub(r"[^a-z0-9]", "", "".join(c for c in text if not unicodedata.combining(c)).lower())
+
+
+def family_name(name):
+    """The last word of a name (`Sergey Levine` -> levine); initials and suffixes skipped."""
+    words = [word for word in re.split(r"\s+", name.strip()) if word]
+    for word in reversed(words):
+        letters = ascii_letters(word)
+        if len(letters) > 1 and letters not in {"jr", "sr", "ii", "iii", "iv"}:
+            return letters
+    return ascii_letters(words[-1]) if words else ""
+
+
+def first_title_word(title):
+    for word in re.findall(r"[^\W_]+", title or ""):
+        letters = ascii_letters(word)
+        if letters and letters not in KEY_STOPWORDS:
+            return letters
+    return ""
+
+
+def entry_key(authors, year, title):
+    return (
+        (family_name(authors[0]) if authors else "anonymous")
+        + (str(year) if year else "")
+        + first_title_word(title)
+    ) or "paper"
+
+
+class KeyMaker:
+    """Unique keys within one export: a second `levine2020offline` becomes ...offlinea."""
+
+    def __init__(self):
+        self.seen = set()
+
+    def unique(self, key):
+        candidate, index = key, 0
+        while candidate in self.seen:
+            candidate = key + suffix(index)
+            index += 1
+        self.seen.add(candidate)
+        return candidate
+
+
+def suffix(index):
+    letters = ""
+    index += 1
+    while index:
+        index, remainder = divmod(index - 1, 26)
+        letters = chr(ord("a") + remainder) + letters
+    return letters
+
+
+def field_text(text):
+    """A value BibTeX reads back as it is: braces balanced, `%`, `&`, `#` escaped."""
+    text = " ".join((text or "").split())
+    depth = 0
+    for character in text:
+        depth += character == "{"
+        depth -= character == "}"
+        if depth < 0:
+            break
+    if depth != 0:
+        text = text.replace("{", "").replace("}", "")
+    return re.sub(r"(?<!\\)([%&#])", r"\\\1", text)
+
+
+def is_preprint(venue):
+    return not venue or venue.strip().lower() in PREPRINT_VENUES
+
+
+def format_entry(paper, key_maker=None):
+    """One paper as BibTeX. `paper` has label, title, authors (names), truncated, venue, year, url."""
+    title = paper.get("title") or paper.get("label") or ""
+    authors = list(paper.get("authors") or [])
+    key = entry_key(authors, paper.get("year"), title)
+    if key_maker is not None:
+        key = key_maker.unique(key)
+    venue = paper.get("venue")
+    kind = "misc" if is_preprint(venue) else "inproceedings"
+    fields = [("title", title)]
+    if authors:
+        names = authors + (["others"] if paper.get("truncated") else [])
+        fields.append(("author", " and ".join(names)))
+    if kind == "inproceedings":
+        fields.append(("booktitle", venue))
+    elif venue:
+        fields.append(("howpublished", venue))
+    if paper.get("year"):
+        fields.append(("year", str(paper["year"])))
+    if paper.get("url"):
+        fields.append(("url", paper["url"]))
+    if not paper.get("title"):
+        fields.append(("note", DERIVED_NOTE))
+    body = ",\n".join(f"  {name} = {{{field_text(value)}}}" for name, value in fields)
+    return f"@{kind}{{{key},\n{body}\n}}\n"

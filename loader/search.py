@@ -1,0 +1,311 @@
+"""The /search contract: URL parameters -> a checked request -> the SQL that answers it.
+
+Pure (no Datasette, no I/O), so the rules are tested on their own and the page, its JSON and its
+exports all run the same statements. Values of one filter are OR-ed, filters are AND-ed; a
+facet's own filter is left out when counting that facet, so choosing one track still shows the
+other tracks' counts.
+"""
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from datasette.utils import escape_fts
+
+DEFAULT_SIZE = 20
+MAX_SIZE = 100
+FACET_LIMIT = 20
+SORTS = ("relevance", "newest", "oldest")
+# bm25 weights of the papers_fts columns (label, authors, abstract_text): a word in the title
+# counts most, then an author's name (`levine offline`), then the abstract
+FTS_WEIGHTS = (10.0, 4.0, 1.0)
+SNIPPET_COLUMN = 2
+SNIPPET_TOKENS = 24
+HIGHLIGHT_START = "\ue000"
+HIGHLIGHT_END = "\ue001"
+# the column each plain filter reads; affiliation and author go through their link tables
+COLUMN_FILTERS = {
+    "area": "area",
+    "track": "track",
+    "venue": "venue",
+    "year": "year",
+    "status": "status",
+}
+FILTERS = tuple(COLUMN_FILTERS) + ("affiliation", "author")
+INTEGER_FILTERS = ("year", "author")
+# an empty value asks for papers with no value at all (they facet as null)
+NULLABLE_FILTERS = ("area", "track", "venue", "year", "status")
+PAGE_COLUMNS = (
+    "id, label, title, venue, year, status, track, url, authors_truncated, abstract"
+)
+
+
+class SearchError(ValueError):
+    """A client mistake in the parameters: answered with 400 and this message."""
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    q: str
+    expression: str | None  # the FTS5 query, None when q holds no words
+    filters: dict  # name -> tuple of values (None means "no value")
+    sort: str
+    page: int
+    size: int
+
+    @property
+    def offset(self):
+        return (self.page - 1) * self.size
+
+    def with_page(self, page):
+        return SearchRequest(self.q, self.expression, self.filters, self.sort, page, self.size)
+
+    def chosen(self, name):
+        return self.filters.get(name, ())
+
+
+def clean_query(text):
+    """q as FTS5 can take it: control characters (NUL, newlines) are spaces."""
+    return " ".join("".join(" " if unicodedata.category(c) == "Cc" else c for c in text).split())
+
+
+def fts_expression(q):
+    """Words and "quoted phrases" match as typed; FTS operators are plain words (escape_fts)."""
+    expression = escape_fts(q) if q else ""
+    return expression or None
+
+
+def whole_number(name, text):
+    try:
+        return int(text.strip())
+    except ValueError:
+        raise SearchError(f"{name} must be a whole number, not {text[:40]!r}") from None
+
+
+def filter_value(name, text):
+    if text == "" and name in NULLABLE_FILTERS:
+        return None
+    if name in INTEGER_FILTERS:
+        return whole_number(name, text)
+    return text
+
+
+def parse_search(pairs):
+    """Parameters as (name, value) pairs -> SearchRequest; unknown parameters are ignored."""
+    values = {}
+    for name, value in pairs:
+        values.setdefault(name, []).append(value)
+    q = clean_query(values.get("q", [""])[-1])
+    expression = fts_expression(q)
+    filters = {}
+    for name in FILTERS:
+        chosen = []
+        for text in values.get(name, []):
+            if text == "" and name not in NULLABLE_FILTERS:
+                continue
+            value = filter_value(name, text)
+            if value not in chosen:
+                chosen.append(value)
+        if chosen:
+            filters[name] = tuple(chosen)
+    sort = values.get("sort", [""])[-1] or ("relevance" if expression else "newest")
+    if sort not in SORTS:
+        raise SearchError(f"sort must be one of {', '.join(SORTS)}, not {sort[:40]!r}")
+    if sort == "relevance" and not expression:
+        sort = "newest"
+    page = whole_number("page", values["page"][-1]) if values.get("page", [""])[-1] else 1
+    size = whole_number("size", values["size"][-1]) if values.get("size", [""])[-1] else None
+    size = DEFAULT_SIZE if size is None else min(max(size, 1), MAX_SIZE)
+    return SearchRequest(q, expression, filters, sort, max(page, 1), size)
+
+
+def normalized_title(text):
+    """Case, accents, punctuation and spacing ignored: `Attention is all you need!`."""
+    text = unicodedata.normalize("NFKD", text or "").casefold()
+    words = re.findall(r"[^\W_]+", "".join(c for c in text if not unicodedata.combining(c)))
+    return " ".join(words)
+
+
+def filter_clause(name, values, params):
+    """One filter as SQL over `papers`, its values bound as parameters."""
+    names = []
+    for index, value in enumerate(v for v in values if v is not None):
+        key = f"{name}_{index}"
+        params[key] = value
+        names.append(f":{key}")
+    if name == "affiliation":
+        return (
+            "papers.id in (select paper_affiliations.paper_id from paper_affiliations"
+            " join affiliations on affiliations.id = paper_affiliations.affiliation_id"
+            f" where affiliations.slug in ({', '.join(names)}))"
+        )
+    if name == "author":
+        return (
+            "papers.id in (select paper_id from paper_authors"
+            f" where author_id in ({', '.join(names)}))"
+        )
+    column = f"papers.{COLUMN_FILTERS[name]}"
+    tests = [f"{column} in ({', '.join(names)})"] if names else []
+    if None in values:
+        tests.append(f"{column} is null")
+    return "(" + " or ".join(tests) + ")"
+
+
+def sort_keys(request):
+    """Sort keys that are never NULL, so pages and streamed exports can continue after a row."""
+    if request.sort == "relevance":
+        return ["exact", "rank", "id"]
+    if request.sort == "newest":
+        return ["year is null", "coalesce(-year, 0)", "id"]
+    return ["year is null", "coalesce(year, 0)", "id"]
+
+
+def hits_sql(request, params, exact_ids=(), leave_out=None):
+    """`hits`: every paper matching q and the filters (but `leave_out`'s), with its sort keys."""
+    where = [
+        filter_clause(name, values, params)
+        for name, values in request.filters.items()
+        if name != leave_out
+    ]
+    where_sql = (" where " + " and ".join(where)) if where else ""
+    exact = "0"
+    if exact_ids:
+        for index, paper_id in enumerate(exact_ids):
+            params[f"exact_{index}"] = paper_id
+        names = ", ".join(f":exact_{index}" for index in range(len(exact_ids)))
+        exact = f"(papers.id not in ({names}))"
+    if request.expression is None:
+        return (
+            "select papers.rowid as rowid, papers.id as id, papers.year as year,"
+            f" 0 as exact, 0 as rank from papers{where_sql}"
+        )
+    params["expression"] = request.expression
+    weights = ", ".join(str(weight) for weight in FTS_WEIGHTS)
+    # the FTS match runs alone, then its rowids are looked up in papers
+    return (
+        "select papers.rowid as rowid, papers.id as id, papers.year as year,"
+        f" {exact} as exact, matches.rank as rank"
+        f" from (select rowid, bm25(papers_fts, {weights}) as rank from papers_fts"
+        " where papers_fts match :expression) as matches"
+        f" join papers on papers.rowid = matches.rowid{where_sql}"
+    )
+
+
+def count_sql(request, exact_ids=()):
+    params = {}
+    return f"with hits as ({hits_sql(request, params, exact_ids)}) select count(*) from hits", params
+
+
+def page_sql(request, exact_ids=(), after=None, limit=None, offset=0):
+    """Rowids of one page in the request's order; `after` continues past a row's sort keys."""
+    params = {}
+    keys = sort_keys(request)
+    sql = f"with hits as ({hits_sql(request, params, exact_ids)}) select rowid, "
+    sql += ", ".join(f"{key} as key_{index}" for index, key in enumerate(keys))
+    sql += " from hits"
+    if after is not None:
+        for index, value in enumerate(after):
+            params[f"after_{index}"] = value
+        names = ", ".join(f":after_{index}" for index in range(len(keys)))
+        sql += f" where ({', '.join(keys)}) > ({names})"
+    sql += " order by " + ", ".join(keys)
+    params["limit"] = request.size if limit is None else limit
+    params["offset"] = offset
+    return sql + " limit :limit offset :offset", params
+
+
+def facet_sql(request, name, exact_ids=(), only=None):
+    """Counts of one facet's values over the match set, its own filter left out.
+
+    `only` counts just those values (the chosen ones that missed the top FACET_LIMIT).
+    """
+    params = {}
+    hits = hits_sql(request, params, exact_ids, leave_out=name)
+    if name in COLUMN_FILTERS:
+        column = COLUMN_FILTERS[name]
+        value, label = f"papers.{column}", f"papers.{column}"
+        source = "hits join papers on papers.rowid = hits.rowid"
+        group = f"papers.{column}"
+    elif name == "affiliation":
+        value, label = "affiliations.slug", "affiliations.name"
+        source = (
+            "hits join paper_affiliations on paper_affiliations.paper_id = hits.id"
+            " join affiliations on affiliations.id = paper_affiliations.affiliation_id"
+        )
+        group = "affiliations.id"
+    else:
+        value, label = "authors.id", "authors.name"
+        source = (
+            "hits join paper_authors on paper_authors.paper_id = hits.id"
+            " join authors on authors.id = paper_authors.author_id"
+        )
+        group = "authors.id"
+    where = ""
+    if only is not None:
+        names = []
+        for index, chosen in enumerate(v for v in only if v is not None):
+            params[f"only_{index}"] = chosen
+            names.append(f":only_{index}")
+        tests = [f"{value} in ({', '.join(names)})"] if names else []
+        if None in only:
+            tests.append(f"{value} is null")
+        where = " where " + " or ".join(tests)
+    params["facet_limit"] = FACET_LIMIT
+    return (
+        f"with hits as ({hits}) select {value} as value, {label} as label, count(*) as count"
+        f" from {source}{where} group by {group}"
+        " order by count desc, value is null, value limit :facet_limit"
+    ), params
+
+
+def exact_title_sql(request):
+    """Candidates whose title holds the query as a phrase; Python keeps those equal to it."""
+    words = normalized_title(request.q)
+    if not words:
+        return None, {}
+    return (
+        "select papers.id, papers.label from papers_fts"
+        " join papers on papers.rowid = papers_fts.rowid"
+        " where papers_fts match :phrase limit 50"
+    ), {"phrase": 'label : "' + words.replace('"', "") + '"'}
+
+
+def details_sql(rowids):
+    params = {f"r{index}": rowid for index, rowid in enumerate(rowids)}
+    names = ", ".join(f":r{index}" for index in range(len(rowids)))
+    return f"select rowid, {PAGE_COLUMNS} from papers where rowid in ({names})", params
+
+
+def authors_sql(paper_ids):
+    params = {f"p{index}": paper_id for index, paper_id in enumerate(paper_ids)}
+    names = ", ".join(f":p{index}" for index in range(len(paper_ids)))
+    return (
+        "select paper_authors.paper_id, authors.id, authors.name from paper_authors"
+        " join authors on authors.id = paper_authors.author_id"
+        f" where paper_authors.paper_id in ({names})"
+        " order by paper_authors.paper_id, paper_authors.position is null,"
+        " paper_authors.position, authors.id"
+    ), params
+
+
+def affiliations_sql(paper_ids):
+    params = {f"p{index}": paper_id for index, paper_id in enumerate(paper_ids)}
+    names = ", ".join(f":p{index}" for index in range(len(paper_ids)))
+    return (
+        "select paper_affiliations.paper_id, affiliations.slug, affiliations.name"
+        " from paper_affiliations"
+        " join affiliations on affiliations.id = paper_affiliations.affiliation_id"
+        f" where paper_affiliations.paper_id in ({names})"
+        " order by paper_affiliations.paper_id, affiliations.name"
+    ), params
+
+
+def snippets_sql(request, rowids):
+    params = {f"r{index}": rowid for index, rowid in enumerate(rowids)}
+    params["expression"] = request.expression
+    names = ", ".join(f":r{index}" for index in range(len(rowids)))
+    return (
+        f"select rowid, snippet(papers_fts, {SNIPPET_COLUMN}, char(57344), char(57345),"
+        f" '…', {SNIPPET_TOKENS}) from papers_fts"
+        f" where papers_fts match :expression and rowid in ({names})"
+    ), params

@@ -1,0 +1,313 @@
+"""/search, /search.json and its exports, through Datasette's own client.
+
+The catalog: the real seeds (no venue or year) plus 36 real ICLR 2017/2018 and NeurIPS 2017
+papers with venue, year and status (tests/fixtures/search/SOURCE.md). Every total and facet
+count is checked against SQL run directly on the same file.
+"""
+
+import csv
+import io
+import json
+import sqlite3
+
+import pytest
+import yaml
+from datasette.app import Datasette
+
+from loader.bibtex import KeyMaker, entry_key, field_text, format_entry
+from loader.build import build_catalog
+from loader.search import SearchError, parse_search
+from loader.serve import SETTINGS
+from loader.sources import discover
+
+from .conftest import FIXTURES, ROOT, SEEDS
+
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+CONFERENCES = FIXTURES / "search" / "conferences.jsonl"
+
+
+@pytest.fixture(scope="session")
+def search_catalog(tmp_path_factory):
+    path = tmp_path_factory.mktemp("search") / "catalog.db"
+    build_catalog(discover([SEEDS, CONFERENCES]), path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def site(search_catalog, datasette):
+    """A second Datasette on the search catalog; `datasette` has registered our plugins."""
+    metadata = yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8"))
+    return Datasette(
+        immutables=[str(search_catalog)],
+        metadata=metadata,
+        template_dir=str(ROOT / "plugins" / "templates"),
+        settings=SETTINGS,
+    )
+
+
+@pytest.fixture
+def sql(search_catalog):
+    connection = sqlite3.connect(search_catalog)
+    yield lambda text, params=(): connection.execute(text, params).fetchall()
+    connection.close()
+
+
+async def get_json(site, url):
+    response = await site.client.get(url)
+    assert response.status_code == 200, response.text[:500]
+    return response.json()
+
+
+def matching(sql, term):
+    return {
+        row[0]
+        for row in sql(
+            "select papers.id from papers_fts join papers on papers.rowid = papers_fts.rowid"
+            " where papers_fts match ?",
+            [f'"{term}"'],
+        )
+    }
+
+
+# --- the parameters -------------------------------------------------------------------------
+
+
+def test_parameters_are_checked_and_clamped():
+    request = parse_search([("q", "a\x00b\nc"), ("page", "0"), ("size", "1000"), ("x", "y")])
+    assert (request.q, request.page, request.size) == ("a b c", 1, 100)
+    assert parse_search([("size", "-3")]).size == 1
+    assert parse_search([]).sort == "newest"
+    assert parse_search([("q", "x"), ("sort", "relevance")]).sort == "relevance"
+    assert parse_search([("sort", "relevance")]).sort == "newest"
+    assert parse_search([("q", '"')]).expression is None
+    assert parse_search([("year", "2018"), ("year", "2018"), ("venue", "")]).filters == {
+        "venue": (None,),
+        "year": (2018,),
+    }
+    for bad in ([("page", "two")], [("size", "1e3")], [("sort", "best")], [("year", "soon")]):
+        with pytest.raises(SearchError):
+            parse_search(bad)
+
+
+# --- totals, filters, facets ----------------------------------------------------------------
+
+
+async def test_total_and_results_match_sql(site, sql):
+    body = await get_json(site, "/search.json?q=learning&size=100")
+    expected = matching(sql, "learning")
+    assert body["total"] == len(expected) > 20
+    assert {result["id"] for result in body["results"]} == expected
+
+
+async def test_no_query_lists_every_paper_newest_first(site, sql):
+    body = await get_json(site, "/search.json?size=100")
+    assert body["total"] == sql("select count(*) from papers")[0][0]
+    years = [result["year"] for result in body["results"]]
+    dated = [year for year in years if year is not None]
+    assert dated == sorted(dated, reverse=True)
+    assert years.index(None) == len(dated), "papers with no year sort last"
+    assert all(result["snippet"] is None for result in body["results"])
+
+
+async def test_values_of_one_filter_are_ored_and_filters_anded(site, sql):
+    one = await get_json(site, "/search.json?venue=ICLR&year=2017&year=2018&size=100")
+    expected = sql("select count(*) from papers where venue = 'ICLR' and year in (2017, 2018)")
+    assert one["total"] == expected[0][0] > 0
+    both = await get_json(site, "/search.json?venue=ICLR&venue=NeurIPS&size=100")
+    assert both["total"] == sql("select count(*) from papers where venue in ('ICLR','NeurIPS')")[0][0]
+    assert {result["venue"] for result in both["results"]} == {"ICLR", "NeurIPS"}
+
+
+async def test_facet_counts_are_over_the_whole_match_set(site, sql):
+    body = await get_json(site, "/search.json?q=learning&size=1")
+    expected = {}
+    for paper_id in matching(sql, "learning"):
+        venue = sql("select venue from papers where id = ?", [paper_id])[0][0]
+        expected[venue] = expected.get(venue, 0) + 1
+    assert {item["value"]: item["count"] for item in body["facets"]["venue"]} == expected
+    counts = [item["count"] for item in body["facets"]["venue"]]
+    assert counts == sorted(counts, reverse=True)
+
+
+async def test_a_facets_own_filter_is_left_out_of_its_counts(site):
+    body = await get_json(site, "/search.json?venue=ICLR")
+    venues = {item["value"]: item["count"] for item in body["facets"]["venue"]}
+    assert venues["NeurIPS"] > 0 and venues["ICLR"] == body["total"]
+    years = {item["value"] for item in body["facets"]["year"]}
+    assert years == {2017, 2018}, "other facets are narrowed by the venue"
+
+
+async def test_facet_values_keep_their_types_and_nulls(site):
+    body = await get_json(site, "/search.json")
+    assert all(isinstance(item["value"], int) for item in body["facets"]["year"] if item["value"])
+    assert None in {item["value"] for item in body["facets"]["year"]}, "seed papers have no year"
+    assert all(isinstance(item["value"], int) for item in body["facets"]["author"])
+    assert len(body["facets"]["author"]) <= 20
+
+
+async def test_a_value_that_exists_nowhere_is_listed_with_count_zero(site):
+    body = await get_json(site, "/search.json?venue=Nowhere&year=1999")
+    assert body["total"] == 0 and body["results"] == []
+    assert {"value": "Nowhere", "label": "Nowhere", "count": 0} in body["facets"]["venue"]
+    assert {"value": 1999, "label": "1999", "count": 0} in body["facets"]["year"]
+
+
+async def test_empty_value_filters_papers_without_one(site, sql):
+    body = await get_json(site, "/search.json?venue=&size=100")
+    assert body["total"] == sql("select count(*) from papers where venue is null")[0][0] == 90
+
+
+async def test_author_and_affiliation_filters(site, sql):
+    author_id = sql("select id from authors where name = 'Huishuai Zhang'")[0][0]
+    body = await get_json(site, f"/search.json?author={author_id}&affiliation=pku&size=100")
+    expected = sql(
+        "select count(*) from papers where id in (select paper_id from paper_authors"
+        " where author_id = ?) and id in (select paper_id from paper_affiliations"
+        " join affiliations on affiliations.id = affiliation_id where slug = 'pku')",
+        [author_id],
+    )[0][0]
+    assert body["total"] == expected > 0
+    assert {"slug": "pku", "name": "PKU"} in body["results"][0]["affiliations"]
+
+
+async def test_author_names_are_searched(site, sql):
+    body = await get_json(site, "/search.json?q=abbeel+imitation")
+    assert body["total"] >= 1
+    assert any(
+        author["name"] == "Pieter Abbeel"
+        for result in body["results"]
+        for author in result["authors"]
+    )
+
+
+async def test_a_paper_whose_title_equals_the_query_comes_first(site):
+    body = await get_json(site, "/search.json?q=third+person+imitation+learning!")
+    assert body["results"][0]["title"] == "Third Person Imitation Learning"
+
+
+# --- pages and sorts ------------------------------------------------------------------------
+
+
+async def test_pages_are_stable_and_disjoint(site):
+    everything = await get_json(site, "/search.json?q=learning&size=100")
+    first = await get_json(site, "/search.json?q=learning&size=7")
+    second = await get_json(site, "/search.json?q=learning&size=7&page=2")
+    ids = [result["id"] for result in everything["results"]]
+    assert [r["id"] for r in first["results"] + second["results"]] == ids[:14]
+    beyond = await get_json(site, "/search.json?q=learning&size=7&page=9999")
+    assert beyond["page"] == -(-everything["total"] // 7)
+    assert [r["id"] for r in beyond["results"]] == ids[(beyond["page"] - 1) * 7 :][:7]
+
+
+async def test_oldest_first_puts_papers_without_a_year_last(site):
+    body = await get_json(site, "/search.json?sort=oldest&size=100")
+    years = [result["year"] for result in body["results"]]
+    dated = [year for year in years if year is not None]
+    assert dated == sorted(dated) and years[: len(dated)] == dated
+
+
+@pytest.mark.parametrize(
+    "url,message",
+    [
+        ("/search.json?page=abc", "page"),
+        ("/search.json?size=ten", "size"),
+        ("/search.json?sort=best", "sort"),
+        ("/search?sort=best", "sort"),
+        ("/search.csv?year=soon", "year"),
+    ],
+)
+async def test_client_mistakes_are_400_with_a_message(site, url, message):
+    response = await site.client.get(url)
+    assert response.status_code == 400
+    assert message in response.text
+
+
+@pytest.mark.parametrize(
+    "q",
+    ['"', '""', "AND", "OR NOT", "*", "-", "a:b", "(", "NEAR(a b)", "\x00", "é" * 300, "x\ny", "'"],
+)
+async def test_hostile_queries_answer_200(site, q):
+    for path in ("/search", "/search.json", "/search.csv", "/search.bib"):
+        response = await site.client.get(path, params={"q": q})
+        assert response.status_code == 200, (path, q, response.text[:300])
+
+
+# --- exports --------------------------------------------------------------------------------
+
+
+async def test_every_export_holds_every_match(site):
+    total = (await get_json(site, "/search.json?q=learning"))["total"]
+    csv_response = await site.client.get("/search.csv?q=learning")
+    rows = list(csv.DictReader(io.StringIO(csv_response.text)))
+    assert len(rows) == total
+    assert list(rows[0]) == [
+        "id", "title", "label", "authors", "venue", "year", "status", "track",
+        "affiliations", "url", "abstract",
+    ]  # fmt: skip
+    assert "\ue000" not in csv_response.text and "\ue001" not in csv_response.text
+    bib = (await site.client.get("/search.bib?q=learning")).text
+    assert bib.count("\n@") + bib.startswith("@") == total
+    everything = json.loads((await site.client.get("/search.json?q=learning&_all=1")).text)
+    assert everything["total"] == len(everything["results"]) == total
+    ordered = (await get_json(site, "/search.json?q=learning&size=100"))["results"]
+    assert [row["id"] for row in rows] == [result["id"] for result in ordered]
+
+
+async def test_exports_download(site):
+    for extension in ("csv", "bib"):
+        response = await site.client.get(f"/search.{extension}?venue=ICLR")
+        assert response.headers["content-disposition"].startswith("attachment;")
+    page = (await site.client.get("/search?q=learning")).text
+    assert 'href="/search.csv?q=learning" download' in page
+
+
+async def test_csv_authors_are_names(site):
+    text = (await site.client.get("/search.csv?q=imitation+abbeel")).text
+    row = next(csv.DictReader(io.StringIO(text)))
+    assert "Pieter Abbeel" in row["authors"].split("; ")
+    assert row["venue"] in ("ICLR", "NeurIPS") and row["year"] in ("2017", "2018")
+
+
+# --- the page -------------------------------------------------------------------------------
+
+
+async def test_the_page_links_results_authors_and_facets(site):
+    response = await site.client.get("/search?q=imitation&venue=ICLR")
+    html = response.text
+    assert response.status_code == 200
+    assert "<title>imitation – Search papers</title>" in html
+    assert 'href="/catalog/papers/' in html and 'href="/catalog/authors/' in html
+    assert "<mark>" in html
+    assert 'aria-label="Remove filter Venue: ICLR"' in html
+    assert "Custom SQL" not in html
+
+
+async def test_zero_results_say_so(site):
+    html = (await site.client.get("/search?q=zzzzqqq")).text
+    assert "No papers match" in html
+
+
+# --- BibTeX ---------------------------------------------------------------------------------
+
+
+def test_bibtex_entries():
+    keys = KeyMaker()
+    paper = {
+        "title": "Offline RL: {A} 100% & more",
+        "label": "x",
+        "authors": ["Sergey Levine", "Aviral Kumar"],
+        "truncated": True,
+        "venue": "ICLR",
+        "year": 2020,
+        "url": "https://openreview.net/forum?id=1",
+    }
+    first = format_entry(paper, keys)
+    assert first.startswith("@inproceedings{levine2020offline,")
+    assert "author = {Sergey Levine and Aviral Kumar and others}" in first
+    assert "booktitle = {ICLR}" in first and r"100\% \& more" in first
+    assert format_entry(paper, keys).startswith("@inproceedings{levine2020offlinea,")
+    preprint = format_entry(dict(paper, venue="arXiv", title=None, label="A Study"), keys)
+    assert preprint.startswith("@misc{levine2020study,")
+    assert "note = {title derived from the abstract}" in preprint
+    assert entry_key(["Tramèr Florian Jr."], None, "The Art") == "florianart"
+    assert field_text("a { b") == "a  b"
