@@ -6,6 +6,7 @@ facet's own filter is left out when counting that facet, so choosing one track s
 other tracks' counts.
 """
 
+import difflib
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -309,3 +310,96 @@ def snippets_sql(request, rowids):
         f" '…', {SNIPPET_TOKENS}) from papers_fts"
         f" where papers_fts match :expression and rowid in ({names})"
     ), params
+
+
+# --- spelling suggestions for a search with no results ------------------------------------------
+# The porter index holds stems, not words ("diffus"), so candidates come from the stems that
+# share the word's first two letters (an fts5vocab range scan) and each one is shown as the word
+# a paper really uses, read back from a highlighted match.
+SUGGESTION_CUTOFF = 0.6
+SUGGESTIONS = 3
+CANDIDATE_STEMS = 8
+
+
+def query_words(q):
+    """The words of q as the index folds them: lower case, accents removed."""
+    return normalized_title(q).split()
+
+
+def word_exists_sql(word):
+    return "select 1 from papers_fts where papers_fts match :word limit 1", {"word": f'"{word}"'}
+
+
+def stem_candidates_sql(word):
+    """Stems in the vocabulary starting with the word's first two letters."""
+    low = word[:2]
+    high = low[:-1] + chr(ord(low[-1]) + 1)
+    return (
+        "select term, doc from papers_fts_vocab where term >= :low and term < :high",
+        {"low": low, "high": high},
+    )
+
+
+def edit_distance(word, other):
+    """Insertions, deletions, substitutions and swaps of neighbours (`modle` -> `model`: 1)."""
+    previous2, previous = None, list(range(len(other) + 1))
+    for i, a in enumerate(word, 1):
+        current = [i]
+        for j, b in enumerate(other, 1):
+            cost = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a != b))
+            if i > 1 and j > 1 and a == other[j - 2] and word[i - 2] == b:
+                cost = min(cost, previous2[j - 2] + 1)
+            current.append(cost)
+        previous2, previous = previous, current
+    return previous[-1]
+
+
+def close_enough(word, other):
+    return edit_distance(word, other) <= max(1, len(word) // 3)
+
+
+def close_stems(word, rows):
+    """The stems most like the word (a stem is a cut word: `diffus` for diffusion)."""
+    documents = {term: doc for term, doc in rows if len(word) - 4 <= len(term) <= len(word) + 2}
+    return difflib.get_close_matches(word, list(documents), CANDIDATE_STEMS, SUGGESTION_CUTOFF)
+
+
+def surface_word_sql(stem):
+    """One paper's highlighted use of the stem: the word as written (`diffusion`).
+
+    A prefix query, because FTS5 would stem the stem again ("diffus" -> "diffu").
+    """
+    return (
+        "select highlight(papers_fts, 0, char(57344), char(57345)),"
+        " highlight(papers_fts, 2, char(57344), char(57345))"
+        " from papers_fts where papers_fts match :stem limit 5"
+    ), {"stem": f'"{stem}"*'}
+
+
+def marked_words(texts):
+    """The highlighted words of some highlight() outputs, folded as the index folds them."""
+    words = set()
+    for text in texts:
+        for piece in (text or "").split(HIGHLIGHT_START)[1:]:
+            word = normalized_title(piece.split(HIGHLIGHT_END, 1)[0])
+            if word and " " not in word:
+                words.add(word)
+    return words
+
+
+def best_words(word, surfaces):
+    """Real words most like the misspelt one, best first."""
+    close = [surface for surface in set(surfaces) - {word} if close_enough(word, surface)]
+    return sorted(close, key=lambda surface: (edit_distance(word, surface), surface))
+
+
+def suggested_queries(words, replacements):
+    """Every misspelt word replaced by its best match; then the first one's other matches."""
+    if not replacements:
+        return []
+    best = [replacements.get(word, [word])[0] for word in words]
+    queries = [" ".join(best)]
+    first = next(word for word in words if word in replacements)
+    for other in replacements[first][1:]:
+        queries.append(" ".join(other if w == first else b for w, b in zip(words, best)))
+    return queries[:SUGGESTIONS]

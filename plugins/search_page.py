@@ -167,6 +167,23 @@ class Searcher:
             )
         return results
 
+    async def suggestions(self):
+        """This query with each misspelt word replaced by a word the catalog uses."""
+        words = search.query_words(self.request.q)
+        replacements = {}
+        for word in words:
+            if len(word) < 3 or word in replacements or await self.rows(search.word_exists_sql(word)):
+                continue
+            stems = search.close_stems(word, await self.rows(search.stem_candidates_sql(word)))
+            surfaces = set()
+            for stem in stems:
+                for row in await self.rows(search.surface_word_sql(stem)):
+                    surfaces |= search.marked_words(row)
+            found = search.best_words(word, surfaces)
+            if found:
+                replacements[word] = found
+        return search.suggested_queries(words, replacements)
+
     async def batches(self):
         """Every match in the page's order, EXPORT_BATCH papers at a time."""
         after = None
@@ -393,9 +410,10 @@ async def search_view(datasette, request):
             for name, values in parsed.filters.items()
             for value in values
         ],
-        "author_names": {
-            item["value"]: item["label"] for item in facets.get("author", [])
-        },
+        "suggestions": [
+            {"q": suggestion, "url": query_url(datasette, pairs, q=suggestion, page=None)}
+            for suggestion in (await searcher.suggestions() if not total and parsed.expression else [])
+        ],
     }
     return Response.html(await datasette.render_template("search.html", context, request=request))
 

@@ -311,3 +311,17 @@ def test_bibtex_entries():
     assert "note = {title derived from the abstract}" in preprint
     assert entry_key(["Tramèr Florian Jr."], None, "The Art") == "florianart"
     assert field_text("a { b") == "a  b"
+
+
+async def test_zero_results_suggest_words_the_catalog_uses(site):
+    html = (await site.client.get("/search?q=imitaton+lerning")).text
+    assert 'Did you mean <a href="/search?q=imitation+learning">imitation learning</a>' in html
+
+
+def test_edit_distance_counts_swaps_as_one():
+    from loader.search import best_words, edit_distance
+
+    assert edit_distance("modle", "model") == 1
+    assert edit_distance("difusion", "diffusion") == 1
+    assert edit_distance("", "abc") == 3
+    assert best_words("modle", {"model", "modules", "mode", "xyz"}) == ["mode", "model"]
