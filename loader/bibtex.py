@@ -16,7 +16,9 @@ DERIVED_NOTE = "title derived from the abstract"
 
 def ascii_letters(text):
     text = unicodedata.normalize("NFKD", text or "")
-    return re.sub(r"[^a-z0-9]", "", "".join(c for c in text if not unicodedata.combining(c)).lower())
+    return re.sub(
+        r"[^a-z0-9]", "", "".join(c for c in text if not unicodedata.combining(c)).lower()
+    )
 
 
 def family_name(name):

@@ -36,9 +36,7 @@ FILTERS = tuple(COLUMN_FILTERS) + ("affiliation", "author")
 INTEGER_FILTERS = ("year", "author")
 # an empty value asks for papers with no value at all (they facet as null)
 NULLABLE_FILTERS = ("area", "track", "venue", "year", "status")
-PAGE_COLUMNS = (
-    "id, label, title, venue, year, status, track, url, authors_truncated, abstract"
-)
+PAGE_COLUMNS = "id, label, title, venue, year, status, track, url, authors_truncated, abstract"
 
 
 class SearchError(ValueError):
@@ -194,7 +192,10 @@ def hits_sql(request, params, exact_ids=(), leave_out=None):
 
 def count_sql(request, exact_ids=()):
     params = {}
-    return f"with hits as ({hits_sql(request, params, exact_ids)}) select count(*) from hits", params
+    return (
+        f"with hits as ({hits_sql(request, params, exact_ids)}) select count(*) from hits",
+        params,
+    )
 
 
 def page_sql(request, exact_ids=(), after=None, limit=None, offset=0):

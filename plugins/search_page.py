@@ -52,9 +52,11 @@ def snippet_html(text):
     if not text:
         return Markup("")
     pieces, open_mark = [], False
-    for piece in text.replace(search.HIGHLIGHT_END, "\0\ue001\0").replace(
-        search.HIGHLIGHT_START, "\0\ue000\0"
-    ).split("\0"):
+    for piece in (
+        text.replace(search.HIGHLIGHT_END, "\0\ue001\0")
+        .replace(search.HIGHLIGHT_START, "\0\ue000\0")
+        .split("\0")
+    ):
         if piece == search.HIGHLIGHT_START and not open_mark:
             pieces.append("<mark>")
             open_mark = True
@@ -94,7 +96,9 @@ class Searcher:
             return
         wanted = search.normalized_title(self.request.q)
         self.exact_ids = tuple(
-            row[0] for row in await self.rows((sql, params)) if search.normalized_title(row[1]) == wanted
+            row[0]
+            for row in await self.rows((sql, params))
+            if search.normalized_title(row[1]) == wanted
         )
 
     async def total(self):
@@ -105,7 +109,9 @@ class Searcher:
         limit = self.datasette.setting("facet_time_limit_ms")
         try:
             rows = await self.rows(search.facet_sql(self.request, name, self.exact_ids), limit)
-            items = [{"value": r[0], "label": label_of(name, r[0], r[1]), "count": r[2]} for r in rows]
+            items = [
+                {"value": r[0], "label": label_of(name, r[0], r[1]), "count": r[2]} for r in rows
+            ]
             chosen = self.request.chosen(name)
             missing = [value for value in chosen if value not in {item["value"] for item in items}]
             if missing:
@@ -172,7 +178,11 @@ class Searcher:
         words = search.query_words(self.request.q)
         replacements = {}
         for word in words:
-            if len(word) < 3 or word in replacements or await self.rows(search.word_exists_sql(word)):
+            if (
+                len(word) < 3
+                or word in replacements
+                or await self.rows(search.word_exists_sql(word))
+            ):
                 continue
             stems = search.close_stems(word, await self.rows(search.stem_candidates_sql(word)))
             surfaces = set()
@@ -255,7 +265,7 @@ def export_stream(searcher, extension):
             await writer.write(",".join(CSV_COLUMNS) + "\r\n")
         elif extension == "json":
             total = await searcher.total()
-            await writer.write('{"total": %d, "results": [' % total)
+            await writer.write(f'{{"total": {total}, "results": [')
         try:
             async for batch in searcher.batches():
                 pieces = []
@@ -267,7 +277,9 @@ def export_stream(searcher, extension):
                     else:
                         shown = dict(result, snippet=None)
                         shown.pop("abstract")
-                        pieces.append(("" if first else ", ") + json.dumps(shown, ensure_ascii=False))
+                        pieces.append(
+                            ("" if first else ", ") + json.dumps(shown, ensure_ascii=False)
+                        )
                         first = False
                 await writer.write("".join(pieces))
         except QueryInterrupted:
@@ -280,7 +292,9 @@ def export_stream(searcher, extension):
         "bib": "application/x-bibtex; charset=utf-8",
         "json": "application/json; charset=utf-8",
     }
-    return AsgiStream(stream, headers=export_headers(extension), content_type=content_types[extension])
+    return AsgiStream(
+        stream, headers=export_headers(extension), content_type=content_types[extension]
+    )
 
 
 def query_url(datasette, pairs, **changes):
@@ -326,7 +340,7 @@ async def search_view(datasette, request):
     extension = request.url_vars.get("format")
     try:
         parsed = search.parse_search(
-            [(name, value) for name in request.args.keys() for value in request.args.getlist(name)]
+            [(name, value) for name in request.args for value in request.args.getlist(name)]
         )
     except search.SearchError as error:
         return await error_response(datasette, request, extension, str(error))
@@ -371,7 +385,11 @@ async def search_view(datasette, request):
         "parsed": parsed,
         "total": total,
         "results": [
-            dict(result, snippet_html=snippet_html(result["snippet"]), page_url=base_url + result["id"])
+            dict(
+                result,
+                snippet_html=snippet_html(result["snippet"]),
+                page_url=base_url + result["id"],
+            )
             for result in results
         ],
         "facets": [
@@ -389,12 +407,21 @@ async def search_view(datasette, request):
             for n in page_numbers(parsed.page, last_page)
         ],
         "sorts": [
-            {"value": sort, "url": query_url(datasette, pairs, sort=sort, page=None), "current": sort == parsed.sort}
+            {
+                "value": sort,
+                "url": query_url(datasette, pairs, sort=sort, page=None),
+                "current": sort == parsed.sort,
+            }
             for sort in search.SORTS
             if sort != "relevance" or parsed.expression
         ],
         "exports": [
-            (label, datasette.urls.path("/search." + ext) + "?" + urlencode(pairs_for_export(pairs, ext)))
+            (
+                label,
+                datasette.urls.path("/search." + ext)
+                + "?"
+                + urlencode(pairs_for_export(pairs, ext)),
+            )
             for label, ext in (("CSV", "csv"), ("BibTeX", "bib"), ("JSON", "json"))
         ],
         "chosen": [
@@ -403,7 +430,11 @@ async def search_view(datasette, request):
                 "value": "(none)" if value is None else str(value),
                 "url": query_url(
                     datasette,
-                    [(k, v) for k, v in pairs if not (k == name and v == ("" if value is None else str(value)))],
+                    [
+                        (k, v)
+                        for k, v in pairs
+                        if not (k == name and v == ("" if value is None else str(value)))
+                    ],
                     page=None,
                 ),
             }
@@ -412,7 +443,9 @@ async def search_view(datasette, request):
         ],
         "suggestions": [
             {"q": suggestion, "url": query_url(datasette, pairs, q=suggestion, page=None)}
-            for suggestion in (await searcher.suggestions() if not total and parsed.expression else [])
+            for suggestion in (
+                await searcher.suggestions() if not total and parsed.expression else []
+            )
         ],
     }
     return Response.html(await datasette.render_template("search.html", context, request=request))

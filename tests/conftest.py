@@ -19,6 +19,14 @@ def seed_catalog(tmp_path_factory):
     return path
 
 
+@pytest.fixture(scope="session")
+def search_catalog(tmp_path_factory):
+    """The seeds plus 36 real conference papers with venue, year and status (fixtures/search)."""
+    path = tmp_path_factory.mktemp("search") / "catalog.db"
+    build_catalog(discover([SEEDS, FIXTURES / "search" / "conferences.jsonl"]), path)
+    return path
+
+
 @pytest.fixture
 def query(seed_catalog):
     connection = sqlite3.connect(seed_catalog)

@@ -1,0 +1,101 @@
+"""Small, named edits to Datasette's own page templates, applied as they load: no copies.
+
+Each edit replaces text that must occur exactly once in Datasette's template; if an upgrade
+changes that text the site refuses to start (TemplatePatchFailed), so a test fails instead of
+the page drifting. The edits: a language and a main landmark with a skip link on every page
+(base.html); the search box in the header; column notes folded behind one summary and labels on
+the filter controls of table pages (table.html).
+"""
+
+from datasette import hookimpl
+from jinja2 import BaseLoader, ChoiceLoader, TemplateNotFound
+
+PATCHES = {
+    "base.html": [
+        ("<html>", '<html lang="en">'),
+        (
+            '<body class="{% block body_class %}{% endblock %}">\n',
+            (
+                '<body class="{% block body_class %}{% endblock %}">\n'
+                '<a class="skip-link" href="#main">Skip to content</a>\n'
+            ),
+        ),
+        (
+            "{% endblock %}</nav></header>",
+            '{% endblock %}{% include "_header_search.html" %}</nav></header>',
+        ),
+        ('<section class="content">', '<main id="main" class="content" tabindex="-1">'),
+        ("{% endblock %}\n</section>", "{% endblock %}\n</main>"),
+    ],
+    "table.html": [
+        (
+            '<dl class="column-descriptions">',
+            (
+                '<details class="column-notes"><summary>Column notes</summary>\n'
+                '<dl class="column-descriptions">'
+            ),
+        ),
+        ("</dl>\n{% endif %}", "</dl>\n</details>\n{% endif %}"),
+        (
+            '<select name="_filter_column_{{ loop.index }}">',
+            '<select name="_filter_column_{{ loop.index }}" aria-label="Filter column">',
+        ),
+        (
+            '<select name="_filter_op_{{ loop.index }}">',
+            '<select name="_filter_op_{{ loop.index }}" aria-label="Filter operation">',
+        ),
+        (
+            'class="filter-value" value="{{ value }}">',
+            'class="filter-value" value="{{ value }}" aria-label="Filter value">',
+        ),
+        (
+            '<select name="_filter_column">',
+            '<select name="_filter_column" aria-label="Filter column">',
+        ),
+        ('<select name="_filter_op">', '<select name="_filter_op" aria-label="Filter operation">'),
+        (
+            '<input type="text" name="_filter_value" class="filter-value">',
+            '<input type="text" name="_filter_value" class="filter-value" aria-label="Filter value">',
+        ),
+        (
+            '<select name="_sort" id="sort_by">',
+            '<select name="_sort" id="sort_by" aria-label="Sort by">',
+        ),
+    ],
+}
+
+
+class TemplatePatchFailed(RuntimeError):
+    pass
+
+
+def patch_source(name, source):
+    for old, new in PATCHES[name]:
+        if source.count(old) != 1:
+            raise TemplatePatchFailed(
+                f"{name}: expected the text {old!r} exactly once in Datasette's template, "
+                f"found it {source.count(old)} times"
+            )
+        source = source.replace(old, new)
+    return source
+
+
+class PatchedTemplates(BaseLoader):
+    """Loads Datasette's own template (`default:NAME`) with our edits applied."""
+
+    def __init__(self, loader):
+        self.loader = loader
+
+    def get_source(self, environment, template):
+        if template not in PATCHES:
+            raise TemplateNotFound(template)
+        source, filename, uptodate = self.loader.get_source(environment, "default:" + template)
+        return patch_source(template, source), filename, uptodate
+
+    def list_templates(self):
+        return sorted(PATCHES)
+
+
+@hookimpl
+def prepare_jinja2_environment(env):
+    env.loader = ChoiceLoader([PatchedTemplates(env.loader), env.loader])

@@ -1,0 +1,95 @@
+"""axe-core in real Chromium on the main pages, at desktop and phone widths.
+
+axe-core comes from npm (tests/js/package.json; `make test` installs it) and is injected into
+each page; no serious or critical violation may remain, and no page may scroll sideways on a
+390 px phone.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from .browser import chromium, datasette_server, requires_chromium, screenshot
+
+AXE = Path(__file__).resolve().parent / "js" / "node_modules" / "axe-core" / "axe.min.js"
+WIDTHS = {"desktop": 1280, "phone": 390}
+SERIOUS = {"serious", "critical"}
+
+pytestmark = [
+    pytest.mark.browser,
+    requires_chromium,
+    pytest.mark.skipif(not AXE.exists(), reason="needs axe-core: npm install --prefix tests/js"),
+]
+
+
+@pytest.fixture(scope="module")
+def site(search_catalog, tmp_path_factory):
+    with datasette_server(search_catalog, tmp_path_factory.mktemp("axe-logs")) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as browser:
+        yield browser
+
+
+def pages(search_catalog):
+    import sqlite3
+
+    with sqlite3.connect(search_catalog) as connection:
+        paper = connection.execute(
+            "select id from papers where abstract like '%$%' order by id limit 1"
+        ).fetchone()[0]
+        author = connection.execute("select id from authors order by paper_count desc").fetchone()[
+            0
+        ]
+    return {
+        "home": "/",
+        "search": "/search?q=learning&venue=ICLR",
+        "search-empty": "/search?q=lerning+imitaton",
+        "papers": "/catalog/papers",
+        "paper": f"/catalog/papers/{paper}",
+        "author": f"/catalog/authors/{author}",
+        "charts": "/-/charts",
+    }
+
+
+def violations(page):
+    page.add_script_tag(path=str(AXE))
+    result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")
+    return [
+        (v["id"], v["impact"], [node["target"] for node in v["nodes"]][:3])
+        for v in result["violations"]
+        if v["impact"] in SERIOUS
+    ]
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_no_serious_violation_and_no_sideways_scroll(site, browser, search_catalog, width):
+    page = browser.new_page(viewport={"width": WIDTHS[width], "height": 900})
+    found, wide = {}, {}
+    for name, path in pages(search_catalog).items():
+        response = page.goto(site + path)
+        assert response.status == 200, path
+        problems = violations(page)
+        if problems:
+            found[name] = problems
+        scroll = page.evaluate("document.documentElement.scrollWidth")
+        if scroll > WIDTHS[width]:
+            wide[name] = scroll
+        screenshot(page, f"axe-{width}-{name}", full_page=False)
+    page.close()
+    assert found == {}
+    if width == "phone":
+        assert wide == {}
+
+
+def test_keyboard_users_skip_to_the_content(site, browser):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(site + "/search?q=learning")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.textContent") == "Skip to content"
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "main"
+    page.close()

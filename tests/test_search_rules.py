@@ -1,0 +1,53 @@
+"""The /search rules that need no catalog: parameters, spelling distance, BibTeX."""
+
+import pytest
+
+from loader.bibtex import KeyMaker, entry_key, field_text, format_entry
+from loader.search import SearchError, best_words, edit_distance, parse_search
+
+
+def test_parameters_are_checked_and_clamped():
+    request = parse_search([("q", "a\x00b\nc"), ("page", "0"), ("size", "1000"), ("x", "y")])
+    assert (request.q, request.page, request.size) == ("a b c", 1, 100)
+    assert parse_search([("size", "-3")]).size == 1
+    assert parse_search([]).sort == "newest"
+    assert parse_search([("q", "x"), ("sort", "relevance")]).sort == "relevance"
+    assert parse_search([("sort", "relevance")]).sort == "newest"
+    assert parse_search([("q", '"')]).expression is None
+    assert parse_search([("year", "2018"), ("year", "2018"), ("venue", "")]).filters == {
+        "venue": (None,),
+        "year": (2018,),
+    }
+    for bad in ([("page", "two")], [("size", "1e3")], [("sort", "best")], [("year", "soon")]):
+        with pytest.raises(SearchError):
+            parse_search(bad)
+
+
+def test_bibtex_entries():
+    keys = KeyMaker()
+    paper = {
+        "title": "Offline RL: {A} 100% & more",
+        "label": "x",
+        "authors": ["Sergey Levine", "Aviral Kumar"],
+        "truncated": True,
+        "venue": "ICLR",
+        "year": 2020,
+        "url": "https://openreview.net/forum?id=1",
+    }
+    first = format_entry(paper, keys)
+    assert first.startswith("@inproceedings{levine2020offline,")
+    assert "author = {Sergey Levine and Aviral Kumar and others}" in first
+    assert "booktitle = {ICLR}" in first and r"100\% \& more" in first
+    assert format_entry(paper, keys).startswith("@inproceedings{levine2020offlinea,")
+    preprint = format_entry(dict(paper, venue="arXiv", title=None, label="A Study"), keys)
+    assert preprint.startswith("@misc{levine2020study,")
+    assert "note = {title derived from the abstract}" in preprint
+    assert entry_key(["Tramèr Florian Jr."], None, "The Art") == "florianart"
+    assert field_text("a { b") == "a  b"
+
+
+def test_edit_distance_counts_swaps_as_one():
+    assert edit_distance("modle", "model") == 1
+    assert edit_distance("difusion", "diffusion") == 1
+    assert edit_distance("", "abc") == 3
+    assert best_words("modle", {"model", "modules", "mode", "xyz"}) == ["mode", "model"]
