@@ -65,7 +65,9 @@ async def compare(catalog, runs):
     raw = Raw(catalog)
     column, value, rows = csv_view(raw, raw.one("select count(*) from papers")[0])
     raw.connection.close()
-    url = "/catalog/papers.csv?" + urlencode({column: value, "_stream": "on", "_size": "max"})
+    # columns chosen in the URL: plugins/papers_columns.py then leaves it alone for both
+    params = {column: value, "_stream": "on", "_size": "max", "_nocol": "abstract_plain"}
+    url = "/catalog/papers.csv?" + urlencode(params)
     ours_client = httpx.AsyncClient(
         transport=httpx.ASGITransport(app=datasette.app()), base_url="http://localhost"
     )

@@ -373,6 +373,8 @@ class CatalogWriter:
             affiliation_rows = execute(
                 "select affiliation_id from paper_affiliations where paper_id = ?", [pid]
             ).fetchall()
+            # the author names are indexed (external-content FTS): out with the old text first
+            self.index_paper(pid, "'delete', ")
             execute(
                 "update papers set authors = ?, author_count = ?, affiliations = ? where id = ?",
                 [
@@ -382,6 +384,7 @@ class CatalogWriter:
                     pid,
                 ],
             )
+            self.index_paper(pid)
 
     def papers_of_renamed_authors(self):
         renamed = sorted(self.renamed_authors)

@@ -1,4 +1,4 @@
-"""Every CSV link on table and query pages downloads all rows in one stream.
+"""Every CSV link on table and query pages downloads all rows in one stream, as a file.
 
 Datasette 0.65 links CSV with `_size=max` only; `_stream=on` without `_size=max` pages 100 rows
 at a time. Both go on every link, replacing any `_size`/`_stream` the page itself was given.
@@ -10,8 +10,9 @@ from datasette import hookimpl
 from datasette.utils import path_with_format
 
 # page-only parameters: they mean nothing to (or break) a full CSV export
-PAGE_ONLY = {"_size", "_stream", "_next", "_labels", "_facet", "_facet_array", "_facet_size"}
-STREAM_ALL = [("_size", "max"), ("_stream", "on")]
+PAGE_ONLY = {"_size", "_stream", "_dl", "_next", "_labels", "_facet", "_facet_array", "_facet_size"}
+# _dl=1: Datasette answers with Content-Disposition: attachment, so the link downloads
+STREAM_ALL = [("_size", "max"), ("_stream", "on"), ("_dl", "1")]
 
 
 def export_pairs(query_string, labels):

@@ -22,7 +22,7 @@ PATCHES = {
         ),
         (
             "{% endblock %}</nav></header>",
-            '{% endblock %}{% include "_header_search.html" %}</nav></header>',
+            '{% endblock %}{% include "_header_search.html" ignore missing %}</nav></header>',
         ),
         ('<section class="content">', '<main id="main" class="content" tabindex="-1">'),
         ("{% endblock %}\n</section>", "{% endblock %}\n</main>"),

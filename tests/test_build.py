@@ -78,7 +78,7 @@ def test_denormalized_columns(query):
 def test_search_finds_markup_stripped_text(query):
     def search(terms):
         return query(
-            "select label from papers join papers_fts on papers.rowid = papers_fts.rowid "
+            "select papers.label from papers join papers_fts on papers.rowid = papers_fts.rowid "
             "where papers_fts match ?",
             [terms],
         )

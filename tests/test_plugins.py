@@ -324,13 +324,14 @@ def test_export_pairs_replace_page_parameters():
         ("_sort", "id"),
         ("_size", "max"),
         ("_stream", "on"),
+        ("_dl", "1"),
         ("_labels", "on"),
     ]
 
 
 def test_stream_all_adds_size_and_stream():
-    url = csv_links.stream_all("/catalog/papers_by_author.csv?author_id=3&_size=5")
-    assert url == "/catalog/papers_by_author.csv?author_id=3&_size=max&_stream=on"
+    url = csv_links.stream_all("/catalog/papers_by_author.csv?author_id=3&_size=5&_dl=1")
+    assert url == "/catalog/papers_by_author.csv?author_id=3&_size=max&_stream=on&_dl=1"
 
 
 # charts ------------------------------------------------------------------------------------

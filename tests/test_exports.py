@@ -1,0 +1,51 @@
+"""Downloads download, CSV carries no highlight characters, papers show each text once."""
+
+import csv
+import io
+
+import pytest
+
+from .plugin_files import load_plugin
+
+highlights = load_plugin("csv_highlights")
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_csv_links_download_every_row(datasette):
+    html = (await datasette.client.get("/catalog/papers?area=Applications")).text
+    link = html.split('href="/catalog/papers.csv?', 1)[1].split('"', 1)[0]
+    assert "_dl=1" in link and "_stream=on" in link
+    response = await datasette.client.get("/catalog/papers.csv?" + link.replace("&amp;", "&"))
+    assert response.headers["content-disposition"] == 'attachment; filename="papers.csv"'
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_papers_csv_holds_the_abstract_once(datasette):
+    text = (await datasette.client.get("/catalog/papers.csv?_size=max")).text
+    header = next(csv.reader(io.StringIO(text)))
+    assert "abstract" in header
+    assert "abstract_plain" not in header and "abstract_text" not in header
+    assert "title" not in header, "no seed gives a title: the column is empty everywhere"
+    chosen = (await datasette.client.get("/catalog/papers.csv?_col=abstract_text")).text
+    assert next(csv.reader(io.StringIO(chosen))) == ["id", "abstract_text"]
+    row = (await datasette.client.get("/catalog/papers.json?_size=1&_shape=array")).json()[0]
+    assert {"abstract_plain", "abstract_text", "title"} <= set(row), "JSON keeps every column"
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_search_csv_has_no_highlight_characters(datasette):
+    text = (await datasette.client.get("/catalog/search.csv?q=privacy")).text
+    assert "privacy" in text
+    assert "\ue000" not in text and "\ue001" not in text
+    page = (await datasette.client.get("/catalog/search.json?q=privacy&_shape=array")).json()
+    assert any("\ue000" in row["snippet"] for row in page), "JSON keeps the markers"
+
+
+def test_a_highlight_split_between_two_pieces_is_still_removed():
+    marker = "\ue000".encode()
+    first, held = highlights.split_partial(highlights.strip_highlights(b"ab" + marker[:2]))
+    assert (first, held) == (b"ab", marker[:2])
+    second, _ = highlights.split_partial(highlights.strip_highlights(held + marker[2:] + b"cd"))
+    assert second == b"cd"
+    accented = "é".encode()
+    assert highlights.split_partial(highlights.strip_highlights(accented)) == (accented, b"")
