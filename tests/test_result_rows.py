@@ -54,6 +54,10 @@ def stock_datasette(datasette, seed_catalog):
     return Datasette(immutables=[str(seed_catalog)], metadata=metadata, settings=SETTINGS)
 
 
+def without_header_search(html):
+    return re.sub(r'\n<form class="header-search".*?</form>\n', "", html, flags=re.S)
+
+
 def table_body(html):
     body = html.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
     return re.sub(r"\s+", " ", re.sub(r">\s+<", "><", body)).strip()
@@ -81,8 +85,9 @@ async def test_query_pages_show_the_same_cells_as_datasettes_template(
     assert ours.status_code == stock.status_code == 200
     assert "<tbody>" in ours.text
     assert table_body(ours.text) == table_body(stock.text)
-    # everything outside the rows is Datasette's page too
-    assert ours.text.split("<tbody>")[0] == stock.text.split("<tbody>")[0]
+    # everything outside the rows is Datasette's page too, but for the header's search box
+    # (an include the stock templates do not have)
+    assert without_header_search(ours.text.split("<tbody>")[0]) == stock.text.split("<tbody>")[0]
 
 
 @pytest.mark.asyncio
