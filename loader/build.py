@@ -26,6 +26,7 @@ FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 # label (the title, or the heading derived from the abstract), authors (names), plain abstract:
 # /search weighs them 10:4:1
 FTS_COLUMNS = ["label", "authors", "abstract_text"]
+AUTHOR_FTS_TOKENIZER = "unicode61 remove_diacritics 2"
 BATCH_SIZE = 2000
 TEMPORARY_SUFFIX = ".building"
 SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
@@ -444,6 +445,9 @@ class CatalogWriter:
             ),
             batch_size=BATCH_SIZE,
         )
+        # look an author up by part of a name (`/catalog/authors?_search=levine`); no porter:
+        # names are not English words
+        self.db["authors"].enable_fts(["name"], tokenize=AUTHOR_FTS_TOKENIZER)
         for merge in self.merges:
             self.write_merge(*merge)
         stale = {merge[0] for merge in self.merges}

@@ -25,7 +25,7 @@ def catalog_tables(seed_catalog):
         row[0]
         for row in connection.execute(
             "select name from sqlite_master where type = 'table' and name not like 'sqlite_%' "
-            "and name not like 'papers_fts%'"
+            "and name not like 'papers_fts%' and name not like 'authors_fts%'"
         )
     ]
     # table_xinfo lists generated columns too; hidden = 1 marks virtual-table internals
