@@ -57,3 +57,22 @@ async def test_an_author_is_found_by_part_of_a_name(datasette):
     assert [author["name"] for author in found] == ["Huishuai Zhang"]
     zhangs = (await datasette.client.get("/catalog/authors.json?_search=zhang&_shape=array")).json()
     assert len(zhangs) > 1 and all("zhang" in author["name"].lower() for author in zhangs)
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_a_paper_page_shows_and_downloads_its_bibtex(datasette, query):
+    paper_id = query(
+        "select paper_id from paper_authors join authors on authors.id = author_id"
+        " where authors.name = 'Huishuai Zhang' and position = 1 order by paper_id limit 1"
+    )[0][0]
+    page = (await datasette.client.get(f"/catalog/papers/{paper_id}")).text
+    download = await datasette.client.get(f"/catalog/papers/{paper_id}.bib")
+    assert download.headers["content-disposition"] == f'attachment; filename="{paper_id}.bib"'
+    entry = download.text
+    assert entry.startswith("@misc{zhang"), "the seeds give no venue"
+    assert "author = {Huishuai Zhang" in entry
+    assert "note = {title derived from the abstract}" in entry
+    assert f'href="/catalog/papers/{paper_id}.bib" download' in page
+    assert "author = {Huishuai Zhang" in page
+    missing = await datasette.client.get("/catalog/papers/0123456789abcdef.bib")
+    assert missing.status_code == 404

@@ -1,0 +1,63 @@
+"""BibTeX for one paper: shown on its page and downloadable at /catalog/papers/<id>.bib."""
+
+from datasette import hookimpl
+from datasette.utils.asgi import Response
+
+from loader.bibtex import format_entry
+
+DATABASE = "catalog"
+PAPER_SQL = "select id, label, title, venue, year, url, authors_truncated from papers where id = :id"
+AUTHORS_SQL = """
+select authors.name
+from paper_authors
+join authors on authors.id = paper_authors.author_id
+where paper_authors.paper_id = :id
+order by paper_authors.position is null, paper_authors.position, authors.id
+"""
+
+
+def paper_entry(paper, author_names):
+    """The BibTeX entry of a papers row (a mapping) and its authors' names in order."""
+    return format_entry(
+        {
+            "title": paper["title"],
+            "label": paper["label"],
+            "authors": list(author_names),
+            "truncated": bool(paper["authors_truncated"]),
+            "venue": paper["venue"],
+            "year": paper["year"],
+            "url": paper["url"],
+        }
+    )
+
+
+def page_entry(paper, paper_authors, paper_owner=None):
+    """For the paper page's template: its authors in order, a profile owner last."""
+    names = [author["name"] for author in paper_authors]
+    if paper_owner:
+        names.append(paper_owner["name"])
+    return paper_entry(paper, names)
+
+
+async def bibtex_download(datasette, request):
+    db = datasette.get_database(DATABASE)
+    paper_id = request.url_vars["paper_id"]
+    found = (await db.execute(PAPER_SQL, {"id": paper_id})).rows
+    if not found:
+        return Response.text(f"No paper with id {paper_id[:40]}", status=404)
+    names = [row[0] for row in (await db.execute(AUTHORS_SQL, {"id": paper_id})).rows]
+    return Response(
+        paper_entry(found[0], names),
+        content_type="application/x-bibtex; charset=utf-8",
+        headers={"content-disposition": f'attachment; filename="{paper_id}.bib"'},
+    )
+
+
+@hookimpl
+def register_routes():
+    return [(r"^/catalog/papers/(?P<paper_id>[0-9a-f]{1,64})\.bib$", bibtex_download)]
+
+
+@hookimpl
+def prepare_jinja2_environment(env):
+    env.globals["paper_bibtex"] = page_entry
