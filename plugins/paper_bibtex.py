@@ -6,7 +6,9 @@ from datasette.utils.asgi import Response
 from loader.bibtex import format_entry
 
 DATABASE = "catalog"
-PAPER_SQL = "select id, label, title, venue, year, url, authors_truncated from papers where id = :id"
+PAPER_SQL = (
+    "select id, label, title, venue, year, url, authors_truncated from papers where id = :id"
+)
 AUTHORS_SQL = """
 select authors.name
 from paper_authors

@@ -53,7 +53,9 @@ def test_a_highlight_split_between_two_pieces_is_still_removed():
 
 @pytest.mark.asyncio(loop_scope="session")
 async def test_an_author_is_found_by_part_of_a_name(datasette):
-    found = (await datasette.client.get("/catalog/authors.json?_search=huishuai&_shape=array")).json()
+    found = (
+        await datasette.client.get("/catalog/authors.json?_search=huishuai&_shape=array")
+    ).json()
     assert [author["name"] for author in found] == ["Huishuai Zhang"]
     zhangs = (await datasette.client.get("/catalog/authors.json?_search=zhang&_shape=array")).json()
     assert len(zhangs) > 1 and all("zhang" in author["name"].lower() for author in zhangs)
