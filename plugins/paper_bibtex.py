@@ -20,15 +20,16 @@ order by paper_authors.position is null, paper_authors.position, authors.id
 
 def paper_entry(paper, author_names):
     """The BibTeX entry of a papers row (a mapping) and its authors' names in order."""
+    paper = dict(paper)
     return format_entry(
         {
-            "title": paper["title"],
-            "label": paper["label"],
+            "title": paper.get("title"),
+            "label": paper.get("label"),
             "authors": list(author_names),
-            "truncated": bool(paper["authors_truncated"]),
-            "venue": paper["venue"],
-            "year": paper["year"],
-            "url": paper["url"],
+            "truncated": bool(paper.get("authors_truncated")),
+            "venue": paper.get("venue"),
+            "year": paper.get("year"),
+            "url": paper.get("url"),
         }
     )
 

@@ -51,7 +51,7 @@ def math_paper(query):
 async def test_home_has_a_search_box_leading_to_ranked_search(datasette):
     html = await get_ok(datasette, "/")
     form = re.search(r'<form class="search-box" action="([^"]+)" method="get"', html)
-    assert form and form.group(1) == "/catalog/search"
+    assert form and form.group(1) == "/search"
     assert re.search(r'<input id="home-search" type="search" name="q"', html)
 
 
