@@ -45,7 +45,13 @@ bench: $(BIN)/.installed
 bench-smoke: $(BIN)/.installed
 	$(BIN)/pytest -q tests/test_bench_smoke.py
 
-test: $(BIN)/.installed
+# axe-core for the accessibility tests, from npm (never a CDN)
+AXE := tests/js/node_modules/axe-core/axe.min.js
+$(AXE): tests/js/package.json
+	npm install --prefix tests/js --no-audit --no-fund --silent
+	touch $@
+
+test: $(BIN)/.installed $(AXE)
 	$(BIN)/pytest -q
 
 lint: $(BIN)/.installed

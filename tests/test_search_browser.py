@@ -1,0 +1,109 @@
+"""/search in real Chromium, as a researcher uses it: search, narrow by two facets, open a
+result, page 2, an author, export; at desktop and phone widths. Screenshots go to
+test-artifacts/ (the README's come from here)."""
+
+import re
+
+import pytest
+
+from .browser import chromium, datasette_server, requires_chromium, screenshot
+
+pytestmark = [pytest.mark.browser, requires_chromium]
+WIDTHS = {"desktop": 1280, "phone": 390}
+
+
+@pytest.fixture(scope="module")
+def site(search_catalog, tmp_path_factory):
+    with datasette_server(search_catalog, tmp_path_factory.mktemp("search-logs")) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as running:
+        yield running
+
+
+def total(page):
+    return int(re.match(r"([\d,]+) papers?", page.locator(".result-count").inner_text())[1].replace(",", ""))
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_search_narrow_open_and_come_back(site, browser, width):
+    page = browser.new_page(viewport={"width": WIDTHS[width], "height": 900})
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(site + "/")
+    page.fill("#home-search", "learning")
+    page.press("#home-search", "Enter")
+    page.wait_for_load_state()
+    everything = total(page)
+    assert everything > 20
+    screenshot(page, f"search-{width}", full_page=False)
+
+    # narrow by a venue, then by a year: each click keeps the other filter
+    page.locator(".facet", has_text="Venue").get_by_role("link", name="ICLR").click()
+    page.wait_for_load_state()
+    by_venue = total(page)
+    assert 0 < by_venue < everything
+    page.locator(".facet", has_text="Year").get_by_role("link", name="2018").click()
+    page.wait_for_load_state()
+    narrowed = total(page)
+    assert 0 < narrowed <= by_venue
+    assert "venue=ICLR" in page.url and "year=2018" in page.url
+    assert page.locator(".chip").count() == 2
+    screenshot(page, f"search-filtered-{width}")
+
+    # open the first result: its paper page, then back
+    first = page.locator("li.result h3 a").first
+    label = first.inner_text()
+    first.click()
+    page.wait_for_load_state()
+    assert "/catalog/papers/" in page.url
+    assert page.locator("h1").inner_text().strip() == label.strip()
+    page.go_back()
+    page.wait_for_load_state()
+
+    # remove one filter with its chip
+    page.locator(".chip", has_text="Year").click()
+    page.wait_for_load_state()
+    assert total(page) == by_venue
+    assert errors == []
+    page.close()
+
+
+def test_page_two_and_an_author(site, browser):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(site + "/search?q=learning&size=5")
+    first_page = page.locator("li.result h3 a").all_inner_texts()
+    page.locator("nav.pages").get_by_role("link", name="Page 2").click()
+    page.wait_for_load_state()
+    assert "page=2" in page.url
+    second_page = page.locator("li.result h3 a").all_inner_texts()
+    assert len(second_page) == 5 and not set(first_page) & set(second_page)
+    author = page.locator("p.result-authors a").first
+    name = author.inner_text()
+    author.click()
+    page.wait_for_load_state()
+    assert "/catalog/authors/" in page.url and name in page.locator("h1").inner_text()
+    page.close()
+
+
+def test_exports_download_a_file(site, browser):
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    page.goto(site + "/search?q=imitation&venue=ICLR")
+    for label, extension in (("CSV", "csv"), ("BibTeX", "bib")):
+        with page.expect_download() as download:
+            page.locator(".exports").get_by_role("link", name=label).click()
+        assert download.value.suggested_filename == f"papers-search.{extension}"
+    page.close()
+
+
+def test_a_misspelling_offers_the_right_word(site, browser):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(site + "/search?q=imitaton")
+    page.get_by_role("link", name="imitation").click()
+    page.wait_for_load_state()
+    assert total(page) > 0
+    screenshot(page, "search-suggestion")
+    page.close()
