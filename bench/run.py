@@ -264,6 +264,52 @@ def page_statements(kind, key, queries):
     return statements
 
 
+def search_statements(raw, pairs):
+    """What /search runs for these parameters (loader/search.py), as one raw SQLite call: the
+    exact-title check, the total, the page, its details and snippets, and every facet."""
+    from loader import search
+
+    request = search.parse_search(pairs)
+
+    def call():
+        run = raw.connection.execute
+        exact = ()
+        if request.expression:
+            sql, params = search.exact_title_sql(request)
+            if sql:
+                wanted = search.normalized_title(request.q)
+                exact = tuple(
+                    row[0] for row in run(sql, params) if search.normalized_title(row[1]) == wanted
+                )
+        run(*search.count_sql(request, exact)).fetchall()
+        rowids = [row[0] for row in run(*search.page_sql(request, exact)).fetchall()]
+        if rowids:
+            ids = [row[1] for row in run(*search.details_sql(rowids)).fetchall()]
+            run(*search.authors_sql(ids)).fetchall()
+            run(*search.affiliations_sql(ids)).fetchall()
+            if request.expression:
+                run(*search.snippets_sql(request, rowids)).fetchall()
+        for name in search.FILTERS:
+            run(*search.facet_sql(request, name, exact)).fetchall()
+
+    return call
+
+
+def search_filters(raw):
+    """Two filters a reader would pick: the most common area and the most common venue (or
+    track, in catalogs without venues)."""
+    area = raw.one(
+        "select area from papers where area is not null group by area order by count(*) desc limit 1"
+    )
+    columns = {row[1] for row in raw.connection.execute("pragma table_info(papers)")}
+    second = "venue" if "venue" in columns else "track"
+    other = raw.one(
+        f"select {second} from papers where {second} is not null group by {second} "
+        "order by count(*) desc limit 1"
+    )
+    return [("area", area[0]), (second, other[0])]
+
+
 def facet_statements(metadata):
     """The SQL behind the default papers page: the page of rows and each default facet."""
     statements = [("select * from papers order by id limit 26", [])]
@@ -392,6 +438,22 @@ def serve_figures(catalog, requests):
                             ),
                             page(f"/catalog/search{suffix}", {"q": term, **shape}),
                             raw.run((search, {"q": term})),
+                        )
+                    )
+        filters = search_filters(raw)
+        for kind, (term, documents) in terms.items():
+            for filtered in (False, True):
+                pairs = [("q", term)] + (filters if filtered else [])
+                for suffix in ("", ".json"):
+                    name = (
+                        f"/search{suffix or ' (HTML)'}, {kind} term `{term}` ({documents} "
+                        f"papers){', two filters' if filtered else ''}"
+                    )
+                    cases.append(
+                        (
+                            name,
+                            page(f"/search{suffix}", pairs),
+                            search_statements(raw, pairs),
                         )
                     )
         cases.append(
