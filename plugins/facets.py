@@ -31,6 +31,7 @@ class Link:
     value: str  # what the JSON list holds
     key: str  # indexed column a JSON value maps to
     to_key: object  # JSON value -> key
+    label: str = "name"  # what a reader sees for a value: a name, never a slug
 
 
 LINKS = {
@@ -49,11 +50,13 @@ def is_unfiltered(sql, params):
 def counts_sql(link, sql, params, limit):
     if is_unfiltered(sql, params):
         return (
-            f"select {link.value} as value, paper_count as count from {link.entity} "
+            f"select {link.value} as value, {link.label} as label, paper_count as count "
+            f"from {link.entity} "
             f"where paper_count > 0 order by paper_count desc, {link.value} limit {limit}"
         )
     return (
-        f"select {link.entity}.{link.value} as value, count(*) as count "
+        f"select {link.entity}.{link.value} as value, {link.entity}.{link.label} as label, "
+        "count(*) as count "
         f"from {link.table} join {link.entity} on {link.entity}.id = {link.table}.{link.column} "
         f"where {link.table}.paper_id in (select id from ({sql})) "
         f"group by {link.table}.{link.column} order by count desc, value limit {limit}"
@@ -100,7 +103,7 @@ class LinkFacet(ArrayFacet):
                 values.append(
                     {
                         "value": value,
-                        "label": value,
+                        "label": row["label"] or value,
                         "count": row["count"],
                         "toggle_url": self.ds.absolute_url(self.request, toggle),
                         "selected": selected,

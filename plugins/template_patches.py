@@ -27,6 +27,19 @@ PATCHES = {
         ('<section class="content">', '<main id="main" class="content" tabindex="-1">'),
         ("{% endblock %}\n</section>", "{% endblock %}\n</main>"),
     ],
+    "_facet_results.html": [
+        # facets in one fixed order (Datasette sorts them by how many values each shows, so
+        # blocks jump after a click), headed in words: "Authors", not "authors (array)"
+        (
+            "{% for facet_info in sorted_facet_results %}",
+            "{% for facet_info in sorted_facet_results|in_facet_order %}",
+        ),
+        (
+            '<strong>{{ facet_info.name }}{% if facet_info.type != "column" %} '
+            "({{ facet_info.type }}){% endif %}",
+            "<strong>{{ facet_info.name|facet_title }}",
+        ),
+    ],
     "table.html": [
         (
             '<dl class="column-descriptions">',
@@ -65,6 +78,19 @@ PATCHES = {
 }
 
 
+FACET_TITLES = {
+    "venue": "Venue",
+    "year": "Year",
+    "status": "Status",
+    "area": "Area",
+    "track": "Track",
+    "authors": "Authors",
+    "affiliations": "Affiliations",
+    "authors_truncated": "Author list cut short",
+    "source_count": "Sources",
+}
+
+
 class TemplatePatchFailed(RuntimeError):
     pass
 
@@ -96,6 +122,17 @@ class PatchedTemplates(BaseLoader):
         return sorted(PATCHES)
 
 
+def facet_title(name):
+    return FACET_TITLES.get(name, name.replace("_", " ").capitalize())
+
+
+def in_facet_order(facets):
+    order = {name: index for index, name in enumerate(FACET_TITLES)}
+    return sorted(facets, key=lambda facet: (order.get(facet["name"], len(order)), facet["name"]))
+
+
 @hookimpl
 def prepare_jinja2_environment(env):
     env.loader = ChoiceLoader([PatchedTemplates(env.loader), env.loader])
+    env.filters["facet_title"] = facet_title
+    env.filters["in_facet_order"] = in_facet_order

@@ -40,3 +40,16 @@ async def test_pages_have_a_language_a_main_landmark_and_a_skip_link(datasette):
     table = (await datasette.client.get("/catalog/papers")).text
     assert "<summary>Column notes</summary>" in table
     assert 'aria-label="Filter column"' in table
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_facets_are_headed_in_words_in_a_fixed_order_with_names_not_slugs(datasette):
+    import re
+
+    for path in ("/catalog/papers", "/catalog/papers?area=Applications"):
+        html = (await datasette.client.get(path)).text
+        headings = re.findall(r'<p class="facet-info-name">\s*<strong>([^<\n]+)', html)
+        assert headings == ["Area", "Track", "Authors", "Affiliations"], path
+        assert "(array)" not in html
+    html = (await datasette.client.get("/catalog/papers")).text
+    assert 'affiliations__arraycontains=microsoft-research">Microsoft Research</a>' in html
