@@ -206,9 +206,13 @@ def test_same_title_and_a_shared_author_is_one_paper(catalog, arxiv_id):
 
 
 @issue_11("abstracts equal up to case, punctuation and whitespace are one paper")
-def test_abstracts_equal_up_to_punctuation_are_one_paper(catalog):
-    paper = paper_at(catalog, "arxiv.jsonl", arxiv_line("1410.6776"))
-    assert files_of(catalog, paper) == {"arxiv.jsonl", "neurips2014_p01.txt"}
+@pytest.mark.parametrize(
+    ("arxiv_id", "conference"),
+    [("1410.6776", "neurips2014_p01.txt"), ("1505.06292", "icml2015.jsonl")],
+)
+def test_abstracts_equal_up_to_punctuation_are_one_paper(catalog, arxiv_id, conference):
+    paper = paper_at(catalog, "arxiv.jsonl", arxiv_line(arxiv_id))
+    assert files_of(catalog, paper) == {"arxiv.jsonl", conference}
 
 
 @issue_11("name keys fold diacritics; the display name is never all-lowercase")
