@@ -1,4 +1,4 @@
-"""How the catalog is served and published: Datasette's command lines, the settings of a public
+"""How the catalog is served: Datasette's command lines, the settings of a public
 site, and a supervisor that moves a running server onto each new build safely.
 
 Datasette opens an immutable (`-i`) database with `immutable=1`: SQLite then trusts that the file
@@ -6,8 +6,9 @@ never changes, caches pages and skips locking. `paper-catalog build` replaces ca
 os.replace(), which gives the path a new inode; a server still holding the old file keeps answering
 from it, but every new connection (one per SQL thread, opened lazily) would open the new file while
 the inspect data (counts, hash) still describe the old one. So the server never opens catalog.db
-itself: it serves a hard link to the build, `<dir>/.serving/<build-id>/catalog.db` (same name, so
-the database is still `catalog` in URLs), which no later build touches. When catalog.db changes,
+itself: it serves a hard link to the build, `<dir>/.serving/<build-id>/catalog.db`, which no later
+build touches. The link is always called catalog.db, so the database is `catalog` in URLs (which
+metadata.yml, the plugins and the templates name) whatever --db is called. When catalog.db changes,
 the supervisor links and inspects the new build while the old server keeps answering, then
 restarts Datasette on it and removes snapshots nobody serves any more.
 """
@@ -15,9 +16,7 @@ restarts Datasette on it and removes snapshots nobody serves any more.
 import ctypes
 import errno
 import fcntl
-import importlib.metadata
 import os
-import shlex
 import shutil
 import signal
 import subprocess
@@ -42,9 +41,8 @@ SETTINGS = {
 SERVING_DIRECTORY = ".serving"
 LOCK_NAME = "lock"
 STOP_TIMEOUT_SECONDS = 10
-PUBLISH_PLATFORMS = ("cloudrun", "fly")
-# the project's own distribution: its runtime requirements are what a published site installs
-DISTRIBUTION = "paper-catalog"
+# the served link's name: Datasette names a database after its file
+DATABASE_FILE = "catalog.db"
 
 
 def setting_text(value):
@@ -156,13 +154,13 @@ def take_snapshot(db):
         lock = lock_directory(directory)
         if lock is None:
             continue
-        database = directory / db.name
+        database = directory / DATABASE_FILE
         if database.exists() and os.path.samefile(database, temporary):
             temporary.unlink()
         else:
             os.replace(temporary, database)
         break
-    inspect_file = directory / f"{db.name}.inspect.json"
+    inspect_file = directory / f"{DATABASE_FILE}.inspect.json"
     try:
         if not inspect_file.exists():
             partial = directory / f".{inspect_file.name}.{os.getpid()}"
@@ -285,56 +283,3 @@ def serve_catalog(db, host, port, metadata, plugins_dir, poll_seconds=1.0, say=p
         stop_server(process)
         snapshot.release()
         remove_stale_snapshots(db)
-
-
-def runtime_requirements():
-    """The project's own runtime requirements (datasette and the plugins' libraries)."""
-    requirements = importlib.metadata.requires(DISTRIBUTION) or []
-    return [r for r in requirements if "extra ==" not in r]
-
-
-def publish_command(db, platform, name, metadata, plugins_dir, max_instances=4, memory="1Gi"):
-    """`datasette publish` with the same metadata, plugins, templates and settings as serve.
-
-    Publishing runs the database `-i` with an inspect file built into the image; replicas are
-    identical read-only copies, so the platform can scale them out behind its load balancer.
-    """
-    if platform not in PUBLISH_PLATFORMS:
-        raise ValueError(f"unknown platform {platform!r}")
-    command = [sys.executable, "-m", "datasette", "publish", platform, str(db)]
-    command += ["--metadata", str(metadata), "--plugins-dir", str(plugins_dir)]
-    templates = Path(plugins_dir) / "templates"
-    if templates.is_dir():
-        command += ["--template-dir", str(templates)]
-    for requirement in runtime_requirements():
-        # the generated Dockerfile pastes these unquoted into `RUN pip install`
-        command += ["--install", shlex.quote(requirement)]
-    command += ["--extra-options", " ".join(setting_options())]
-    if platform == "cloudrun":
-        command += ["--service", name, "--memory", memory, "--max-instances", str(max_instances)]
-    else:
-        command += ["--app", name]
-    return command
-
-
-def dockerfile_preview(command):
-    """The Dockerfile `datasette publish` would build for a publish_command(), for review."""
-    from datasette.utils import make_dockerfile
-
-    def values(option):
-        return [command[i + 1] for i, part in enumerate(command) if part == option]
-
-    plugins_dir = values("--plugins-dir")
-    return make_dockerfile(
-        files=[Path(command[command.index("publish") + 2]).name],
-        metadata_file="metadata.json",
-        extra_options=values("--extra-options")[0],
-        branch=None,
-        template_dir="templates" if values("--template-dir") else None,
-        plugins_dir="plugins" if plugins_dir else None,
-        static=[],
-        install=values("--install"),
-        spatialite=False,
-        version_note=None,
-        secret="<generated by datasette publish>",
-    )
