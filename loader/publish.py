@@ -73,11 +73,16 @@ def source_checkout():
     return CONTAINER
 
 
+def copy_source(source, target):
+    """The files of the checkout source that a build reads, copied to target (a new folder)."""
+    shutil.copytree(source, target, ignore=SOURCE_IGNORE)
+    return Path(target)
+
+
 def build_wheel(source, directory):
     """A wheel of the project built from a clean copy of source, written into directory."""
     with tempfile.TemporaryDirectory(prefix="paper-catalog-source-") as scratch:
-        copy = Path(scratch) / "source"
-        shutil.copytree(source, copy, ignore=SOURCE_IGNORE)
+        copy = copy_source(source, Path(scratch) / "source")
         command = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps"]
         run(command + ["--wheel-dir", str(directory), str(copy)], "building the wheel")
     wheels = sorted(Path(directory).glob("paper_catalog-*.whl"))
