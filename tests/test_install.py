@@ -18,7 +18,7 @@ COMMAND_SECONDS = 120
 PINS = {"installed here": pinned_requirements, "floors": fresh_venv.floor_pins}
 
 
-def run(command, cwd, environment):
+def run(command, cwd, environment, status=0):
     result = subprocess.run(
         command,
         cwd=cwd,
@@ -28,8 +28,8 @@ def run(command, cwd, environment):
         timeout=COMMAND_SECONDS,
         check=False,
     )
-    assert result.returncode == 0, (command, result.stdout[-2000:], result.stderr[-2000:])
-    return result.stdout
+    assert result.returncode == status, (command, result.stdout[-2000:], result.stderr[-2000:])
+    return result.stdout + result.stderr
 
 
 @pytest.mark.parametrize("versions", PINS)
@@ -62,3 +62,8 @@ def test_installed_site_builds_and_serves_any_file_from_any_folder(versions, tmp
     url = f"http://127.0.0.1:{port}"
     with fresh_venv.running(serve, elsewhere, environment, url, tmp_path / "serve.log"):
         fresh_venv.check_served_site(url, elsewhere / "my.db")
+
+    # an installed copy cannot rebuild its own wheel: publish says where to run it
+    publish = [paper_catalog, "publish", "--db", "my.db", "--dry-run"]
+    refused = run(publish, elsewhere, environment, status=1)
+    assert "Error: publish builds the image from a source checkout" in refused
