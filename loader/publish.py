@@ -18,7 +18,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .serve import DATABASE_FILE
+from .serve import SERVED_NAME
 from .site import CONTAINER, ROOT
 
 PLATFORMS = ("cloudrun", "fly")
@@ -60,7 +60,7 @@ class Context:
 
 def serve_command():
     """The image's start command: local serving's, on every interface and the platform's port."""
-    return ["paper-catalog", "serve", "--db", DATABASE_FILE, "--host", "0.0.0.0", "--port", "$PORT"]
+    return ["paper-catalog", "serve", "--db", SERVED_NAME, "--host", "0.0.0.0", "--port", "$PORT"]
 
 
 def source_checkout():
@@ -123,7 +123,7 @@ def dockerfile_text(wheel_name):
             f"RUN pip install --constraint {constraints} {wheel}",
             f"RUN useradd --system --create-home --home-dir {APP_DIR} {APP_USER}",
             f"WORKDIR {APP_DIR}",
-            f"COPY --chown={APP_USER} {DATABASE_FILE} {APP_DIR}/{DATABASE_FILE}",
+            f"COPY --chown={APP_USER} {SERVED_NAME} {APP_DIR}/{SERVED_NAME}",
             f"USER {APP_USER}",
             f"ENV PORT={PORT}",
             f"EXPOSE {PORT}",
@@ -144,7 +144,7 @@ def write_context(db, directory, platform="cloudrun", name=DISTRIBUTION, source=
     wheel = build_wheel(source or source_checkout(), directory)
     pins = pinned_requirements()
     (directory / CONSTRAINTS_FILE).write_text("\n".join(pins) + "\n", encoding="utf-8")
-    shutil.copyfile(db, directory / DATABASE_FILE)
+    shutil.copyfile(db, directory / SERVED_NAME)
     dockerfile = directory / "Dockerfile"
     dockerfile.write_text(dockerfile_text(wheel.name), encoding="utf-8")
     if platform == "fly":

@@ -6,9 +6,8 @@ never changes, caches pages and skips locking. `paper-catalog build` replaces ca
 os.replace(), which gives the path a new inode; a server still holding the old file keeps answering
 from it, but every new connection (one per SQL thread, opened lazily) would open the new file while
 the inspect data (counts, hash) still describe the old one. So the server never opens catalog.db
-itself: it serves a hard link to the build, `<dir>/.serving/<build-id>/catalog.db`, which no later
-build touches. The link is always called catalog.db, so the database is `catalog` in URLs (which
-metadata.yml, the plugins and the templates name) whatever --db is called. When catalog.db changes,
+itself: it serves a hard link to the build, `<dir>/.serving/<build-id>/catalog.db` (same name, so
+the database is still `catalog` in URLs), which no later build touches. When catalog.db changes,
 the supervisor links and inspects the new build while the old server keeps answering, then
 restarts Datasette on it and removes snapshots nobody serves any more.
 """
@@ -40,9 +39,9 @@ SETTINGS = {
 }
 SERVING_DIRECTORY = ".serving"
 LOCK_NAME = "lock"
+# the name the snapshot gives every build: Datasette names a database after its file
+SERVED_NAME = "catalog.db"
 STOP_TIMEOUT_SECONDS = 10
-# the served link's name: Datasette names a database after its file
-DATABASE_FILE = "catalog.db"
 
 
 def setting_text(value):
@@ -154,13 +153,13 @@ def take_snapshot(db):
         lock = lock_directory(directory)
         if lock is None:
             continue
-        database = directory / DATABASE_FILE
+        database = directory / SERVED_NAME
         if database.exists() and os.path.samefile(database, temporary):
             temporary.unlink()
         else:
             os.replace(temporary, database)
         break
-    inspect_file = directory / f"{DATABASE_FILE}.inspect.json"
+    inspect_file = directory / f"{SERVED_NAME}.inspect.json"
     try:
         if not inspect_file.exists():
             partial = directory / f".{inspect_file.name}.{os.getpid()}"

@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from loader.cli import cli
-from loader.publish import DATABASE_FILE, deploy_command, serve_command, write_context
+from loader.publish import SERVED_NAME, deploy_command, serve_command, write_context
 
 from . import fresh_venv
 
@@ -83,7 +83,7 @@ def context(seed_catalog, tmp_path_factory):
 
 def test_the_image_starts_and_serves_the_site_from_its_context(context, tmp_path):
     assert sorted(p.name for p in context.iterdir()) == sorted(
-        ["Dockerfile", "constraints.txt", DATABASE_FILE, next(context.glob("*.whl")).name]
+        ["Dockerfile", "constraints.txt", SERVED_NAME, next(context.glob("*.whl")).name]
     )
     root = tmp_path / "image"
     command, workdir, environment = play(context, root, tmp_path / "venv")
@@ -99,7 +99,7 @@ def test_the_image_starts_and_serves_the_site_from_its_context(context, tmp_path
     )
     url = f"http://127.0.0.1:{port}"
     with fresh_venv.running(command, workdir, environment, url, tmp_path / "serve.log"):
-        fresh_venv.check_served_site(url, workdir / DATABASE_FILE)
+        fresh_venv.check_served_site(url, workdir / SERVED_NAME)
 
 
 def test_constraints_pin_the_tested_versions(context):
