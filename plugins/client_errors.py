@@ -15,8 +15,8 @@ import json
 import sqlite3
 from urllib.parse import parse_qsl
 
-from datasette import hookimpl
 from datasette import handle_exception as default_exceptions
+from datasette import hookimpl
 from datasette.database import QueryInterrupted
 from datasette.utils import tilde_decode, urlsafe_components
 from datasette.utils.asgi import Request
@@ -138,9 +138,12 @@ def request_error(datasette, exception):
     if isinstance(exception, QueryInterrupted):
         limit = datasette.setting("sql_time_limit_ms")
         return DatasetteError(TOO_LONG.format(limit=limit), title="SQL Interrupted", status=400)
-    if isinstance(exception, DatasetteError) and exception.status == 500:
-        if str(exception.message).startswith(REQUEST_CHECKS):
-            return DatasetteError(exception.message, title="Bad request", status=400)
+    if (
+        isinstance(exception, DatasetteError)
+        and exception.status == 500
+        and str(exception.message).startswith(REQUEST_CHECKS)
+    ):
+        return DatasetteError(exception.message, title="Bad request", status=400)
     if isinstance(exception, sqlite3.ProgrammingError) and str(exception) == NUL_IN_SQL:
         return DatasetteError("NUL bytes are not allowed in SQL", title="Bad request", status=400)
     if isinstance(exception, OverflowError) and str(exception) == INTEGER_TOO_LARGE:
