@@ -514,3 +514,103 @@ async def test_related_papers_past_the_time_limit_leave_the_page_without_them(
     assert response.status_code == 200
     assert "A paper with a very long abstract" in response.text
     assert "Finding related papers took too long" in response.text
+
+
+# what a connection tells about itself: another client's SQL, the file's page layout, the
+# database file's absolute path
+INTROSPECTION = [
+    "select sql from sqlite_stmt",
+    "select * from SQLITE_STMT",
+    "select count(*) from dbstat",
+    "select name, path from dbstat('main')",
+    "select * from pragma_database_list",
+    "select file from pragma_database_list()",
+    "select file from main.pragma_database_list",
+    "select (select file from pragma_database_list) as f",
+]
+
+
+# SQLite's words when the authorizer refuses a column read, or the whole statement
+REFUSED_READ = re.compile("is prohibited|not authorized")
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("sql", INTROSPECTION)
+async def test_connection_introspection_is_refused(datasette, sql):
+    response = await datasette.client.get("/catalog.json", params={"sql": sql})
+    assert response.status_code == 400
+    assert REFUSED_READ.search(response.json()["error"])
+    where = f"exists ({sql})"
+    response = await datasette.client.get("/catalog/papers.json", params={"_where": where})
+    assert response.status_code == 400
+    assert REFUSED_READ.search(response.json()["error"])
+
+
+@pytest.mark.asyncio
+async def test_catalog_introspection_still_works(datasette):
+    sql = "select name from pragma_table_info('papers') where name = 'abstract'"
+    response = await datasette.client.get("/catalog.json", params={"sql": sql, "_shape": "array"})
+    assert response.json() == [{"name": "abstract"}]
+    # the database page lists attached databases with a bare `PRAGMA database_list`
+    assert (await datasette.client.get("/catalog")).status_code == 200
+
+
+DASH_PAGES = [
+    "metadata",
+    "versions",
+    "plugins",
+    "settings",
+    "threads",
+    "databases",
+    "actor",
+    "config.json",
+    "permissions",
+    "messages",
+    "allow-debug",
+    "patterns",
+    "charts",
+    "catalog.css",
+]
+SAMPLE_PAGES = [
+    "/",
+    "/.json",
+    "/catalog",
+    "/catalog.json",
+    "/catalog/papers",
+    "/catalog/papers.json?_size=3",
+    "/catalog/papers.csv?_size=3",
+    "/catalog/sources",
+    "/catalog/load_problems.json",
+    "/catalog/search?q=diffusion",
+    "/catalog/missing",
+    "/catalog/papers/missing",
+    "/catalog.db",
+    "/catalog.json?sql=select+*+from+missing",
+    "/catalog.json?sql=select+file+from+pragma_database_list",
+    "/catalog.json?sql=select+sql+from+sqlite_stmt",
+    "/catalog/papers.json?_sort=missing",
+    "/catalog/paper_authors/1",
+    "/missing",
+]
+
+
+def test_no_absolute_path_in_any_public_response(tmp_path, seed_catalog):
+    db = tmp_path / "build" / "catalog.db"
+    db.parent.mkdir()
+    shutil.copy(seed_catalog, db)
+    # the served snapshot (.serving/<build>/catalog.db) is under here too
+    private = str(tmp_path)
+    leaks = []
+    with served(db) as (url, _):
+        (paper,) = httpx.get(f"{url}/catalog/papers.json?_size=1&_shape=arrayfirst").json()
+        (author,) = httpx.get(f"{url}/catalog/authors.json?_size=1&_shape=arrayfirst").json()
+        pages = [f"/catalog/papers/{paper}", f"/catalog/authors/{author}", *SAMPLE_PAGES]
+        for name in DASH_PAGES:
+            pages += [f"/-/{name}", f"/-/{name}.json"] if "." not in name else [f"/-/{name}"]
+        for page in pages:
+            response = httpx.get(f"{url}{page}", timeout=30, follow_redirects=True)
+            # the site's own folder (plugins, templates) is private too on a /-/ page
+            folders = [private, str(ROOT)] if page.startswith("/-/") else [private]
+            leaks += [(page, folder) for folder in folders if folder in response.text]
+    assert len(pages) > 40
+    assert not leaks

@@ -77,6 +77,7 @@ WHERE = [
     "length(zeroblob(9e8)) > 0",
     "rowid > 0",
     "1) or (1",
+    "exists (select file from pragma_database_list)",
 ]
 NEXT = ["abc", "-1", "0", "1,2", "1,2,3", "~", "~~", "a,~ZZ", "99999999999999999999", ",", "1.5"]
 SQL = [
