@@ -614,3 +614,40 @@ def test_no_absolute_path_in_any_public_response(tmp_path, seed_catalog):
             leaks += [(page, folder) for folder in folders if folder in response.text]
     assert len(pages) > 40
     assert not leaks
+
+
+def test_pages_do_not_queue_behind_visitors_slow_sql_against_a_real_server(tmp_path, seed_catalog):
+    """Sixteen queries that each run to the time limit, then three pages at once: each page is
+    answered while most of them still wait (before plugins/sql_queue.py, behind all but two)."""
+    db = tmp_path / "catalog.db"
+    shutil.copy(seed_catalog, db)
+    slow_count = 16
+    finished = []
+    pages = []
+
+    def slow():
+        response = httpx.get(f"{url}/catalog.json", params={"sql": ENDLESS}, timeout=120)
+        finished.append(response.status_code)
+
+    def page(path):
+        response = httpx.get(f"{url}{path}", timeout=120)
+        pages.append((path, response.status_code, len(finished)))
+
+    with served(db) as (url, _):
+        threads = [threading.Thread(target=slow) for _ in range(slow_count)]
+        for thread in threads:
+            thread.start()
+        # the slow queries are all in before the pages are asked for
+        time.sleep(0.5)
+        paths = ["/catalog/papers", NORMAL_PAGE, "/"]
+        threads += [threading.Thread(target=page, args=(path,)) for path in paths]
+        for thread in threads[slow_count:]:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    print(f"\npages (path, status, slow queries finished before it): {pages}")
+    assert finished == [400] * slow_count
+    assert len(pages) == len(paths)
+    for path, status, finished_before in pages:
+        assert status == 200
+        assert finished_before <= slow_count // 2, path
