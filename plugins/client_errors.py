@@ -24,7 +24,6 @@ from datasette.views.base import DatasetteError
 
 BOOLEANS = {"on", "off", "true", "false", "1", "0"}
 BOOLEAN_PARAMETERS = {"_json_infinity"}
-THROUGH_KEYS = ("table", "column", "value")
 # Datasette's own request checks that it raises with the default status 500
 REQUEST_CHECKS = ("Cannot sort table by ", "Cannot use _sort and _sort_desc", "Invalid _through")
 # sqlite3 refuses SQL text with a NUL before running it; only a URL puts one there
@@ -32,6 +31,14 @@ NUL_IN_SQL = "the query contains a null character"
 # a filter value that looks like an integer is bound as one
 INTEGER_TOO_LARGE = "Python int too large to convert to SQLite INTEGER"
 TOO_LONG = "SQL query took too long; the time limit is {limit} ms."
+
+
+def parsed_json(value):
+    """The JSON value, or None when it is not JSON (or nested past Python's recursion limit)."""
+    try:
+        return json.loads(value)
+    except (ValueError, RecursionError):
+        return None
 
 
 def parameter_problem(key, value):
@@ -47,28 +54,19 @@ def parameter_problem(key, value):
         if value.lower() not in BOOLEANS:
             return f"{key} must be one of {', '.join(sorted(BOOLEANS))}"
     elif key == "_through":
-        try:
-            through = json.loads(value)
-        except ValueError:
-            through = None
-        if (
-            not isinstance(through, dict)
-            or not all(isinstance(through.get(name), str) for name in THROUGH_KEYS[:2])
-            or "value" not in through
+        through = parsed_json(value)
+        if not (
+            isinstance(through, dict)
+            and isinstance(through.get("table"), str)
+            and isinstance(through.get("column"), str)
+            and "value" in through
         ):
             return '_through must be a JSON object {"table": ..., "column": ..., "value": ...}'
     elif key.startswith("_facet") and value.startswith("{"):
-        try:
-            config = json.loads(value)
-        except ValueError:
-            config = None
-        if not isinstance(config, dict):
+        if not isinstance(parsed_json(value), dict):
             return f"{key} must be a column name or a JSON object"
     elif key.endswith(("__in", "__notin")) and value.startswith("["):
-        try:
-            values = json.loads(value)
-        except ValueError:
-            values = None
+        values = parsed_json(value)
         if not isinstance(values, list) or not all(
             isinstance(item, (str, int, float)) for item in values
         ):

@@ -53,6 +53,8 @@ HOSTILE = [
     "1) union select sql from sqlite_master --",
     "../../etc/passwd",
     "x" * 5_000,
+    "[" * 3_000,
+    "{" * 3_000,
 ]
 THROUGH = [
     '{"table": "missing", "column": "id", "value": "1"}',
