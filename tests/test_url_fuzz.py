@@ -276,7 +276,9 @@ async def fetch_all(datasette, requests):
         if response.status_code >= 500:
             failures.append((response.status_code, url[:160], response.text[:200]))
         elif response.status_code >= 400:
+            # a message for a person, not an empty page or a traceback
             assert response.text.strip(), url
+            assert "Traceback (most recent call last)" not in response.text, url
     return failures
 
 
