@@ -1,0 +1,192 @@
+"""The state machine both text formats share: blocks -> [track] authors abstract entries.
+
+A format gives `classify(line)`, the shape of one line on its own: ('track', text),
+('authors', (names, truncated, affiliations)) or ('text', line). What a block *is* is decided
+here, from its shape and its position: an abstract is a paragraph of prose right after an
+authors line; an area-only track ("Reinforcement Learning") is a one-name line that starts an
+entry, followed by an authors line and an abstract. Every line ends up in an Entry or in a
+Problem naming its line, and one bad entry never takes a good neighbour with it.
+"""
+
+from collections import deque
+
+from .records import Entry, Problem
+from .text import line_problem, prose_problem, split_blocks
+
+# what a block after which a new entry may start can be
+ENTRY_ENDS = (None, "abstract", "problem", "other")
+
+
+def iter_items(path, lines, classify):
+    """Number and classify every non-blank line; wrapped abstract lines are joined.
+
+    Yields (kind, value, line_number) with kind 'track', 'authors', 'abstract' (a paragraph
+    of prose), 'other' (a paragraph that is neither: value is the Problem) or 'problem' (an
+    unreadable line). An unreadable line takes the paragraph it belongs to with it: the rest of
+    a damaged paragraph is never loaded as if it were the whole abstract.
+    """
+    for block in split_blocks(lines):
+        paragraph = None  # [text, line]
+        damaged = False
+        for offset, (kind, value) in enumerate(read_block(path, block, classify)):
+            number = block.line + offset
+            if kind == "problem":
+                paragraph = None
+                damaged = True
+                yield kind, value, number
+                continue
+            if kind == "text":
+                if paragraph:
+                    paragraph[0] += "\n" + value
+                elif not damaged:  # the rest of a damaged paragraph is covered by its problem
+                    paragraph = [value, number]
+                continue
+            damaged = False
+            if paragraph:
+                yield read_paragraph(path, *paragraph)
+                paragraph = None
+            yield kind, value, number
+        if paragraph:
+            yield read_paragraph(path, *paragraph)
+
+
+def read_block(path, block, classify):
+    """(kind, value) for each line of a block. A line between two lines of prose is part of
+    the paragraph whatever its own shape: a wrapped abstract line such as "sequentially
+    trained to recognize a set of" is not an authors line."""
+    shapes = []
+    for offset, line in enumerate(block.lines):
+        problem = line_problem(path, block.line + offset, line)
+        shapes.append(("problem", problem) if problem else classify(line))
+    for index in range(1, len(shapes) - 1):
+        sandwiched = shapes[index - 1][0] == shapes[index + 1][0] == "text"
+        if sandwiched and shapes[index][0] != "problem":
+            shapes[index] = ("text", block.lines[index])
+    return shapes
+
+
+def read_paragraph(path, text, number):
+    reason = prose_problem(text)
+    if reason:
+        return "other", Problem(str(path), number, reason), number
+    return "abstract", text, number
+
+
+def with_context(items):
+    """(previous kind, item, the next two items) for each item."""
+    previous = None
+    ahead = deque()
+    for item in items:
+        ahead.append(item)
+        if len(ahead) == 3:
+            current = ahead.popleft()
+            yield previous, current, tuple(ahead)
+            previous = current[0]
+    while ahead:
+        current = ahead.popleft()
+        yield previous, current, tuple(ahead)
+        previous = current[0]
+
+
+def is_area_only_track(previous, value, ahead):
+    """A one-name line that starts an entry and is followed by an authors line and an
+    abstract is the entry's track ("Reinforcement Learning"), not a one-person paper whose
+    abstract is missing: that would leave the next authors line without its abstract."""
+    names, truncated, affiliations = value
+    return (
+        previous in ENTRY_ENDS
+        and len(names) == 1
+        and not truncated
+        and not affiliations
+        and [kind for kind, _, _ in ahead] == ["authors", "abstract"]
+    )
+
+
+def assemble_entries(path, lines, classify, area_tracks=False, **fields):
+    """Yield an Entry or a Problem for every entry of a text page; `fields` go into each Entry."""
+    assembler = EntryAssembler(path)
+    for previous, (kind, value, number), ahead in with_context(iter_items(path, lines, classify)):
+        if kind == "problem":
+            yield from assembler.on_unreadable(value)
+        elif kind == "other":
+            yield from assembler.on_other(value)
+        elif kind == "track":
+            yield from assembler.on_track(value, number)
+        elif kind == "authors":
+            if area_tracks and is_area_only_track(previous, value, ahead):
+                yield from assembler.on_track(lines[number - 1].strip(), number)
+            else:
+                yield from assembler.on_authors(value, number)
+        else:
+            yield from assembler.on_abstract(value, number, **fields)
+    yield from assembler.finish()
+
+
+class EntryAssembler:
+    """[track] authors abstract, in that order.
+
+    Every item ends up in an Entry or in a Problem, so no block is lost silently.
+    """
+
+    def __init__(self, path):
+        self.path = str(path)
+        self.track = None  # (text, line)
+        self.authors = None  # ((names, truncated, extra), line)
+
+    def problem(self, line, message):
+        return Problem(self.path, line, message)
+
+    def on_track(self, text, line):
+        yield from self.flush_authors()
+        if self.track:
+            yield self.problem(self.track[1], "track line with no paper after it")
+        self.track = (text, line)
+
+    def on_authors(self, value, line):
+        if self.authors:
+            # the pending track may have been the orphaned authors' paper's: never guess
+            yield from self.finish()
+        self.authors = (value, line)
+
+    def on_abstract(self, text, line, **fields):
+        if self.authors is None:
+            if self.track:
+                yield self.problem(self.track[1], "track line with no paper after it")
+                self.track = None
+            yield self.problem(line, "abstract with no authors line before it")
+            return
+        (names, truncated, affiliations), authors_line = self.authors
+        yield Entry(
+            path=self.path,
+            line=authors_line if not self.track else self.track[1],
+            abstract=text,
+            authors=names,
+            truncated=truncated,
+            track=self.track[0] if self.track else None,
+            affiliations=affiliations,
+            **fields,
+        )
+        self.track = self.authors = None
+
+    def on_unreadable(self, problem):
+        """The unreadable line may have been the pending entry's authors or abstract:
+        pair nothing across it."""
+        yield problem
+        yield from self.finish()
+
+    def on_other(self, problem):
+        """A paragraph that is neither authors, track nor prose (a keyword row where the
+        abstract should be) ends the pending entry: it is never read as its abstract."""
+        yield from self.finish()
+        yield problem
+
+    def flush_authors(self):
+        if self.authors:
+            yield self.problem(self.authors[1], "authors line with no abstract after it")
+            self.authors = None
+
+    def finish(self):
+        yield from self.flush_authors()
+        if self.track:
+            yield self.problem(self.track[1], "track line with no paper after it")
+            self.track = None
