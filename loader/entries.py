@@ -13,9 +13,6 @@ from collections import deque
 from .records import Entry, Problem
 from .text import line_problem, prose_problem, split_blocks
 
-# what a block after which a new entry may start can be
-ENTRY_ENDS = (None, "abstract", "problem", "other")
-
 
 def iter_items(path, lines, classify):
     """Number and classify every non-blank line; wrapped abstract lines are joined.
@@ -89,12 +86,14 @@ def with_context(items):
 
 
 def is_area_only_track(previous, value, ahead):
-    """A one-name line that starts an entry and is followed by an authors line and an
-    abstract is the entry's track ("Reinforcement Learning"), not a one-person paper whose
-    abstract is missing: that would leave the next authors line without its abstract."""
+    """A one-name line followed by an authors line and an abstract is that entry's track
+    ("Reinforcement Learning"), not a one-person paper whose abstract is missing (that would
+    leave the next authors line without its abstract too). Even after a broken entry: an
+    authors line with no abstract must not cost the next paper its track. After a track line
+    it stays an authors line: two tracks in a row are not guessed apart."""
     names, truncated, affiliations = value
     return (
-        previous in ENTRY_ENDS
+        previous != "track"
         and len(names) == 1
         and not truncated
         and not affiliations

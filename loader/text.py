@@ -136,6 +136,8 @@ def split_authors(text):
         if name is None:
             return None
         names.append(name)
+    if len(names) >= MIN_LIST_ITEMS and not any(name[:1].isupper() for name in names):
+        return None  # "diffusion,image generation,multimodal" is a keyword row
     return names, truncated
 
 
