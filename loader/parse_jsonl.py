@@ -16,7 +16,7 @@ STORED_FIELDS = ("abstract", "authors", "affiliations", *OPTIONAL_TEXT, *IDENTIF
 UNSTORABLE = re.compile(r"[\ud800-\udfff\0]")
 YEAR = re.compile(r"^[12][0-9]{3}$")
 # new-style (2101.00001, version dropped) and old-style (math/0501001, hep-th/9901001v2) ids
-ARXIV_ID = re.compile(r"^(?:arxiv:)?(\d{4}\.\d{4,5}|[a-z][a-z.\-]*/\d{7})(?:v\d+)?$", re.I)
+ARXIV_ID = re.compile(r"^(?i:arxiv:)?(\d{4}\.\d{4,5}|[a-z][a-z.\-]*/\d{7})(?:v\d+)?$")
 DOI = re.compile(r"^10\.\d{4,9}/\S+$")
 OPENREVIEW_ID = re.compile(r"^[A-Za-z0-9_\-]+$")
 DOI_HOSTS = ("doi.org", "dx.doi.org", "www.doi.org")
