@@ -11,7 +11,7 @@ import click
 
 from .build import BuildFailed, CatalogCheckFailed, build_catalog
 from .serve import PUBLISH_PLATFORMS, dockerfile_preview, publish_command, serve_catalog
-from .sources import FORMATS, check_sources, discover
+from .sources import FORMATS, check_sources, plan_inputs
 
 paths_argument = click.argument(
     "paths", nargs=-1, type=click.Path(exists=True, dir_okay=True, path_type=Path)
@@ -31,7 +31,7 @@ def cli():
 
 
 def input_files(paths):
-    files = discover(paths or [Path("seeds")])
+    files = plan_inputs(paths or [Path("seeds")])
     if not files:
         raise click.ClickException("no input files found")
     return files

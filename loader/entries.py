@@ -10,6 +10,7 @@ Problem naming its line, and one bad entry never takes a good neighbour with it.
 
 from collections import deque
 
+from .normalize import TRACK_SEPARATOR
 from .records import Entry, Problem
 from .text import line_problem, prose_problem, split_blocks
 
@@ -85,12 +86,11 @@ def with_context(items):
         previous = current[0]
 
 
-def is_area_only_track(previous, value, ahead):
-    """A one-name line followed by an authors line and an abstract is that entry's track
-    ("Reinforcement Learning"), not a one-person paper whose abstract is missing (that would
-    leave the next authors line without its abstract too). Even after a broken entry: an
-    authors line with no abstract must not cost the next paper its track. After a track line
-    it stays an authors line: two tracks in a row are not guessed apart."""
+def fits_area_only_track(previous, value, ahead):
+    """A one-name line followed by an authors line and an abstract may be that entry's
+    track ("Reinforcement Learning") rather than a one-person paper whose abstract is missing
+    (that would leave the next authors line without its abstract too). After a track line it
+    stays an authors line: two tracks in a row are not guessed apart."""
     names, truncated, affiliations = value
     return (
         previous != "track"
@@ -101,10 +101,34 @@ def is_area_only_track(previous, value, ahead):
     )
 
 
+def find_areas(items, lines):
+    """Tracks the page itself shows: areas of "Area · Subarea" lines and one-name lines
+    that can only be tracks (they start an entry after a complete one)."""
+    areas = set()
+    for previous, (kind, value, number), ahead in with_context(items):
+        if kind == "track":
+            areas.add(value.partition(TRACK_SEPARATOR)[0].strip())
+        elif (
+            kind == "authors"
+            and previous != "authors"
+            and fits_area_only_track(previous, value, ahead)
+        ):
+            areas.add(lines[number - 1].strip())
+    return areas
+
+
 def assemble_entries(path, lines, classify, area_tracks=False, **fields):
-    """Yield an Entry or a Problem for every entry of a text page; `fields` go into each Entry."""
+    """Yield an Entry or a Problem for every entry of a text page; `fields` go into each Entry.
+
+    With `area_tracks`, a one-name line in a track's place is a track. Right after an authors
+    line with no abstract it could also be that paper's missing abstract ("Part of"), so
+    there it must be a track the page shows elsewhere: a broken entry does not cost the next
+    paper its track, and a cut-short abstract is not taken for one.
+    """
+    items = list(iter_items(path, lines, classify))
+    areas = find_areas(items, lines) if area_tracks else set()
     assembler = EntryAssembler(path)
-    for previous, (kind, value, number), ahead in with_context(iter_items(path, lines, classify)):
+    for previous, (kind, value, number), ahead in with_context(items):
         if kind == "problem":
             yield from assembler.on_unreadable(value)
         elif kind == "other":
@@ -112,8 +136,13 @@ def assemble_entries(path, lines, classify, area_tracks=False, **fields):
         elif kind == "track":
             yield from assembler.on_track(value, number)
         elif kind == "authors":
-            if area_tracks and is_area_only_track(previous, value, ahead):
-                yield from assembler.on_track(lines[number - 1].strip(), number)
+            text = lines[number - 1].strip()
+            if (
+                area_tracks
+                and fits_area_only_track(previous, value, ahead)
+                and (previous != "authors" or text in areas)
+            ):
+                yield from assembler.on_track(text, number)
             else:
                 yield from assembler.on_authors(value, number)
         else:
