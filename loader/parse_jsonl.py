@@ -60,7 +60,9 @@ def normalize_identifier(key, value):
 
 def identifiers_from_url(url):
     """{key: id} read from an arXiv, OpenReview or DOI link; {} for any other link."""
-    parts = urlsplit(url.strip())
+    parts = split_url(url)
+    if parts is None:
+        return {}
     host = parts.netloc.lower().removeprefix("www.")
     path = parts.path.strip("/")
     if host in ("arxiv.org", "export.arxiv.org"):
@@ -75,9 +77,16 @@ def identifiers_from_url(url):
     return {"doi": doi.lower()} if doi and DOI.match(doi) else {}
 
 
+def split_url(url):
+    try:
+        return urlsplit(url.strip())
+    except ValueError:  # "http://[::1": a url is optional, a broken one is no identifier
+        return None
+
+
 def read_doi_url(url):
-    parts = urlsplit(url.strip())
-    if parts.scheme in ("http", "https") and parts.netloc.lower() in DOI_HOSTS:
+    parts = split_url(url)
+    if parts and parts.scheme in ("http", "https") and parts.netloc.lower() in DOI_HOSTS:
         return parts.path.lstrip("/")
     return None
 
