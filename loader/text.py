@@ -19,8 +19,7 @@ HYPHENS = r"\-‐‑"  # escaped: these go inside character classes
 # one word of a name, its nickname brackets and quotes already taken off: letters of any script
 # with apostrophes and hyphens inside ("O'Neil-Ng", "d’Aspremont", "'t Hooft")
 NAME_WORD = re.compile(rf"^[{APOSTROPHES}]?[^\W\d_](?:[^\W\d_]|[{APOSTROPHES}{HYPHENS}])*$")
-# a word ending in a dot is initials ("J.", "C.S.", "J.-P.", "Jr."), never a sentence's end: each
-# part starts with a capital
+# a word ending in a dot is initials ("J.", "C.S.", "J.-P.", "Jr."), never a sentence's end
 INITIALS = re.compile(rf"^(?:[^\W\d_][^\W\d_]?\.[{HYPHENS}]?)+$")
 # what surrounds a nickname: "Tianhe (Kevin) Yu", "Huazhe(Harry) Xu", "Zhangyang “Atlas” Wang"
 NICKNAME_MARKS = re.compile(r"[()\"“”«»]")
@@ -192,8 +191,9 @@ def looks_like_name(name):
 
 
 def is_initials(word):
+    """ "J.", "C.S.", "J.-P.", "Jr.", and "c." of a name spelled in lowercase; never "it."."""
     return bool(INITIALS.match(word)) and all(
-        part[:1].isupper() for part in re.split(rf"[.{HYPHENS}]+", word) if part
+        len(part) == 1 or part[:1].isupper() for part in re.split(rf"[.{HYPHENS}]+", word) if part
     )
 
 
