@@ -369,3 +369,14 @@ def test_jsonl_venue_year_status_and_identifiers(tmp_path):
         (7, "venue must be a string"),
         (8, "arxiv_id '1234' is not a valid identifier"),
     ]
+
+
+def test_real_json_lines_venue_year_status_and_openreview_url():
+    _, entries, problems = read_fixture("venue_year_status.jsonl")
+    assert not problems
+    assert [(e.venue, e.year, e.status, e.openreview_id) for e in entries] == [
+        ("ICLR", 2018, "workshop", "BkM3ibZRW"),
+        ("ICLR", 2018, "reject", "BkPrDFgR-"),
+        ("NeurIPS", 2018, "poster", None),  # "2018" as text; a nips.cc link is no identifier
+    ]
+    assert entries[0].authors[0] == "Junbo (Jake) Zhao"

@@ -154,3 +154,16 @@ def test_check_and_build_report_sources_yml_problems(tmp_path):
     assert result.exit_code == 1 and not db.exists()
     result = runner.invoke(cli, ["build", str(tmp_path / "in"), "--db", str(db), "--skip-invalid"])
     assert result.exit_code == 0 and "2 problems" in result.output
+
+
+def test_settings_reach_entries_parsed_in_worker_processes(tmp_path):
+    """An InputFile carries its settings into the build's parsing processes."""
+    from loader.prepare import prepared_sources
+
+    write(tmp_path, {"sources.yml": CONFIG, "iclr2024_a.txt": PAGE, "sub/neurips_b.txt": PAGE})
+    read = [
+        (item[0].venue, item[0].year)
+        for _, items in prepared_sources(plan_inputs([tmp_path]), None, workers=2)
+        for item in items
+    ]
+    assert read == [("ICLR", 2024), ("NeurIPS", 2023)]
