@@ -86,49 +86,72 @@ def with_context(items):
         previous = current[0]
 
 
-def fits_area_only_track(previous, value, ahead):
-    """A one-name line followed by an authors line and an abstract may be that entry's
-    track ("Reinforcement Learning") rather than a one-person paper whose abstract is missing
-    (that would leave the next authors line without its abstract too). After a track line it
-    stays an authors line: two tracks in a row are not guessed apart."""
+def is_one_name(value):
     names, truncated, affiliations = value
-    return (
-        previous != "track"
-        and len(names) == 1
-        and not truncated
-        and not affiliations
-        and [kind for kind, _, _ in ahead] == ["authors", "abstract"]
-    )
+    return len(names) == 1 and not truncated and not affiliations
 
 
 def find_areas(items, lines):
-    """Tracks the page itself shows: areas of "Area · Subarea" lines and one-name lines
-    that can only be tracks (they start an entry after a complete one)."""
+    """Tracks the page itself shows: areas of "Area · Subarea" lines, and one-name lines that
+    can only be tracks: after a complete entry, before an authors line and an abstract."""
     areas = set()
     for previous, (kind, value, number), ahead in with_context(items):
         if kind == "track":
             areas.add(value.partition(TRACK_SEPARATOR)[0].strip())
         elif (
             kind == "authors"
-            and previous != "authors"
-            and fits_area_only_track(previous, value, ahead)
+            and previous not in ("authors", "track")
+            and is_one_name(value)
+            and [kind for kind, _, _ in ahead] == ["authors", "abstract"]
         ):
             areas.add(lines[number - 1].strip())
     return areas
 
 
+def is_area_only_track(role, value, ahead, text, next_text, areas):
+    """Whether a one-name line is a track ("Reinforcement Learning") rather than the authors
+    line of a one-person paper. Never right after a track (two tracks in a row are not
+    guessed apart). A track the page shows elsewhere is one wherever an authors line that is
+    no such track follows it; any other one-name line only when an authors line and an
+    abstract follow it and it does not stand where the abstract of a pending authors line
+    should be ("Part of")."""
+    if role == "track" or not is_one_name(value):
+        return False
+    kinds = [kind for kind, _, _ in ahead]
+    if text in areas:
+        return kinds[:1] == ["authors"] and next_text not in areas
+    return role != "authors" and kinds == ["authors", "abstract"]
+
+
+def describe_misplaced(text, value):
+    """The problem with a names-shaped line where an abstract should be."""
+    names = value[0]
+    if any(name[:1].isupper() for name in names):
+        return "a names line where the abstract should be"
+    return prose_problem(text) or "a names line where the abstract should be"
+
+
 def assemble_entries(path, lines, classify, area_tracks=False, **fields):
     """Yield an Entry or a Problem for every entry of a text page; `fields` go into each Entry.
 
-    With `area_tracks`, a one-name line in a track's place is a track. Right after an authors
-    line with no abstract it could also be that paper's missing abstract ("Part of"), so
-    there it must be a track the page shows elsewhere: a broken entry does not cost the next
-    paper its track, and a cut-short abstract is not taken for one.
+    A names-shaped line right after an authors line, with no abstract after it, stands in
+    the abstract's place (a keyword row, "Part of"): it is a problem, and the authors line
+    before it is one too; the next entry is read afresh. With `area_tracks`, one-name lines
+    may be tracks (is_area_only_track).
     """
+    path = str(path)
     items = list(iter_items(path, lines, classify))
     areas = find_areas(items, lines) if area_tracks else set()
     assembler = EntryAssembler(path)
-    for previous, (kind, value, number), ahead in with_context(items):
+    role = None  # what the previous item turned out to be
+    for _, (kind, value, number), ahead in with_context(items):
+        if kind == "authors":
+            text = lines[number - 1].strip()
+            next_text = lines[ahead[0][2] - 1].strip() if ahead else None
+            if area_tracks and is_area_only_track(role, value, ahead, text, next_text, areas):
+                kind, value = "track", text
+            elif role == "authors" and (not ahead or ahead[0][0] != "abstract"):
+                kind, value = "other", Problem(path, number, describe_misplaced(text, value))
         if kind == "problem":
             yield from assembler.on_unreadable(value)
         elif kind == "other":
@@ -136,17 +159,10 @@ def assemble_entries(path, lines, classify, area_tracks=False, **fields):
         elif kind == "track":
             yield from assembler.on_track(value, number)
         elif kind == "authors":
-            text = lines[number - 1].strip()
-            if (
-                area_tracks
-                and fits_area_only_track(previous, value, ahead)
-                and (previous != "authors" or text in areas)
-            ):
-                yield from assembler.on_track(text, number)
-            else:
-                yield from assembler.on_authors(value, number)
+            yield from assembler.on_authors(value, number)
         else:
             yield from assembler.on_abstract(value, number, **fields)
+        role = kind
     yield from assembler.finish()
 
 

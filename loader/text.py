@@ -17,8 +17,11 @@ UNDECODABLE = re.compile(r"[\udc80-\udcff]")
 APOSTROPHES = "'’ʼ‘"
 HYPHENS = r"\-‐‑"  # escaped: these go inside character classes
 # one word of a name, its nickname brackets and quotes already taken off: letters of any script
-# with apostrophes and hyphens inside ("O'Neil-Ng", "d’Aspremont", "'t Hooft")
-NAME_WORD = re.compile(rf"^[{APOSTROPHES}]?[^\W\d_](?:[^\W\d_]|[{APOSTROPHES}{HYPHENS}])*$")
+# with apostrophes and hyphens inside ("O'Neil-Ng", "d’Aspremont", "'t Hooft"), maybe after
+# initials written without a space ("Alexandros G.Dimakis", "M.Naseer Subhani")
+NAME_WORD = re.compile(
+    rf"^(?:[^\W\d_]\.)*[{APOSTROPHES}]?[^\W\d_](?:[^\W\d_]|[{APOSTROPHES}{HYPHENS}])*$"
+)
 # a word ending in a dot is initials ("J.", "C.S.", "J.-P.", "Jr."), never a sentence's end
 INITIALS = re.compile(rf"^(?:[^\W\d_][^\W\d_]?\.[{HYPHENS}]?)+$")
 # what surrounds a nickname: "Tianhe (Kevin) Yu", "Huazhe(Harry) Xu", "Zhangyang “Atlas” Wang"
@@ -135,8 +138,6 @@ def split_authors(text):
         if name is None:
             return None
         names.append(name)
-    if len(names) >= MIN_LIST_ITEMS and not any(name[:1].isupper() for name in names):
-        return None  # "diffusion,image generation,multimodal" is a keyword row
     return names, truncated
 
 
