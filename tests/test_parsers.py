@@ -229,6 +229,14 @@ def test_real_empty_name_slot_and_combining_accents():
     assert "Stanisław Jastrzębski" in entries[2].authors
 
 
+def test_real_lowercase_author_lists_load():
+    _, entries, problems = read_fixture("names_lowercase.txt")
+    assert not problems
+    assert entries[0].authors[:2] == ["jianqi ma", "hangyu lin"]
+    assert entries[0].track == "vocabulary-informed learning · data augmentation"
+    assert entries[1].authors[0] == "chao qiao"
+
+
 def test_real_area_only_tracks_are_tracks():
     _, entries, problems = read_fixture("tracks_area_only.txt")
     assert not problems
