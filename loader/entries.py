@@ -12,7 +12,7 @@ from collections import deque
 
 from .normalize import TRACK_SEPARATOR
 from .records import Entry, Problem
-from .text import line_problem, prose_problem, split_blocks
+from .text import could_be_track, line_problem, prose_problem, split_blocks
 
 
 def iter_items(path, lines, classify):
@@ -123,6 +123,19 @@ def is_area_only_track(role, value, ahead, text, next_text, areas):
     return role != "authors" and kinds == ["authors", "abstract"]
 
 
+def is_long_track(role, ahead, text, lines, number):
+    """A one-line paragraph where no abstract is expected (not after an authors line),
+    followed by an authors line and an abstract, is a track even when it is no name:
+    "gaussian process neuron activation function stochastic transfer function learning"."""
+    alone = number == len(lines) or not lines[number].strip()
+    return (
+        role not in ("authors", "track")
+        and alone
+        and could_be_track(text)
+        and [kind for kind, _, _ in ahead] == ["authors", "abstract"]
+    )
+
+
 def describe_misplaced(text, value):
     """The problem with a names-shaped line where an abstract should be."""
     names = value[0]
@@ -152,6 +165,10 @@ def assemble_entries(path, lines, classify, area_tracks=False, **fields):
                 kind, value = "track", text
             elif role == "authors" and (not ahead or ahead[0][0] != "abstract"):
                 kind, value = "other", Problem(path, number, describe_misplaced(text, value))
+        elif kind in ("abstract", "other") and area_tracks:
+            text = lines[number - 1].strip()
+            if is_long_track(role, ahead, text, lines, number):
+                kind, value = "track", text
         if kind == "problem":
             yield from assembler.on_unreadable(value)
         elif kind == "other":

@@ -2,9 +2,7 @@
 
 from .entries import assemble_entries
 from .normalize import TRACK_SEPARATOR
-from .text import LISTING_MARKER, split_authors
-
-MAX_TRACK_LENGTH = 200
+from .text import LISTING_MARKER, MAX_TRACK_LENGTH, split_authors
 
 
 def classify_listing_line(line):

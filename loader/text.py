@@ -36,6 +36,7 @@ MAX_LOWERCASE_NAME_WORDS = 3  # "leif döring", "N dinesh reddy": names written 
 SENTENCE_END = (".", "!", "?", "。", "！", "？", "…")
 CLOSING_MARKS = ")]}\"”’'*"
 MIN_PROSE_WORDS = 8
+MAX_TRACK_LENGTH = 200
 MIN_PROSE_CHARACTERS = 60  # scripts written without spaces
 # a keyword row scraped into the abstract's place: "diffusion,image generation,multimodal"
 LIST_SEPARATOR = re.compile(r"[,;，；、]")
@@ -198,11 +199,19 @@ def is_initials(word):
     )
 
 
+def ends_sentence(text):
+    return text.strip().rstrip(CLOSING_MARKS).endswith(SENTENCE_END)
+
+
+def could_be_track(text):
+    """A line that may be a track where a track's place is: short, one line, no sentence."""
+    return len(text) <= MAX_TRACK_LENGTH and "\n" not in text and not ends_sentence(text)
+
+
 def prose_problem(text):
     """Why a paragraph cannot be an abstract, or None when it reads as prose."""
     text = text.strip()
-    ends_sentence = text.rstrip(CLOSING_MARKS).endswith(SENTENCE_END)
-    if not ends_sentence:
+    if not ends_sentence(text):
         items = LIST_SEPARATOR.split(text)
         if len(items) >= MIN_LIST_ITEMS and all(
             0 < len(item.split()) <= MAX_LIST_ITEM_WORDS for item in items

@@ -245,6 +245,12 @@ def test_real_area_only_tracks_are_tracks():
         (9, "Reinforcement learning"),
         (15, "RNN"),
         (21, "Non-convex optimization · Deep Learning"),
+        # one long keyword: no name, but a short line where a track stands
+        (
+            27,
+            "gaussian process neuron activation function stochastic transfer function "
+            "learning variational bayes probabilistic",
+        ),
     ]
     assert entries[2].authors == ["Corentin Tallec", "Yann Ollivier"]
 
