@@ -36,8 +36,8 @@ MAX_LOWERCASE_NAME_WORDS = 3  # "leif döring", "N dinesh reddy": names written 
 SENTENCE_END = (".", "!", "?", "。", "！", "？", "…")
 CLOSING_MARKS = ")]}\"”’'*"
 MIN_PROSE_WORDS = 8
-MAX_TRACK_LENGTH = 200
 MIN_PROSE_CHARACTERS = 60  # scripts written without spaces
+MAX_TRACK_LENGTH = 200
 # a keyword row scraped into the abstract's place: "diffusion,image generation,multimodal"
 LIST_SEPARATOR = re.compile(r"[,;，；、]")
 MIN_LIST_ITEMS = 3
