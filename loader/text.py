@@ -22,13 +22,16 @@ HYPHENS = r"\-‐‑"  # escaped: these go inside character classes
 NAME_WORD = re.compile(
     rf"^(?:[^\W\d_]\.)*[{APOSTROPHES}]?[^\W\d_](?:[^\W\d_]|[{APOSTROPHES}{HYPHENS}])*$"
 )
-# a word ending in a dot is initials ("J.", "C.S.", "J.-P.", "Jr."), never a sentence's end
-INITIALS = re.compile(rf"^(?:[^\W\d_][^\W\d_]?\.[{HYPHENS}]?)+$")
+# a word ending in a dot is initials or a short form ("J.", "C.S.", "J.-P.", "Jr.", "Rif."),
+# never a sentence's end
+INITIALS = re.compile(rf"^(?:[^\W\d_]{{1,3}}\.[{HYPHENS}]?)+$")
 # what surrounds a nickname: "Tianhe (Kevin) Yu", "Huazhe(Harry) Xu", "Zhangyang “Atlas” Wang"
 NICKNAME_MARKS = re.compile(r"[()\"“”«»]")
 # a title or a footnote mark is not part of the name: "Prof. Dr. Paul Lukowicz", "Sahil Sharma*"
 TITLES = ("Prof.", "Dr.", "Mr.", "Mrs.", "Ms.")
 FOOTNOTE_MARKS = "*†‡"
+# scraped names carry stray control characters, zero-width spaces and soft hyphens
+INVISIBLE = re.compile(r"[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u200b\u00ad\ufeff]")
 MAX_NAME_LENGTH = 80
 MAX_NAME_WORDS = 7
 MAX_LOWERCASE_NAME_WORDS = 3  # "leif döring", "N dinesh reddy": names written in lowercase
@@ -145,10 +148,12 @@ def split_authors(text):
 def clean_name(text):
     """One person's name as it will be stored, or None when `text` is not a name.
 
-    Entities decoded, Unicode composed (NFC), spaces collapsed; a leading title and footnote
+    Entities decoded, Unicode composed (NFC), control and zero-width characters dropped
+    ("Anna Levit, \\x06 Daniel Crawford"), spaces collapsed; a leading title and footnote
     marks taken off. Nicknames in brackets or quotes and dotted initials stay as given.
     """
     name = unicodedata.normalize("NFC", html.unescape(text))
+    name = INVISIBLE.sub("", name)
     name = " ".join(name.split()).strip(FOOTNOTE_MARKS + " ")
     words = name.split()
     while len(words) > 1 and words[0] in TITLES:
@@ -193,7 +198,8 @@ def looks_like_name(name):
 
 
 def is_initials(word):
-    """ "J.", "C.S.", "J.-P.", "Jr.", and "c." of a name spelled in lowercase; never "it."."""
+    """ "J.", "C.S.", "J.-P.", "Jr.", "Rif.", and "c." of a name spelled in lowercase; never
+    "it."."""
     return bool(INITIALS.match(word)) and all(
         len(part) == 1 or part[:1].isupper() for part in re.split(rf"[.{HYPHENS}]+", word) if part
     )

@@ -29,7 +29,7 @@ from loader.cli import cli
 from loader.normalize import paper_id
 from loader.records import Entry, Problem
 from loader.sources import check_sources, discover, read_source
-from loader.text import split_authors
+from loader.text import INVISIBLE, split_authors
 
 from .conftest import FIXTURES, SEEDS
 
@@ -107,9 +107,10 @@ def entry_span(entry, format, lines, nonblank):
         index += 1
     if index >= len(nonblank):
         return f"{where}: no authors line in the file"
-    # names as the format defines them: entities decoded, Unicode composed, spaces collapsed
-    authors_line = lines[nonblank[index] - 1]
-    authors_line = " ".join(unicodedata.normalize("NFC", html.unescape(authors_line)).split())
+    # names as the format defines them: entities decoded, Unicode composed, invisible
+    # characters dropped, spaces collapsed
+    authors_line = unicodedata.normalize("NFC", html.unescape(lines[nonblank[index] - 1]))
+    authors_line = " ".join(INVISIBLE.sub("", authors_line).split())
     if not all(name in authors_line for name in entry.authors):
         return f"{where}: authors {entry.authors} are not on line {nonblank[index]}"
     span.append(nonblank[index])

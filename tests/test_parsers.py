@@ -200,6 +200,7 @@ def test_real_dotted_initials_with_and_without_spaces():
         "Prashanth L.A.",
         "Christopher K. I. Williams",
         "M.Naseer Subhani",
+        "Rif. A. Saurous",
     ):
         assert name in names
 
@@ -221,9 +222,10 @@ def test_real_apostrophes_and_html_entities():
     assert entries[2].authors[2] == "Marc'Aurelio Ranzato"
 
 
-def test_real_empty_name_slot_and_combining_accents():
+def test_real_empty_name_slot_control_character_and_combining_accents():
     _, entries, problems = read_fixture("names_empty_slot_and_unicode.txt")
     assert not problems
+    assert entries.pop(0).authors[:2] == ["Anna Levit", "Daniel Crawford"]  # ", \x06 Daniel"
     assert entries[0].authors == ["Jianing Li", "Shiliang Zhang"]  # "Jianing Li, , Shiliang Zhang"
     assert entries[1].authors[1] == "David Martı́nez-Rubio"  # ı + U+0301 stays as given
     assert "Stanisław Jastrzębski" in entries[2].authors
@@ -248,8 +250,10 @@ def test_real_area_only_tracks_are_tracks():
         # one long keyword: no name, but a short line where a track stands
         (
             27,
-            "gaussian process neuron activation function stochastic transfer function "
-            "learning variational bayes probabilistic",
+            (
+                "gaussian process neuron activation function stochastic transfer function "
+                "learning variational bayes probabilistic"
+            ),
         ),
     ]
     assert entries[2].authors == ["Corentin Tallec", "Yann Ollivier"]
