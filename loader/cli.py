@@ -14,7 +14,7 @@ from . import site
 from .build import BuildFailed, CatalogCheckFailed, build_catalog
 from .publish import PLATFORMS, PublishError, deploy_command, write_context
 from .serve import serve_catalog
-from .sources import FORMATS, check_sources, discover
+from .sources import FORMATS, check_sources, plan_inputs
 
 paths_argument = click.argument(
     "paths", nargs=-1, type=click.Path(exists=True, dir_okay=True, path_type=Path)
@@ -34,7 +34,7 @@ def cli():
 
 
 def input_files(paths):
-    files = discover(paths or [Path("seeds")])
+    files = plan_inputs(paths or [Path("seeds")])
     if not files:
         raise click.ClickException("no input files found")
     return files
