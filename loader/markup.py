@@ -111,7 +111,7 @@ SIZING_MACROS = (
     "big", "Big", "bigg", "Bigg", "bigl", "bigr", "Bigl", "Bigr", "biggl", "biggr", "Biggl",
     "Biggr", "bigm", "Bigm", "limits", "nolimits", "displaystyle", "textstyle", "scriptstyle",
     "cal", "rm", "boldmath", "small", "large", "Large", "normalsize", "footnotesize",
-    "noindent", "newline", "par", "quad", "qquad", "centering", "hfill", "vfill",
+    "noindent", "newline", "par", "quad", "qquad", "centering", "hfill", "vfill", "xspace",
 )  # fmt: skip
 # macros pylatexenc does not know the arguments of
 EXTRA_ARGUMENTS = {
@@ -128,16 +128,31 @@ PLAIN_MACROS = (
     "textnormal", "textup", "mbox", "Tilde", "Hat", "Bar", "Vec", "Dot", "widetilde",
     "widehat", "overline",
 )  # fmt: skip
+def argument_texts(node, l2tobj):
+    """pylatexenc passes itself to a replacement that has an argument named l2tobj."""
+    arguments = node.nodeargd.argnlist if node.nodeargd else []
+    return [l2tobj.nodelist_to_text([n]) for n in arguments if n is not None]
+
+
+def joined_with(separator):
+    return lambda node, l2tobj: separator.join(argument_texts(node, l2tobj))
+
+
+def last_argument(node, l2tobj):
+    texts = argument_texts(node, l2tobj)
+    return texts[-1] if texts else ""
+
+
 TEXT_REPLACEMENTS = {
-    **{name: "%s" for name in PLAIN_MACROS},
-    **{name: "%s/%s" for name in ("frac", "tfrac", "dfrac", "cfrac", "nicefrac")},
-    "scalebox": "%(2)s",
+    **{name: joined_with("") for name in PLAIN_MACROS},
+    **{name: joined_with("/") for name in ("frac", "tfrac", "dfrac", "cfrac", "nicefrac")},
+    "scalebox": last_argument, "operatorname": last_argument, "mathop": joined_with(""),
     **{name: "" for name in ("cite", "citep", "citet", "citealp", "ref", "eqref", "label")},
     **{name: "" for name in ("hspace", "vspace", "footnote", "left", "right", "middle")},
     **{name: "" for name in DECLARATIONS},
     **{name: "" for name in SIZING_MACROS},
-    "operatorname": "%(2)s", "mathop": "%s", "land": "∧", "lor": "∨",
-    "|": "‖", "LaTeX": "LaTeX", "TeX": "TeX", "url": "%s", "textbackslash": "\\",
+    "land": "∧", "lor": "∨", "|": "‖", "LaTeX": "LaTeX", "TeX": "TeX",
+    "url": joined_with(""), "textbackslash": "\\",
 }  # fmt: skip
 
 
@@ -522,7 +537,10 @@ def read_latex(text, pieces):
     text = restore(text, pieces)
     if not LATEX_MARK.search(text):
         return split_text(text, pieces)  # most text: nothing for pylatexenc to do
-    return latex_segments(latex_nodes(LATEX_TEXT_SPECIALS.sub(r"\\\1", text)), pieces)
+    try:
+        return latex_segments(latex_nodes(LATEX_TEXT_SPECIALS.sub(r"\\\1", text)), pieces)
+    except Exception:  # noqa: BLE001 - pylatexenc's errors vary; the text stays readable as is
+        return split_text(text, pieces)
 
 
 def latex_nodes(text):
@@ -622,7 +640,10 @@ def merge_text(segments):
 def math_text(tex):
     """Math as searchable text: `\\mathcal{O}(n)` -> `O(n)`, `\\frac{1}{\\epsilon}` -> `1/ε`."""
     tex = LATEX_TEXT_SPECIALS.sub(r"\\\1", tex.replace("\\$", "$"))
-    return TO_TEXT.nodelist_to_text(latex_nodes(tex)).replace("\\", "")
+    try:
+        return TO_TEXT.nodelist_to_text(latex_nodes(tex)).replace("\\", "")
+    except Exception:  # noqa: BLE001 - as in read_latex
+        return MATH_MACRO.sub(r"\1", tex)
 
 
 def segments_text(segments):
