@@ -21,38 +21,55 @@ SENTENCE_END = re.compile(
 # '(Kakade et al., 2008)', '[12]': a citation is never part of a label
 CITATION_MARK = re.compile(r"\s*(?:\([^()]*(?:\bet al\b|\b(?:19|20)\d\d[a-z]?\b)[^()]*\)|\[[\d,\s\-–]+\])")
 INTRO = re.compile(
-    r"\b(?:we|this (?:paper|work|article|study|note)|our (?:work|paper))\b[^.;]{0,80}?"
+    r"\b(?:we|this (?:paper|work|article|study|note)|our (?:work|paper))\b[^.;]{0,200}?"
     r"\b(?:propos|introduc|present|develop|design|devis|formulat|describ|offer|build|creat|"
     r"construct|releas|contribut)\w*\b",
     re.IGNORECASE,
 )
 NAMING = re.compile(
-    r"\b(?:called|named|dubbed|termed|coined|(?:we|which we) (?:call|name|dub|term|refer to as))"
-    r"(?:\s+as|\s+it)?\s+",
+    r"\b(?:called|named|dubbed|termed|coined|entitled|known as|(?:we|which we) (?:call|name|dub|"
+    r"term|refer to)|the proposed|our (?:\w+ )?(?:method|model|approach|algorithm|framework|"
+    r"system|network|architecture|scheme|technique|tool)s?,?)(?:\s+as|\s+it)?\s+",
     re.IGNORECASE,
 )
 QUOTED = re.compile(r"[“”\"'‘’]([^“”\"'‘’]{2,40})[“”\"'’]")
-# 'called Cycle-Consistent Adversarial Domain Adaptation (CyCADA)': the name in parentheses
-NAME_AFTER_EXPANSION = re.compile(r"(?:[A-Z][\w'\-]*\s+){1,8}\(")
+# 'Self-Improving Collaborative GAN (SIC-GAN)': an expansion, then its name in parentheses
+EXPANSION_THEN_NAME = re.compile(r"((?:[\w'’\-]+\s+){0,10}?[\w'’\-]+)\s*\(\s*")
 # a method name: one token with two capitals, or a capital and a digit ('NorMuon', 'xRAG',
 # 'ASAP.SGD', 'VSE++', '3C-GAN')
 NAME = re.compile(r"(?<![\w.+\-])(?=[\w.+\-]*[A-Z][\w.+\-]*[A-Z0-9])[A-Za-z0-9][\w.+\-]*[\w+]")
 # after naming words any capitalized word is a name ('called Autostacker')
 NAMED_WORD = re.compile(r"[A-Za-z0-9][\w.+\-]*[\w+]")
-PLURAL_CLASS = re.compile(r"[\w.\-]*[A-Z]s")  # GANs, LLMs, CiGMs
+PLURAL_CLASS = re.compile(r"[A-Z]{2,}s")  # GANs, LLMs, MLLMs: a kind of model
+# words between the verb and the name that say it is not the paper's own ('to use', 'based on')
+LEAD_STOPS = {
+    "to", "of", "for", "with", "on", "in", "by", "from", "using", "via", "than", "over", "and",
+    "or", "based", "under", "upon", "into", "such", "like", "that", "which", "how", "where",
+}  # fmt: skip
+HEAD_NOUNS = {
+    "based", "model", "models", "method", "methods", "training", "framework", "architecture",
+    "agent", "agents", "system", "systems", "approach", "algorithm", "algorithms", "layer",
+    "layers", "policy", "loss", "objective", "setting", "settings", "task", "tasks", "style",
+    "type", "fine", "inference", "backbone", "backbones", "module", "pipeline", "benchmark",
+}  # fmt: skip
+CAPITALIZED_RUN = re.compile(r"[A-Z][\w'’\-]*(?:\s+(?:of|for|and|in|with|[A-Z][\w'’\-]*))*")
+APPOSITION = re.compile(r",\s+(?:a|an)\s|\s*:\s|\s+[–—]\s+(?:a|an)\s")
+EXPLAINED = re.compile(r"\s*(?:\(|,|:\s|\s[–—-]\s)")
+URL = re.compile(r"\S+://\S+|\bgithub\.com/\S+")
 # a name right after one of these is one the paper compares with or builds on
 NOT_OURS = re.compile(
     r"\b(?:of|than|over|like|from|on|upon|versus|vs\.?|against|e\.g\.,?|including|"
     r"such as|beyond|unlike|compared(?: to| with)?|using|existing|previous|prior|standard|"
-    r"popular|vanilla)\s+(?:the\s+)?$",
+    r"popular|vanilla|outperform\w*|beats?|improv\w* (?:on|over|upon))\s+(?:the\s+)?$",
     re.IGNORECASE,
 )
 CITATION = re.compile(r"\bet al\b|\b(?:19|20)\d\d\b|\[\d+\]")
 STOP_WORDS = {
     "a", "an", "the", "we", "our", "novel", "new", "called", "named", "dubbed", "termed",
-    "propose", "proposed", "introduce", "present", "method", "is", "are", "of", "and", "to",
-    "this", "that", "which", "by", "in", "for", "as", "with",
+    "propose", "proposed", "introduce", "present", "method", "is", "are", "this", "that",
+    "which", "by", "as",
 }  # fmt: skip
+FUNCTION_WORDS = {"of", "and", "for", "to", "with", "in", "on", "via"}
 OPENING = re.compile(r"^(?:[,:;]|\s)*(?:a|an|the)?\b", re.IGNORECASE)
 
 
@@ -69,14 +86,31 @@ def expansion_before(sentence, start, name):
     """'Denoising Masked AutoEncoders (DMAE)': the words before '(' that spell the name."""
     capitals = max(1, sum(c.isupper() for c in name))
     words, letters = [], 0
-    for word in reversed(re.findall(r"[\w'’\-]+", sentence[:start])[-8:]):
+    clause = re.split(r"[(),;:]", sentence[:start])[-1]  # not past another parenthesis
+    for word in reversed(re.findall(r"[\w'’\-]+", clause)[-8:]):
         if word.lower() in STOP_WORDS or not word[0].isalpha():
             break
         words.insert(0, word)
-        letters += sum(c.isupper() for c in word) or 1
-        if letters >= capitals:
+        if word.lower() not in FUNCTION_WORDS:
+            letters += sum(c.isupper() for c in word) or 1
+        if letters >= capitals and word[0].lower() == name[0].lower():
             break
+    while words and words[0].lower() in FUNCTION_WORDS:
+        words.pop(0)
     return " ".join(words)
+
+
+def acronym_after(text, start):
+    """'NAME: expansion' when text[start:] is an expansion followed by its name in parentheses
+    whose first letter is the expansion's ('augment-REINFORCE-swap-merge (ARSM)')."""
+    expansion = EXPANSION_THEN_NAME.match(text, start)
+    name = expansion and NAME.match(text, expansion.end())
+    if not name or not re.match(r"\s*\)", text[name.end() :]):
+        return None
+    words = expansion.group(1)
+    if words[0].lower() != name.group(0)[0].lower() or CITATION.search(words):
+        return None
+    return f"{name.group(0)}: {words}"
 
 
 def describe(sentence, match):
@@ -88,8 +122,9 @@ def describe(sentence, match):
     elif sentence[: match.start()].rstrip().endswith("("):
         detail = expansion_before(sentence, sentence[: match.start()].rstrip().rfind("("), name)
     else:
-        apposition = re.match(r"\s*[,:]\s+((?:a|an|the)\s[^;:()]{5,200})", after, re.I)
-        colon = re.match(r"\s*:\s+([^;()]{5,200})", after)
+        # the rest of the sentence: cut_at_word shortens it, with '…'
+        apposition = re.match(r"\s*[,:–—]\s+((?:a|an|the)\s.{5,})", after, re.I)
+        colon = re.match(r"\s*:\s+(.{5,})", after)
         found = apposition or colon
         detail = found.group(1) if found else ""
     detail = detail.strip().rstrip(".,")
@@ -98,8 +133,26 @@ def describe(sentence, match):
     return f"{name}: {detail}"
 
 
-def is_ours(sentence, match, seen_before):
+def placed_as_ours(sentence, match, start):
+    """Does the name stand where a sentence puts what it introduces? Right after the verb
+    ('we propose a novel framework PROVEN'), as an apposition ('Jiffy, a simple metric',
+    ', CrescendoNet,') or explained in parentheses."""
+    before, after = sentence[start : match.start()], sentence[match.end() :]
+    lead = before.replace(",", " ").split()
+    following = re.match(r"\s+([a-z]+)", after)
+    if following and following.group(1) in HEAD_NOUNS:
+        return False  # 'a multi-turn RL based training method': RL describes, it is no name
+    if len(lead) <= 5 and not any(word.lower() in LEAD_STOPS for word in lead):
+        return True
+    if before.rstrip().endswith("(") or APPOSITION.match(after):
+        return True
+    return before.rstrip().endswith((",", "–", "—", ":")) and bool(EXPLAINED.match(after))
+
+
+def is_ours(sentence, match, seen_before, start):
     name, before = match.group(0), sentence[: match.start()].rstrip()
+    if not placed_as_ours(sentence, match, start):
+        return False
     if PLURAL_CLASS.fullmatch(name) or name.lower() in seen_before:
         return False
     if before.endswith("("):
@@ -111,34 +164,53 @@ def is_ours(sentence, match, seen_before):
     return not NOT_OURS.search(before.rstrip("( ") + " ")
 
 
+def named_after(sentence, naming, seen_before):
+    """The name a naming phrase ('which we call', 'dubbed', 'our method,') gives, or None."""
+    rest = sentence[naming.end() :]
+    quoted = QUOTED.match(rest)
+    if quoted:  # 'which we term “Adaptive Radial-Angular Gradient Descent” or AdaRad'
+        short = re.match(r"\s*(?:or|\()\s*", rest[quoted.end() :])
+        name = short and NAME.match(rest, quoted.end() + short.end())
+        if name:
+            return f"{name.group(0)}: {quoted.group(1).strip()}"
+        return quoted.group(1).strip()
+    acronym = acronym_after(rest, 0)
+    if acronym:
+        return acronym
+    word = NAMED_WORD.match(rest)
+    if not word:
+        return None
+    if NAME.fullmatch(word.group(0)) and is_ours(rest, word, seen_before, 0):
+        return describe(rest, word)
+    # after 'called' a capitalized phrase is a name ('we term Robust Harmful Features');
+    # after 'our' only a coined one
+    if word.group(0)[0].isupper() and not naming.group(0).lower().startswith(("our", "the")):
+        phrase = CAPITALIZED_RUN.match(rest).group(0)
+        phrase = re.sub(r"\s+(?:of|for|and|in|with)$", "", phrase)
+        return phrase if " " in phrase else describe(rest, word)
+    return None
+
+
 def named_method(sentences):
     """The method the paper introduces, as a label, or None."""
     for index, sentence in enumerate(sentences):
         intro = INTRO.search(sentence)
-        naming = NAMING.search(sentence)
-        if not intro and not naming:
+        namings = list(NAMING.finditer(sentence))
+        if not intro and not namings:
             continue
         seen_before = {w.lower() for s in sentences[:index] for w in NAME.findall(s)}
-        if naming:
-            rest = sentence[naming.end() :]
-            quoted = QUOTED.match(rest)
-            if quoted:  # 'which we term “Adaptive Radial-Angular Gradient Descent” or AdaRad'
-                short = re.match(r"\s*(?:or|\()\s*", rest[quoted.end() :])
-                name = short and NAME.match(rest, quoted.end() + short.end())
-                if name:
-                    return f"{name.group(0)}: {quoted.group(1).strip()}"
-                return quoted.group(1).strip()
-            expansion = NAME_AFTER_EXPANSION.match(rest)
-            acronym = expansion and NAME.match(rest, expansion.end())
-            if acronym:
-                return describe(rest, acronym)
-            word = NAMED_WORD.match(rest)
-            if word and (word.group(0)[0].isupper() or NAME.fullmatch(word.group(0))):
-                return describe(rest, word)
-        start = intro.end() if intro else naming.end()
+        for naming in namings:
+            named = named_after(sentence, naming, seen_before)
+            if named:
+                return named
+        start = intro.end() if intro else namings[0].end()
         for match in NAME.finditer(sentence, start):
-            if is_ours(sentence, match, seen_before):
-                return describe(sentence, match)
+            if is_ours(sentence, match, seen_before, start):
+                return acronym_after(sentence, match.start()) or describe(sentence, match)
+        if intro:  # 'We present Jiffy, a simple and scalable distance metric'
+            word = NAMED_WORD.match(sentence, intro.end() + 1)
+            if word and word.group(0)[0].isupper() and APPOSITION.match(sentence[word.end() :]):
+                return describe(sentence, word)
     return None
 
 
@@ -156,9 +228,10 @@ def introduced_thing(sentences):
 
 def derive_label(text):
     """A heading for a paper that has no title, from its abstract's plain text."""
-    text = CITATION_MARK.sub("", text)
+    text = URL.sub("", CITATION_MARK.sub("", text))
     sentences = [s.strip() for s in SENTENCE_END.split(text) if s.strip()]
     if not sentences:
         return ""
-    label = named_method(sentences) or introduced_thing(sentences) or sentences[0]
+    first = next((s for s in sentences if not CITATION.search(s)), sentences[0])
+    label = named_method(sentences) or introduced_thing(sentences) or first
     return cut_at_word(label)

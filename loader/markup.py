@@ -202,6 +202,7 @@ TO_TEXT = LatexToText(latex_context=text_context(), math_mode="text", strict_lat
 ARGUMENT_WITH_TEXT = re.compile(r"\s*\{\s*[^\s}]")
 # pylatexenc would read these as a comment, an alignment tab and math
 LATEX_TEXT_SPECIALS = re.compile(r"(?<!\\)([%&$#])")
+LATEX_COMMAND = re.compile(r"\\[A-Za-z]+\*?|[{}]")  # all that is left when pylatexenc fails
 LATEX_MARK = re.compile(r"[\\{}~]|--|''|`")
 LATEX_ESCAPE = re.compile(r"\\([%&$#_{}~])")
 
@@ -539,8 +540,8 @@ def read_latex(text, pieces):
         return split_text(text, pieces)  # most text: nothing for pylatexenc to do
     try:
         return latex_segments(latex_nodes(LATEX_TEXT_SPECIALS.sub(r"\\\1", text)), pieces)
-    except Exception:  # noqa: BLE001 - pylatexenc's errors vary; the text stays readable as is
-        return split_text(text, pieces)
+    except Exception:  # noqa: BLE001 - pylatexenc's errors vary (nesting too deep, ...)
+        return split_text(LATEX_COMMAND.sub("", text), pieces)
 
 
 def latex_nodes(text):
@@ -643,7 +644,7 @@ def math_text(tex):
     try:
         return TO_TEXT.nodelist_to_text(latex_nodes(tex)).replace("\\", "")
     except Exception:  # noqa: BLE001 - as in read_latex
-        return MATH_MACRO.sub(r"\1", tex)
+        return LATEX_COMMAND.sub("", tex)
 
 
 def segments_text(segments):
