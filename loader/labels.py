@@ -19,10 +19,12 @@ SENTENCE_END = re.compile(
     r"\s+(?=[A-Z(\"“])"
 )
 # '(Kakade et al., 2008)', '[12]': a citation is never part of a label
-CITATION_MARK = re.compile(r"\s*(?:\([^()]*(?:\bet al\b|\b(?:19|20)\d\d[a-z]?\b)[^()]*\)|\[[\d,\s\-–]+\])")
+CITATION_MARK = re.compile(
+    r"\s*(?:\([^()]*(?:\bet al\b|\b(?:19|20)\d\d[a-z]?\b)[^()]*\)|\[[\d,\s\-–]+\])"
+)
 INTRO = re.compile(
     r"\b(?:we|this (?:paper|work|article|study|note)|our (?:work|paper))\b[^.;]{0,200}?"
-    r"\b(?:propos|introduc|present|develop|design|devis|formulat|describ|offer|build|creat|"
+    r"(?<!-)\b(?:propos|introduc|present|develop|design|devis|formulat|describ|offer|build|creat|"
     r"construct|releas|contribut)\w*\b",
     re.IGNORECASE,
 )
@@ -54,7 +56,13 @@ HEAD_NOUNS = {
 }  # fmt: skip
 CAPITALIZED_RUN = re.compile(r"[A-Z][\w'’\-]*(?:\s+(?:of|for|and|in|with|[A-Z][\w'’\-]*))*")
 APPOSITION = re.compile(r",\s+(?:a|an)\s|\s*:\s|\s+[–—]\s+(?:a|an)\s")
-EXPLAINED = re.compile(r"\s*(?:\(|,|:\s|\s[–—-]\s)")
+EXPLAINED = re.compile(r"\s*(?:\(|,|:\s|\s[–—-]\s|[.!?]?$)")
+# 'a novel framework PROVEN' names it; 'an actor-critic conditional GAN' uses a kind of model
+KIND_NOUNS = {
+    "framework", "method", "model", "algorithm", "approach", "architecture", "network", "system",
+    "tool", "technique", "scheme", "dataset", "benchmark", "library", "toolkit", "variant",
+    "estimator", "optimizer", "module", "loss", "metric", "procedure", "language", "platform",
+}  # fmt: skip
 URL = re.compile(r"\S+://\S+|\bgithub\.com/\S+")
 # a name right after one of these is one the paper compares with or builds on
 NOT_OURS = re.compile(
@@ -123,7 +131,7 @@ def describe(sentence, match):
         detail = expansion_before(sentence, sentence[: match.start()].rstrip().rfind("("), name)
     else:
         # the rest of the sentence: cut_at_word shortens it, with '…'
-        apposition = re.match(r"\s*[,:–—]\s+((?:a|an|the)\s.{5,})", after, re.I)
+        apposition = re.match(r"\s*[,:–—]\s+((?:a|an|the)\s.{5,})", after, re.IGNORECASE)
         colon = re.match(r"\s*:\s+(.{5,})", after)
         found = apposition or colon
         detail = found.group(1) if found else ""
@@ -142,7 +150,8 @@ def placed_as_ours(sentence, match, start):
     following = re.match(r"\s+([a-z]+)", after)
     if following and following.group(1) in HEAD_NOUNS:
         return False  # 'a multi-turn RL based training method': RL describes, it is no name
-    if len(lead) <= 5 and not any(word.lower() in LEAD_STOPS for word in lead):
+    common_noun = any(w.lower() in ("a", "an") for w in lead) and lead[-1].lower() not in KIND_NOUNS
+    if len(lead) <= 5 and not common_noun and not any(w.lower() in LEAD_STOPS for w in lead):
         return True
     if before.rstrip().endswith("(") or APPOSITION.match(after):
         return True

@@ -30,6 +30,8 @@ from pylatexenc import latexwalker, macrospec
 from pylatexenc.latex2text import (
     LatexNodes2Text,
     MacroTextSpec,
+)
+from pylatexenc.latex2text import (
     get_default_latex_context_db as text_macros,
 )
 
@@ -89,6 +91,7 @@ DEFINITION = re.compile(
       | \$?\s*\\def\s*\\(?P<def_name>[A-Za-z]+)\s*(?P<def_arguments>(?:\#\d)*)\s*(?=\{)""",
     re.VERBOSE,
 )
+DEFINITION_WORDS = ("\\newcommand", "\\renewcommand", "\\providecommand", "\\def", "\\Declare")
 MAX_DEFINITION = 500
 MAX_EXPANSION = 20_000
 
@@ -128,6 +131,8 @@ PLAIN_MACROS = (
     "textnormal", "textup", "mbox", "Tilde", "Hat", "Bar", "Vec", "Dot", "widetilde",
     "widehat", "overline",
 )  # fmt: skip
+
+
 def argument_texts(node, l2tobj):
     """pylatexenc passes itself to a replacement that has an argument named l2tobj."""
     arguments = node.nodeargd.argnlist if node.nodeargd else []
@@ -348,9 +353,8 @@ def find_group(text, start):
 
 def apply_definitions(text):
     """`\\newcommand{\\R}{\\mathbb{R}}` and friends taken out; argument-less ones applied."""
-    if "\\newcommand" not in text and "\\def" not in text and "\\Declare" not in text:
-        if "\\renewcommand" not in text and "\\providecommand" not in text:
-            return text
+    if not any(word in text for word in DEFINITION_WORDS):
+        return text
     definitions, pieces, position = {}, [], 0
     for match in DEFINITION.finditer(text):
         if match.start() < position:
@@ -373,7 +377,9 @@ def apply_definitions(text):
     for _ in range(3):  # a definition may use another one
         expanded = text
         for name, body in definitions.items():
-            expanded = re.sub(rf"\\{name}(?![A-Za-z])\s*(?:\{{\}})?", lambda _: body, expanded)
+            expanded = re.sub(
+                rf"\\{name}(?![A-Za-z])(?:\s*\{{\}})?", lambda _, body=body: body, expanded
+            )
         if expanded == text or len(expanded) > MAX_EXPANSION + len(text):
             break
         text = expanded

@@ -47,9 +47,7 @@ def words_outside_math(fragment):
 
 
 def plain_words_outside_math(source):
-    segments = [
-        markup.Text(" ") if isinstance(s, markup.Math) else s for s in markup.parse(source)
-    ]
+    segments = [markup.Text(" ") if isinstance(s, markup.Math) else s for s in markup.parse(source)]
     return " ".join(markup.segments_text(segments).split())
 
 
@@ -152,6 +150,7 @@ def test_author_definitions_are_applied_or_dropped():
     assert '<span class="smallcaps">Ours</span>' in fragment
     assert "newcommand" not in plain_text(r"$\newcommand{\E}{\mathbb{E}}$ The mean $\E[x]$.")
     assert plain_text(r"$\newcommand{\E}{\mathbb{E}}$ The mean $\E[x]$.") == "The mean E[x]."
+    assert plain_text(r"\def\ours{Ours} \ours is \ours{} and \ours.") == "Ours is Ours and Ours."
 
 
 def test_unknown_macros_read_as_their_name_or_their_argument():
@@ -385,6 +384,18 @@ def test_plain_abstract_is_only_escaped():
         'Plain text with "quotes", ampersands &amp; &lt;angle&gt; brackets.'
     )
     assert plain_text(text) == text
+
+
+def test_every_seed_abstract_renders_safely(query):
+    abstracts = [row[0] for row in query("select abstract from papers")]
+    assert len(abstracts) > 50
+    math_papers = 0
+    for abstract in abstracts:
+        fragment = render_html(abstract)
+        assert_safe(fragment)
+        assert not RAW_TEX.search(fragment) and "\\" not in plain_text(abstract)
+        math_papers += "<math" in fragment
+    assert math_papers >= 5
 
 
 def test_none_and_markup_type():
