@@ -202,12 +202,13 @@ def named_after(sentence, naming, seen_before):
 
 def named_method(sentences):
     """The method the paper introduces, as a label, or None."""
-    for index, sentence in enumerate(sentences):
+    seen_before = set()  # names of the sentences before this one
+    for sentence in sentences:
         intro = INTRO.search(sentence)
         namings = list(NAMING.finditer(sentence))
         if not intro and not namings:
+            seen_before.update(w.lower() for w in NAME.findall(sentence))
             continue
-        seen_before = {w.lower() for s in sentences[:index] for w in NAME.findall(s)}
         for naming in namings:
             named = named_after(sentence, naming, seen_before)
             if named:
@@ -220,6 +221,7 @@ def named_method(sentences):
             word = NAMED_WORD.match(sentence, intro.end() + 1)
             if word and word.group(0)[0].isupper() and APPOSITION.match(sentence[word.end() :]):
                 return describe(sentence, word)
+        seen_before.update(w.lower() for w in NAME.findall(sentence))
     return None
 
 
@@ -237,7 +239,9 @@ def introduced_thing(sentences):
 
 def derive_label(text):
     """A heading for a paper that has no title, from its abstract's plain text."""
-    text = URL.sub("", CITATION_MARK.sub("", text))
+    if "://" in text or "github.com" in text:
+        text = URL.sub("", text)
+    text = " ".join(CITATION_MARK.sub("", text).split())
     sentences = [s.strip() for s in SENTENCE_END.split(text) if s.strip()]
     if not sentences:
         return ""

@@ -95,6 +95,8 @@ DEFINITION_WORDS = ("\\newcommand", "\\renewcommand", "\\providecommand", "\\def
 MAX_DEFINITION = 500
 MAX_EXPANSION = 20_000
 
+# a source with none of these is plain text: Markdown, LaTeX, HTML and entities all need one
+MARKUP_MARK = re.compile(r"[$\\*_`\[<&~{}\ue100-\uf7ff]|--|''|https?://")
 BARE_URL = re.compile(r"https?://[^\s<>\"'{}|\\^`]*[^\s<>\"'{}|\\^`.,;:!?)\]]")
 SAFE_SCHEMES = {"http", "https"}
 
@@ -542,12 +544,39 @@ def is_blank(node):
 def read_latex(text, pieces):
     """LaTeX in a stretch of text (math already set aside) -> segments."""
     text = restore(text, pieces)
+    segments = []
+    for is_latex, part in latex_regions(text):
+        if not is_latex:
+            segments.extend(split_text(part, pieces))
+            continue
+        try:
+            nodes = latex_nodes(LATEX_TEXT_SPECIALS.sub(r"\\\1", part))
+            segments.extend(latex_segments(nodes, pieces))
+        except Exception:  # noqa: BLE001 - pylatexenc's errors vary (nesting too deep, ...)
+            segments.extend(split_text(LATEX_COMMAND.sub("", part), pieces))
+    return segments
+
+
+def latex_regions(text):
+    """(is_latex, part) runs: the words that hold LaTeX, with the rest of any group they open,
+    apart from plain words. pylatexenc reads a character at a time: only these go to it."""
     if not LATEX_MARK.search(text):
-        return split_text(text, pieces)  # most text: nothing for pylatexenc to do
-    try:
-        return latex_segments(latex_nodes(LATEX_TEXT_SPECIALS.sub(r"\\\1", text)), pieces)
-    except Exception:  # noqa: BLE001 - pylatexenc's errors vary (nesting too deep, ...)
-        return split_text(LATEX_COMMAND.sub("", text), pieces)
+        return [(False, text)]  # most text
+    regions, depth = [], 0
+    tokens = re.split(r"(\s+)", text)
+    for index, token in enumerate(tokens):
+        following = tokens[index + 1] if index + 1 < len(tokens) else ""
+        if token.isspace() or not token:
+            # `\emph {x}`: a space before an argument stays with its macro
+            is_latex = depth > 0 or (bool(regions) and regions[-1][0] and following[:1] == "{")
+        else:
+            is_latex = depth > 0 or bool(LATEX_MARK.search(token))
+            depth = max(0, depth + token.count("{") - token.count("}"))
+        if regions and regions[-1][0] == is_latex:
+            regions[-1][1] += token
+        else:
+            regions.append([is_latex, token])
+    return regions
 
 
 def latex_nodes(text):
@@ -625,6 +654,8 @@ def read_html_tag(tag, pieces, stack, add, close):
 def parse(source):
     """A source (abstract or title) -> tuple of Text, Math, Styled and Link segments."""
     text = unicodedata.normalize("NFC", source)
+    if not MARKUP_MARK.search(text):
+        return (Text(text),)  # about half of all abstracts: nothing to read
     text = PLACEHOLDER.sub("\ufffd", html.unescape(text))
     text = apply_definitions(text)
     protected, pieces = set_aside(text)
@@ -646,6 +677,8 @@ def merge_text(segments):
 
 def math_text(tex):
     """Math as searchable text: `\\mathcal{O}(n)` -> `O(n)`, `\\frac{1}{\\epsilon}` -> `1/ε`."""
+    if not LATEX_MARK.search(tex):
+        return tex  # `$k$`, `$x^2$`: most math reads as it is written
     tex = LATEX_TEXT_SPECIALS.sub(r"\\\1", tex.replace("\\$", "$"))
     try:
         return TO_TEXT.nodelist_to_text(latex_nodes(tex)).replace("\\", "")
