@@ -20,12 +20,14 @@ SENTENCE_END = re.compile(
 )
 # '(Kakade et al., 2008)', '[12]': a citation is never part of a label
 CITATION_MARK = re.compile(
-    r"\s*(?:\([^()]*(?:\bet al\b|\b(?:19|20)\d\d[a-z]?\b)[^()]*\)|\[[\d,\s\-–]+\])"
+    r"\s*(?:\([^()]*(?:\bet al\b|\b(?:19|20)\d\d[a-z]?\b)[^()]*\)"
+    r"|\[[^\[\]]*(?:\bet al\b|\b(?:19|20)\d\d[a-z]?\b)[^\[\]]*\]|\[[\d,\s\-–]+\])"
 )
 INTRO = re.compile(
     r"\b(?:we|this (?:paper|work|article|study|note)|our (?:work|paper))\b[^.;]{0,200}?"
     r"(?<!-)\b(?:propos|introduc|present|develop|design|devis|formulat|describ|offer|build|creat|"
-    r"construct|releas|contribut)\w*\b",
+    r"construct|releas|contribut)\w*\b"
+    r"(?!\s+(?:by|upon|on|to|from)\b)(?!\s+in\s+(?!this\b))",  # not 'proposed by [12]'
     re.IGNORECASE,
 )
 NAMING = re.compile(
@@ -78,6 +80,8 @@ STOP_WORDS = {
     "which", "by", "as",
 }  # fmt: skip
 FUNCTION_WORDS = {"of", "and", "for", "to", "with", "in", "on", "via"}
+# what follows 'we propose' when no thing is named: 'to', 'how', 'by', 'upon'...
+NOT_INTRODUCED = {"that", "to", "how", "by", "upon", "on", "in", "of", "from", "with", "for", "as"}
 OPENING = re.compile(r"^(?:[,:;]|\s)*(?:a|an|the)?\b", re.IGNORECASE)
 
 
@@ -232,7 +236,9 @@ def introduced_thing(sentences):
         if intro and intro.group(0).lower().startswith(("we", "this", "our")):
             rest = sentence[intro.end() :]
             rest = OPENING.sub("", rest, count=1).strip()
-            if len(rest.split()) >= 3 and not rest.lower().startswith(("that", "to ", "how")):
+            if len(rest.split()) < 3 or CITATION.search(rest):
+                continue
+            if rest.split()[0].lower() not in NOT_INTRODUCED:
                 return rest[0].upper() + rest[1:]
     return None
 
