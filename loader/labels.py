@@ -98,15 +98,20 @@ def expansion_before(sentence, start, name):
     """'Denoising Masked AutoEncoders (DMAE)': the words before '(' that spell the name."""
     capitals = max(1, sum(c.isupper() for c in name))
     words, letters = [], 0
-    clause = re.split(r"[(),;:]", sentence[:start])[-1]  # not past another parenthesis
-    for word in reversed(re.findall(r"[\w'’\-]+", clause)[-8:]):
+    clauses = re.split(r"[(),;:]", sentence[:start])  # not past another parenthesis
+    candidates = re.findall(r"[\w'’\-]+", clauses[-1])
+    if len(clauses) == 1 and candidates:
+        candidates[0] = candidates[0].lower()  # capitalized by its place, not as a name
+    candidates = candidates[-8:]
+    for word in reversed(candidates):
         if word.lower() in STOP_WORDS or not word[0].isalpha():
             break
+        spelled = letters >= capitals and words[0][0].lower() == name[0].lower()
+        if spelled and not (word[0].isupper() and words[0][0].isupper()):
+            break  # 'the Reversible Residual Network (RevNet)': a capitalized run goes on
         words.insert(0, word)
         if word.lower() not in FUNCTION_WORDS:
             letters += sum(c.isupper() for c in word) or 1
-        if letters >= capitals and word[0].lower() == name[0].lower():
-            break
     while words and words[0].lower() in FUNCTION_WORDS:
         words.pop(0)
     return " ".join(words)
