@@ -24,7 +24,8 @@ CITATION_MARK = re.compile(
     r"|\[[^\[\]]*(?:\bet al\b|\b(?:19|20)\d\d[a-z]?\b)[^\[\]]*\]|\[[\d,\s\-–]+\])"
 )
 INTRO = re.compile(
-    r"\b(?:we|this (?:paper|work|article|study|note)|our (?:work|paper))\b[^.;]{0,200}?"
+    r"\b(?:we|this (?:paper|work|article|study|note)|our (?:work|paper))\b"
+    r"(?:[^.;]|\.(?=\d)){0,200}?"  # '... near 0.5 ..., and propose'
     r"(?<!-)\b(?:propos|introduc|present|develop|design|devis|formulat|describ|offer|build|creat|"
     r"construct|releas|contribut)\w*\b"
     r"(?!\s+(?:by|upon|on|to|from)\b)(?!\s+in\s+(?!this\b))",  # not 'proposed by [12]'
@@ -37,6 +38,7 @@ NAMING = re.compile(
     re.IGNORECASE,
 )
 QUOTED = re.compile(r"[“”\"'‘’]([^“”\"'‘’]{2,40})[“”\"'’]")
+QUOTED_NAME = re.compile(r"[^“\"]{0,40}?[“\"]([A-Z][^”\"]{1,40})[”\"]")
 # 'Self-Improving Collaborative GAN (SIC-GAN)': an expansion, then its name in parentheses
 EXPANSION_THEN_NAME = re.compile(r"((?:[\w'’\-]+\s+){0,10}?[\w'’\-]+)\s*\(\s*")
 # a method name: one token with two capitals, or a capital and a digit ('NorMuon', 'xRAG',
@@ -223,6 +225,9 @@ def named_method(sentences):
             if named:
                 return named
         start = intro.end() if intro else namings[0].end()
+        quoted = QUOTED_NAME.match(sentence, start)
+        if quoted:  # 'we present innovative approaches, "Reverse LoRA" for extraction'
+            return quoted.group(1)
         for match in NAME.finditer(sentence, start):
             if is_ours(sentence, match, seen_before, start):
                 return acronym_after(sentence, match.start()) or describe(sentence, match)
