@@ -4,12 +4,14 @@ math as MathML, emphasis, safe links, sanitized), and search snippets with highl
 import functools
 import json
 import re
+from urllib.parse import urlencode
 
 from datasette import hookimpl
 from datasette.utils import tilde_encode
 from markupsafe import Markup, escape
 
 from loader.markup import render_html, title_html, title_text
+from loader.normalize import affiliation_name
 
 # the `search` canned query wraps each match in these private-use characters
 MATCH_START = "\ue000"
@@ -75,6 +77,32 @@ def render_names(value):
     return escape(", ".join(names))
 
 
+def linked_names(value, column, datasette, database):
+    """In the papers table, each author links to their page (by name: /-/author), each
+    affiliation to its papers, shown by name rather than slug."""
+    try:
+        names = json.loads(value)
+    except ValueError:
+        return None
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+        return None
+    if not names:
+        return Markup('<span class="empty-list"></span>')
+    if column == "authors":
+        author_page = datasette.urls.path("/-/author")
+        links = [link(f"{author_page}?{urlencode({'name': name})}", name) for name in names]
+    else:
+        papers = table_url(datasette, database, "papers")
+        links = [
+            link(
+                f"{papers}?{urlencode({'affiliations__arraycontains': slug})}",
+                affiliation_name(slug),
+            )
+            for slug in names
+        ]
+    return Markup(", ").join(links)
+
+
 def link(url, text):
     return Markup(f'<a href="{escape(url)}">{escape(text)}</a>')
 
@@ -121,10 +149,15 @@ def render_cell(row, value, column, table, database, datasette):
     if column == "abstract" and table in ("papers", None) and isinstance(value, str):
         return Markup('<div class="abstract">{}</div>').format(render_html(value))
     if column in PAPER_LABEL_COLUMNS and table == "papers" and isinstance(value, str):
+        paper = row_value(row, "id")
+        if column == "label" and isinstance(paper, str):
+            return link(row_url(datasette, database, "papers", paper), title_html(value))
         return title_html(value)
     if column in PLAIN_TEXT_COLUMNS and table == "papers" and isinstance(value, str):
         return Markup('<div class="abstract-text">{}</div>').format(value)
-    if column in LIST_COLUMNS and table in ("papers", None) and isinstance(value, str):
+    if column in LIST_COLUMNS and table == "papers" and isinstance(value, str):
+        return linked_names(value, column, datasette, database)
+    if column in LIST_COLUMNS and table is None and isinstance(value, str):
         return render_names(value)
     if table is not None:
         return None

@@ -14,7 +14,6 @@ from urllib.parse import urlencode
 from datasette import hookimpl
 from datasette.database import QueryInterrupted
 from datasette.utils.asgi import AsgiStream, Response
-from markupsafe import Markup, escape
 
 from loader import search
 from loader.bibtex import KeyMaker, format_entry
@@ -45,33 +44,6 @@ FACET_TITLES = {
     "author": "Author",
 }
 PAGE_LINKS_AROUND = 2
-
-
-def snippet_html(text):
-    """Escape first, then turn the match sentinels into <mark>."""
-    if not text:
-        return Markup("")
-    pieces, open_mark = [], False
-    for piece in (
-        text.replace(search.HIGHLIGHT_END, "\0\ue001\0")
-        .replace(search.HIGHLIGHT_START, "\0\ue000\0")
-        .split("\0")
-    ):
-        if piece == search.HIGHLIGHT_START and not open_mark:
-            pieces.append("<mark>")
-            open_mark = True
-        elif piece == search.HIGHLIGHT_END and open_mark:
-            pieces.append("</mark>")
-            open_mark = False
-        elif piece not in (search.HIGHLIGHT_START, search.HIGHLIGHT_END):
-            pieces.append(str(escape(piece)))
-    if open_mark:
-        pieces.append("</mark>")
-    return Markup("".join(pieces))
-
-
-def plain_snippet(text):
-    return text.replace(search.HIGHLIGHT_START, "").replace(search.HIGHLIGHT_END, "")
 
 
 class Searcher:
@@ -384,14 +356,7 @@ async def search_view(datasette, request):
         "q": parsed.q,
         "parsed": parsed,
         "total": total,
-        "results": [
-            dict(
-                result,
-                snippet_html=snippet_html(result["snippet"]),
-                page_url=base_url + result["id"],
-            )
-            for result in results
-        ],
+        "results": [dict(result, page_url=base_url + result["id"]) for result in results],
         "facets": [
             {
                 "name": name,

@@ -35,8 +35,10 @@ PATCHES = {
             "{% for facet_info in sorted_facet_results|in_facet_order %}",
         ),
         (
-            '<strong>{{ facet_info.name }}{% if facet_info.type != "column" %} '
-            "({{ facet_info.type }}){% endif %}",
+            (
+                '<strong>{{ facet_info.name }}{% if facet_info.type != "column" %} '
+                "({{ facet_info.type }}){% endif %}"
+            ),
             "<strong>{{ facet_info.name|facet_title }}",
         ),
     ],

@@ -202,7 +202,7 @@ def test_safe_url_schemes():
 
 
 def test_render_cell_authors_as_names():
-    html = call_render_cell({"authors": '["Ann <b>", "Bo"]'}, "authors", "papers")
+    html = call_render_cell({"authors": '["Ann <b>", "Bo"]'}, "authors", None)
     assert html == Markup("Ann &lt;b&gt;, Bo")
     assert call_render_cell({"authors": "not json"}, "authors", "papers") is None
     assert call_render_cell({"authors": '{"a": 1}'}, "authors", None) is None
