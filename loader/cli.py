@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from .atomic import TargetRefused
 from .build import BuildFailed, CatalogCheckFailed, build_catalog
 from .serve import PUBLISH_PLATFORMS, dockerfile_preview, publish_command, serve_catalog
 from .sources import FORMATS, check_sources, discover
@@ -82,7 +83,7 @@ def build(paths, db, skip_invalid, forced_format):
         raise click.ClickException(
             f"the new catalog failed its integrity check ({error}); {db} was left unchanged"
         )
-    except (OSError, sqlite3.OperationalError) as error:
+    except (OSError, sqlite3.OperationalError, TargetRefused) as error:
         # sqlite3 reports a full disk or an I/O error as OperationalError, not OSError
         raise click.ClickException(f"cannot write {db}: {error}")
     report(summary.problems)
