@@ -19,6 +19,7 @@ from .normalize import (
 )
 from .prepare import prepared_sources, worker_count
 from .records import Problem
+from .sources import display_path, public_paths
 
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 FTS_COLUMNS = ["title", "abstract_text"]
@@ -567,11 +568,28 @@ def write_catalog(files, path, forced_format=None, progress=None, workers=None):
     db.execute(f"pragma cache_size = -{CACHE_KB}")
     try:
         summary = write_rows(db, files, forced_format, progress, workers)
+        store_public_paths(db, files)
         finish_database(db, path)
         db.execute("pragma journal_mode = delete")
     finally:
         db.close()
     return summary
+
+
+def store_public_paths(db, files):
+    """The catalog is published: its file names are stored without the builder's folders
+    (sources.public_paths). Problems printed on the terminal keep the paths as given."""
+    names = public_paths([display_path(file) for file in files])
+    renamed = [(name, public) for name, public in names.items() if public != name]
+    with db.atomic():
+        db.execute("create temp table public_paths (path text primary key, public text)")
+        db.conn.executemany("insert into public_paths values (?, ?)", renamed)
+        for table, column in (("sources", "path"), ("load_problems", "file")):
+            db.execute(
+                f"update {table} set {column} = public_paths.public from public_paths "
+                f"where {table}.{column} = public_paths.path"
+            )
+        db.execute("drop table public_paths")
 
 
 def write_rows(db, files, forced_format, progress, workers):

@@ -76,6 +76,32 @@ def display_path(path):
     return str(path).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
+def public_paths(names):
+    """{display path: the path the catalog stores} for the input files' display paths. No
+    absolute path is stored, so a published catalog never shows the builder's folders:
+
+    - a relative path stays as given (it was typed from the folder the build ran in);
+    - an absolute path inside the current folder becomes relative to it;
+    - the other absolute paths become relative to the deepest folder they all share (one
+      folder given: paths inside it; one file: its name), or are their file names alone when
+      they share only the root folder.
+    """
+    here = os.path.join(os.getcwd(), "")
+    outside = [n for n in names if os.path.isabs(n) and not n.startswith(here)]
+    common = os.path.commonpath([os.path.dirname(n) for n in outside]) if outside else ""
+    public = {}
+    for name in names:
+        if not os.path.isabs(name):
+            public[name] = name
+        elif name.startswith(here):
+            public[name] = name.removeprefix(here)
+        elif common == os.path.dirname(common):  # only "/" in common
+            public[name] = os.path.basename(name)
+        else:
+            public[name] = os.path.relpath(name, common)
+    return public
+
+
 def open_regular(path):
     """The file, open for reading; None for pipes, devices and folders: they are refused, never
     read (a pipe would block the build forever and /dev/zero would fill the memory)."""
