@@ -448,9 +448,10 @@ def test_concurrent_builds_leave_each_other_alone(tmp_path, big_inputs, second):
         running = paper_catalog("build", big_inputs, "--db", first)
         while not temporaries(first) and running.poll() is None:
             time.sleep(0.002)
+        theirs = temporaries(first)
         starting = paper_catalog("build", big_inputs, "--db", other)
         # the second build's cleanup has run once its own temporary exists
-        while not (temporaries(other) - temporaries(first)) and starting.poll() is None:
+        while not (temporaries(other) - theirs) and starting.poll() is None:
             time.sleep(0.002)
         overlapped = running.poll() is None
         outcomes = [(p.wait(), p.stderr.read()) for p in (running, starting)]
