@@ -5,6 +5,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import click
@@ -78,6 +79,10 @@ def build(paths, db, skip_invalid, forced_format):
         raise click.ClickException(
             f"{len(failure.problems)} problem(s); {db} was left unchanged "
             "(fix the input or use --skip-invalid)"
+        )
+    except BrokenProcessPool:
+        raise click.ClickException(
+            f"a parsing worker process died (out of memory, or killed); {db} was left unchanged"
         )
     except CatalogCheckFailed as error:
         raise click.ClickException(

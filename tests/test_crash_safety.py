@@ -523,6 +523,23 @@ def test_workers_die_with_the_build(tmp_path, parallel_inputs, start):
     assert not any(map(alive, started))
 
 
+def test_worker_killed_under_the_build_is_an_error(tmp_path, parallel_inputs, catalog):
+    """Before: a BrokenProcessPool traceback (e.g. a worker killed by the OOM killer)."""
+    db, before = catalog
+    process = paper_catalog("build", parallel_inputs, "--db", db)
+    workers = []
+    while not workers and process.poll() is None:
+        workers = descendants(process.pid)
+        time.sleep(0.01)
+    assert workers, "no worker process started"
+    os.kill(workers[0], signal.SIGKILL)
+    errors = process.communicate()[1]
+    assert process.returncode == 1
+    assert errors.startswith("Error: a parsing worker process died"), errors
+    assert db.read_bytes() == before
+    assert sorted(p.name for p in db.parent.iterdir()) == ["catalog.db"]
+
+
 def depth(pid, ancestor):
     """1 for a child of ancestor, 2 for a grandchild..."""
     generations = 0
