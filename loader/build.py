@@ -19,7 +19,7 @@ from .normalize import (
 )
 from .prepare import prepared_sources, worker_count
 from .records import Problem
-from .sources import display_path, public_paths
+from .sources import public_paths
 
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 FTS_COLUMNS = ["title", "abstract_text"]
@@ -568,7 +568,7 @@ def write_catalog(files, path, forced_format=None, progress=None, workers=None):
     db.execute(f"pragma cache_size = -{CACHE_KB}")
     try:
         summary = write_rows(db, files, forced_format, progress, workers)
-        store_public_paths(db, files)
+        store_public_paths(db)
         finish_database(db, path)
         db.execute("pragma journal_mode = delete")
     finally:
@@ -576,11 +576,14 @@ def write_catalog(files, path, forced_format=None, progress=None, workers=None):
     return summary
 
 
-def store_public_paths(db, files):
+def store_public_paths(db):
     """The catalog is published: its file names are stored without the builder's folders
     (sources.public_paths). Problems printed on the terminal keep the paths as given."""
-    names = public_paths([display_path(file) for file in files])
-    renamed = [(name, public) for name, public in names.items() if public != name]
+    names = [
+        row[0]
+        for row in db.execute("select path from sources union select file from load_problems")
+    ]
+    renamed = [(name, public) for name, public in public_paths(names).items() if public != name]
     with db.atomic():
         db.execute("create temp table public_paths (path text primary key, public text)")
         db.conn.executemany("insert into public_paths values (?, ?)", renamed)
