@@ -197,3 +197,19 @@ def test_catalog_stores_no_absolute_path(tmp_path, monkeypatch):
 
     build_catalog(discover([Path("home/ann/inputs/more")]), db, skip_invalid=True)
     assert stored_paths(db) == ["home/ann/inputs/more/bad.txt"] * 2  # relative: as given
+
+
+def test_sources_yml_problems_are_stored_without_folders_too(tmp_path, monkeypatch):
+    inputs = tmp_path / "home" / "ann" / "inputs"
+    (inputs / "2024").mkdir(parents=True)
+    page = "论文检索\n\nAnn Lee\n\nWe study a problem and propose a method that works well.\n"
+    (inputs / "2024" / "iclr.txt").write_text(page, encoding="utf-8")
+    config = '- match: "neurips*.txt"\n  venue: NeurIPS\n  year: 2023\n'
+    (inputs / "2024" / "sources.yml").write_text(config, encoding="utf-8")
+    db = tmp_path / "catalog.db"
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    result = CliRunner().invoke(cli, ["build", str(inputs), "--db", str(db), "--skip-invalid"])
+    assert result.exit_code == 0, result.output
+    assert f"{inputs / '2024' / 'sources.yml'}:1: " in result.output  # as given on the terminal
+    assert stored_paths(db) == ["iclr.txt", "sources.yml"]  # the folder they share: 2024
