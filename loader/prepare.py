@@ -8,8 +8,10 @@ import os
 import signal
 import threading
 
+from .labels import derive_label
 from .lifetime import die_with_parent
-from .normalize import derive_label, paper_id, plain_text
+from .markup import plain_text
+from .normalize import paper_id
 from .records import Problem
 from .sources import read_source
 

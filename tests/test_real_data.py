@@ -219,7 +219,6 @@ def test_accented_and_plain_spellings_are_one_well_cased_author(catalog):
     assert rows == [("Gabor Bartok",)]
 
 
-@issue_11("search text decodes HTML entities")
 def test_search_text_decodes_html_entities(catalog):
     paper = paper_at(catalog, "arxiv.jsonl", arxiv_line("1409.1320"))
     text = catalog.execute("select abstract_text from papers where id = ?", (paper,)).fetchone()
