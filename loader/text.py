@@ -33,9 +33,9 @@ TITLES = ("Prof.", "Dr.", "Mr.", "Mrs.", "Ms.")
 FOOTNOTE_MARKS = "*†‡"
 # scraped names carry stray control characters, zero-width spaces and soft hyphens
 INVISIBLE = re.compile(r"[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u200b\u00ad\ufeff]")
-# the longest line read: real abstracts are under 10 KB. Parsing a line takes up to ~25 bytes
-# of memory per byte (measured on 1 MB lines of names, words and markup), so this bounds a
-# build's peak whatever the input
+# the longest line read: real abstracts are under 10 KB. Loading a line takes 10-35 bytes of
+# memory per byte (1 MB lines of names, words, LaTeX), ~320 for a run of Markdown emphasis
+# ("**a **a ...", markdown-it): this bounds a build's peak whatever the input
 MAX_LINE_BYTES = 1 << 20
 SKIP_CHUNK = 1 << 16
 # what stands for a longer line in the list of lines, followed by its size in bytes: decoding
