@@ -1,16 +1,14 @@
 """Entries -> one SQLite catalog: schema, merge of duplicates, FTS, indexes, atomic replace."""
 
-import glob
 import json
-import os
 import sqlite3
-import tempfile
 import threading
+from contextlib import closing
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import sqlite_utils
 
+from . import atomic
 from .normalize import (
     affiliation_name,
     affiliation_slug,
@@ -21,6 +19,7 @@ from .normalize import (
 )
 from .prepare import prepared_sources, worker_count
 from .records import Problem
+from .sources import public_paths
 
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 # label (the title, or the heading derived from the abstract), authors (names), plain abstract:
@@ -28,8 +27,6 @@ FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 FTS_COLUMNS = ["label", "authors", "abstract_text"]
 AUTHOR_FTS_TOKENIZER = "unicode61 remove_diacritics 2"
 BATCH_SIZE = 2000
-TEMPORARY_SUFFIX = ".building"
-SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
 # rows of 2-4 KB (abstracts) leave much of a 4 KB page empty; 16 KB pages hold several
 PAGE_SIZE = 16384
 CACHE_KB = 32768  # SQLite's page cache while building; the OS file cache does the rest
@@ -528,13 +525,11 @@ def check_integrity(db, path):
     results = []
 
     def run_sqlite_check():
-        reader = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
         try:
-            results.append(reader.execute("pragma integrity_check").fetchall())
+            with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as reader:
+                results.append(reader.execute("pragma integrity_check").fetchall())
         except sqlite3.Error as error:
             results.append([(f"integrity_check could not run: {error}",)])
-        finally:
-            reader.close()
 
     # where WAL is refused (a file system without shared memory), one after the other
     thread = threading.Thread(target=run_sqlite_check)
@@ -555,44 +550,22 @@ def check_integrity(db, path):
         raise CatalogCheckFailed(f"integrity_check: {'; '.join(messages[:5])}")
 
 
-def remove_stale_temporaries(target):
-    """A build killed midway leaves its temporary file (and, during the checks, its -wal and
-    -shm files); the next build removes them."""
-    pattern = f".{glob.escape(target.name)}.*{TEMPORARY_SUFFIX}*"  # "cat[1].db" is no pattern
-    for path in glob.glob(os.path.join(glob.escape(str(target.parent)), pattern)):
-        try:
-            os.remove(path)
-        except OSError:
-            pass
-
-
 def build_catalog(
     files, db_path, skip_invalid=False, forced_format=None, progress=None, workers=None
 ):
     """Build a catalog from input files into db_path, replacing it atomically.
 
     Raises BuildFailed (leaving db_path untouched) when there are problems and
-    skip_invalid is False. `workers` parsing processes (default: one per CPU for large
-    inputs, none for small ones) never change the result.
+    skip_invalid is False, and TargetRefused, before any work, when db_path is not a regular
+    file. `workers` parsing processes (default: one per CPU for large inputs, none for small
+    ones) never change the result.
     """
-    target = Path(db_path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    remove_stale_temporaries(target)
-    descriptor, temporary = tempfile.mkstemp(
-        prefix=f".{target.name}.", suffix=TEMPORARY_SUFFIX, dir=target.parent
-    )
-    os.close(descriptor)
-    try:
-        summary = write_catalog(files, temporary, forced_format, progress, workers)
+    with atomic.building(db_path) as temporary:
+        summary = write_catalog(files, str(temporary.path), forced_format, progress, workers)
         if summary.problems and not skip_invalid:
             raise BuildFailed(summary.problems)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, target)
+        temporary.replace_target()
         return summary
-    finally:
-        for path in (temporary, *(temporary + suffix for suffix in SQLITE_SIDE_FILES)):
-            if os.path.exists(path):
-                os.remove(path)
 
 
 def write_catalog(files, path, forced_format=None, progress=None, workers=None):
@@ -604,11 +577,31 @@ def write_catalog(files, path, forced_format=None, progress=None, workers=None):
     db.execute(f"pragma cache_size = -{CACHE_KB}")
     try:
         summary = write_rows(db, files, forced_format, progress, workers)
+        store_public_paths(db)
         finish_database(db, path)
         db.execute("pragma journal_mode = delete")
     finally:
         db.close()
     return summary
+
+
+def store_public_paths(db):
+    """The catalog is published: its file names are stored without the builder's folders
+    (sources.public_paths). Problems printed on the terminal keep the paths as given."""
+    names = [
+        row[0]
+        for row in db.execute("select path from sources union select file from load_problems")
+    ]
+    renamed = [(name, public) for name, public in public_paths(names).items() if public != name]
+    with db.atomic():
+        db.execute("create temp table public_paths (path text primary key, public text)")
+        db.conn.executemany("insert into public_paths values (?, ?)", renamed)
+        for table, column in (("sources", "path"), ("load_problems", "file")):
+            db.execute(
+                f"update {table} set {column} = public_paths.public from public_paths "
+                f"where {table}.{column} = public_paths.path"
+            )
+        db.execute("drop table public_paths")
 
 
 def write_rows(db, files, forced_format, progress, workers):

@@ -6,11 +6,13 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import click
 
 from . import site
+from .atomic import TargetRefused
 from .build import BuildFailed, CatalogCheckFailed, build_catalog
 from .publish import PLATFORMS, PublishError, deploy_command, write_context
 from .serve import serve_catalog
@@ -81,11 +83,15 @@ def build(paths, db, skip_invalid, forced_format):
             f"{len(failure.problems)} problem(s); {db} was left unchanged "
             "(fix the input or use --skip-invalid)"
         )
+    except BrokenProcessPool:
+        raise click.ClickException(
+            f"a parsing worker process died (out of memory, or killed); {db} was left unchanged"
+        )
     except CatalogCheckFailed as error:
         raise click.ClickException(
             f"the new catalog failed its integrity check ({error}); {db} was left unchanged"
         )
-    except (OSError, sqlite3.OperationalError) as error:
+    except (OSError, sqlite3.OperationalError, TargetRefused) as error:
         # sqlite3 reports a full disk or an I/O error as OperationalError, not OSError
         raise click.ClickException(f"cannot write {db}: {error}")
     report(summary.problems)

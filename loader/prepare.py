@@ -5,9 +5,11 @@ import collections
 import concurrent.futures
 import multiprocessing
 import os
+import signal
 import threading
 
 from .labels import derive_label
+from .lifetime import die_with_parent
 from .markup import plain_text
 from .normalize import paper_id
 from .records import Problem
@@ -40,6 +42,19 @@ def prepare_source_eagerly(file, forced_format):
     return source, list(items)
 
 
+def stop_with_build(build_pid, method):
+    """In each worker, first: die with the build, so kill -9 of the build leaves no worker
+    parsing on. With "forkserver" the forkserver is the parent, and it exits with the build."""
+    die_with_parent(signal.SIGKILL)  # a worker holds nothing that needs a clean exit
+    # the build may have died before that call: then no signal would ever come
+    if method == "fork":
+        alive = os.getppid() == build_pid  # reparented as soon as the build dies
+    else:  # the build holds the other end of this pipe; siblings never do
+        alive = multiprocessing.parent_process().is_alive()
+    if not alive:
+        os._exit(1)
+
+
 def input_bytes(files):
     total = 0
     for file in files:
@@ -61,7 +76,12 @@ def prepared_sources(files, forced_format, workers):
     # __main__ guard would run again), but is only safe while no other thread runs
     method = "fork" if threading.active_count() == 1 else "forkserver"
     context = multiprocessing.get_context(method)
-    with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
+    with concurrent.futures.ProcessPoolExecutor(
+        workers,
+        mp_context=context,
+        initializer=stop_with_build,
+        initargs=(os.getpid(), method),
+    ) as pool:
         remaining = iter(files)
         in_flight = collections.deque()
         for file in remaining:

@@ -11,7 +11,7 @@ from .parse_listing import parse_listing
 from .parse_profile import find_owner, parse_profile
 from .records import Entry, Problem
 from .source_config import CONFIG_NAME, SourceSettings, load_source_config
-from .text import LISTING_MARKER, decode_lines
+from .text import LISTING_MARKER, is_too_long, line_problem, read_lines
 
 PARSERS = {"listing": parse_listing, "profile": parse_profile, "jsonl": parse_jsonl}
 FORMATS = tuple(PARSERS)
@@ -89,7 +89,8 @@ def discover(paths):
 
 
 def detect_format(lines):
-    first = next((line.strip() for line in lines if line.strip()), "")
+    # a line too long to read is reported by the parser; the format is told by the next one
+    first = next((line.strip() for line in lines if line.strip() and not is_too_long(line)), "")
     if first == LISTING_MARKER:
         return "listing"
     if first.startswith("{"):
@@ -105,14 +106,40 @@ def display_path(path):
     return str(path).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
-def read_bytes(path):
-    """The whole file. Pipes, devices and folders are refused, never read: a pipe would block
-    the build forever and /dev/zero would fill the memory."""
+def public_paths(names):
+    """{display path: the path the catalog stores} for the input files' display paths. No
+    absolute path is stored, so a published catalog never shows the builder's folders:
+
+    - a relative path stays as given (it was typed from the folder the build ran in);
+    - an absolute path inside the current folder becomes relative to it;
+    - the other absolute paths become relative to the deepest folder they all share (one
+      folder given: paths inside it; one file: its name), or are their file names alone when
+      they share only the root folder.
+    """
+    here = os.path.join(os.getcwd(), "")
+    outside = [n for n in names if os.path.isabs(n) and not n.startswith(here)]
+    common = os.path.commonpath([os.path.dirname(n) for n in outside]) if outside else ""
+    public = {}
+    for name in names:
+        if not os.path.isabs(name):
+            public[name] = name
+        elif name.startswith(here):
+            public[name] = name.removeprefix(here)
+        elif common == os.path.dirname(common):  # only "/" in common
+            public[name] = os.path.basename(name)
+        else:
+            public[name] = os.path.relpath(name, common)
+    return public
+
+
+def open_regular(path):
+    """The file, open for reading; None for pipes, devices and folders: they are refused, never
+    read (a pipe would block the build forever and /dev/zero would fill the memory)."""
     descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    with os.fdopen(descriptor, "rb") as fp:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-            return None
-        return fp.read()
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        return None
+    return os.fdopen(descriptor, "rb")
 
 
 def read_source(path, forced_format=None):
@@ -138,15 +165,17 @@ def with_settings(items, settings, config_problems):
 def parse_source(path, forced_format=None):
     name = display_path(path)
     try:
-        data = read_bytes(path)
+        fp = open_regular(path)
+        if fp is None:
+            message = "not a regular file (a folder, pipe or device)"
+            return Source(name, None, ""), iter([Problem(name, 1, message)])
+        with fp:
+            digest = hashlib.file_digest(fp, "sha256").hexdigest()
+            fp.seek(0)
+            lines, problem = read_lines(name, fp)
     except OSError as error:
         reason = error.strerror or str(error)
         return Source(name, None, ""), iter([Problem(name, 1, f"cannot read: {reason}")])
-    if data is None:
-        message = "not a regular file (a folder, pipe or device)"
-        return Source(name, None, ""), iter([Problem(name, 1, message)])
-    digest = hashlib.sha256(data).hexdigest()
-    lines, problem = decode_lines(name, data)
     if problem:
         return Source(name, None, digest), iter([problem])
     format = forced_format or detect_format(lines)
@@ -155,6 +184,10 @@ def parse_source(path, forced_format=None):
             "unknown format: expected a listing page (first line 论文检索), "
             "an author profile page (first line a name) or JSON Lines"
         )
+        too_long = next((n for n, line in enumerate(lines, start=1) if is_too_long(line)), None)
+        if too_long:
+            reason = line_problem(name, too_long, lines[too_long - 1]).message
+            message += f"; line {too_long}: {reason}"
         return Source(name, None, digest), iter([Problem(name, 1, message)])
     return Source(name, format, digest), report_if_empty(name, lines, PARSERS[format](name, lines))
 

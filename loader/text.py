@@ -1,6 +1,7 @@
 """Raw file text -> numbered lines and blocks, plus the line shapes every format shares."""
 
 import html
+import io
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -32,6 +33,14 @@ TITLES = ("Prof.", "Dr.", "Mr.", "Mrs.", "Ms.")
 FOOTNOTE_MARKS = "*†‡"
 # scraped names carry stray control characters, zero-width spaces and soft hyphens
 INVISIBLE = re.compile(r"[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u200b\u00ad\ufeff]")
+# the longest line read: real abstracts are under 10 KB. Loading a line takes 10-35 bytes of
+# memory per byte (1 MB lines of names, words, LaTeX), ~320 for a run of Markdown emphasis
+# ("**a **a ...", markdown-it): this bounds a build's peak whatever the input
+MAX_LINE_BYTES = 1 << 20
+SKIP_CHUNK = 1 << 16
+# what stands for a longer line in the list of lines, followed by its size in bytes: decoding
+# never gives U+D800 (undecodable bytes become U+DC80..U+DCFF), and it is no blank line
+TOO_LONG = "\ud800"
 MAX_NAME_LENGTH = 80
 MAX_NAME_WORDS = 7
 MAX_LOWERCASE_NAME_WORDS = 3  # "leif döring", "N dinesh reddy": names written in lowercase
@@ -59,34 +68,73 @@ class Block:
         return " ".join(self.lines)
 
 
-def read_text(path):
-    """Read a file as UTF-8 (BOM and CRLF tolerated). Returns (lines, problem)."""
-    with open(path, "rb") as fp:
-        return decode_lines(path, fp.read())
-
-
-def decode_lines(path, data):
-    """File bytes -> (lines, problem); lines end at \\n, \\r\\n or \\r.
+def read_lines(path, fp):
+    """A binary file -> (lines, problem), read as UTF-8 (BOM tolerated); lines end at \\n,
+    \\r\\n or \\r.
 
     Bytes that are not UTF-8 survive as lone surrogates so the parsers can report the exact
-    lines; a file that is mostly binary is one problem.
+    lines; a file that is mostly binary is one problem. The file is streamed: a line longer
+    than MAX_LINE_BYTES is never held, only counted, and stands in the list as a marker
+    (see line_problem), so memory follows the lines kept, whatever one line's size.
     """
-    head = data[:8192]
+    head = fp.read(8192)
     if head.count(b"\0") > len(head) // 10:
         return [], Problem(str(path), 1, "file is binary or not UTF-8 text")
-    text = data.decode("utf-8", errors="surrogateescape")
-    text = text.removeprefix("\ufeff")
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    if not any(line.strip() for line in lines):  # also a lone BOM, no-break spaces, form feeds
+    fp.seek(0)
+    # newline=None: universal newlines, so "\r\n" and a lone "\r" end a line like "\n"
+    text = io.TextIOWrapper(fp, encoding="utf-8", errors="surrogateescape", newline=None)
+    lines = []
+    blank = True
+    bad = 0
+    # a line of more than MAX_LINE_BYTES characters has more than MAX_LINE_BYTES bytes
+    while line := text.readline(MAX_LINE_BYTES + 1):
+        if not line.endswith("\n") and len(line) > MAX_LINE_BYTES:
+            line = too_long(measure(line) + skip_line(text))
+        else:
+            line = line.removesuffix("\n")
+            if len(line) > MAX_LINE_BYTES // 4 and (size := measure(line)) > MAX_LINE_BYTES:
+                line = too_long(size)  # fewer characters than the limit, more bytes
+        if not lines:
+            line = line.removeprefix("\ufeff")
+        blank = blank and not line.strip()  # also a lone BOM, no-break spaces, form feeds
+        bad += bool(UNDECODABLE.search(line))
+        lines.append(line.rstrip())
+    if blank:
         return [], Problem(str(path), 1, "file is empty")
-    bad = sum(1 for line in lines if UNDECODABLE.search(line))
     if bad and bad > len(lines) // 2:
         return [], Problem(str(path), 1, "file is not UTF-8 text (another encoding?)")
-    return [line.rstrip() for line in lines], None
+    return lines, None
+
+
+def measure(text):
+    """Bytes of a decoded piece of the file, undecodable bytes included."""
+    return len(text.encode("utf-8", "surrogateescape"))
+
+
+def skip_line(text):
+    """Read the rest of the current line in chunks, keeping none of it; returns its bytes."""
+    size = 0
+    while piece := text.readline(SKIP_CHUNK):
+        if piece.endswith("\n"):
+            return size + measure(piece) - 1
+        size += measure(piece)
+    return size
+
+
+def too_long(size):
+    return f"{TOO_LONG}{size}"
+
+
+def is_too_long(line):
+    return line.startswith(TOO_LONG)
 
 
 def line_problem(path, number, line):
     """A reason this single line cannot be loaded, or None."""
+    if is_too_long(line):
+        size = line.removeprefix(TOO_LONG)
+        message = f"line too long ({size} bytes; a line may hold {MAX_LINE_BYTES})"
+        return Problem(str(path), number, message)
     match = UNDECODABLE.search(line)
     if match:
         return Problem(str(path), number, f"invalid UTF-8 at column {match.start() + 1}")

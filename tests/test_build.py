@@ -8,7 +8,7 @@ import pytest
 import sqlite_utils
 
 from loader.build import BuildFailed, CatalogCheckFailed, build_catalog, check_integrity
-from loader.sources import discover
+from loader.sources import discover, public_paths
 
 from .conftest import SEEDS
 
@@ -44,10 +44,12 @@ def test_author_tracks_count_each_authors_papers_per_track(query):
 
 
 def test_sources_and_provenance(query):
+    names = ["000_f6d208fccd6a4015.txt", "003_5bcb16731c62432c.txt", "004_c2ae629adeebe2a0.txt"]
+    public = public_paths([str(SEEDS / name) for name in names])  # no absolute path stored
     assert query("select path, format, papers, problems from sources order by id") == [
-        (str(SEEDS / "000_f6d208fccd6a4015.txt"), "listing", 20, 0),
-        (str(SEEDS / "003_5bcb16731c62432c.txt"), "profile", 50, 0),
-        (str(SEEDS / "004_c2ae629adeebe2a0.txt"), "listing", 20, 0),
+        (public[str(SEEDS / names[0])], "listing", 20, 0),
+        (public[str(SEEDS / names[1])], "profile", 50, 0),
+        (public[str(SEEDS / names[2])], "listing", 20, 0),
     ]
     # the NorMuon entry starts with its track line, line 3 of the first file
     assert query(
@@ -229,7 +231,7 @@ def test_skip_invalid_records_problems(tmp_path):
     summary, db = build(tmp_path, good, bad, skip_invalid=True)
     assert summary.papers == 1 and len(summary.problems) == 1
     assert db.execute("select file, line, message from load_problems").fetchall() == [
-        (str(bad), 3, "abstract with no authors line before it")
+        ("bad.txt", 3, "abstract with no authors line before it")  # from the inputs' folder
     ]
 
 
@@ -237,13 +239,13 @@ def test_stale_temporary_files_are_removed(tmp_path):
     good = write(tmp_path, "good.txt", f"论文检索\n\nAnn Lee\n\n{ABSTRACT}\n")
     # killed during the integrity checks, a build also leaves its WAL and shared-memory files
     names = [
-        ".catalog.db.x1y2.building",
-        ".catalog.db.x1y2.building-wal",
-        ".catalog.db.x1y2.building-shm",
+        ".catalog.db.0123456789abcdef.building",
+        ".catalog.db.0123456789abcdef.building-wal",
+        ".catalog.db.0123456789abcdef.building-shm",
     ]
     for name in names:
         (tmp_path / name).write_bytes(b"half a database")
-    other = write(tmp_path, ".other.db.x1y2.building", "not ours")
+    other = write(tmp_path, ".other.db.0123456789abcdef.building", "not ours")
     build_catalog([good], tmp_path / "catalog.db")
     assert sorted(p.name for p in tmp_path.iterdir()) == [other.name, "catalog.db", "good.txt"]
 

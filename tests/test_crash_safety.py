@@ -3,26 +3,29 @@ failing under the loader (unreadable inputs, link loops, a vanished file, an unw
 a full disk). The previous catalog always survives intact and every failure is an `Error:`."""
 
 import errno
+import fcntl
 import os
 import random
 import resource
 import signal
 import sqlite3
+import stat
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from loader import atomic, build
 from loader.build import BuildFailed, build_catalog
 from loader.cli import cli
+from loader.prepare import PARALLEL_MIN_BYTES
 from loader.records import Entry
 from loader.sources import discover, read_source
 
-from .conftest import SEEDS
+from .conftest import ROOT, SEEDS
 
 KILLS = int(os.environ.get("CRASH_KILLS", "20"))  # CRASH_KILLS=200 for a deeper one-off run
 COPIES = 40  # of the 90 seed entries, each copy with its own abstracts: 3 600 papers
@@ -140,8 +143,8 @@ def test_stale_temporaries_are_found_when_the_name_looks_like_a_pattern(tmp_path
     """Before: for a target named cat[1].db the glob matched nothing and temporaries piled up."""
     folder = tmp_path / "run [1]"
     folder.mkdir()
-    stale = folder / ".cat[1].db.x1y2.building"
-    other = folder / ".cat1.db.x1y2.building"  # another target's: not ours to remove
+    stale = folder / ".cat[1].db.0123456789abcdef.building"
+    other = folder / ".cat1.db.0123456789abcdef.building"  # another target's: not ours to remove
     stale.write_bytes(b"half a database")
     other.write_bytes(b"half a database")
     build_catalog(discover([SEEDS]), folder / "cat[1].db")
@@ -266,10 +269,10 @@ def test_file_disappearing_before_it_is_read(tmp_path, catalog):
 def test_target_that_cannot_be_written_is_an_error(tmp_path, blocker):
     if blocker == "parent is a file":  # no folder can be made for the target
         (tmp_path / "file").write_text("not a folder")
-        db, expected = tmp_path / "file" / "catalog.db", "File exists"
-    else:  # the finished build cannot replace a folder
+        db, expected = tmp_path / "file" / "catalog.db", "Not a directory"
+    else:  # refused before any work: a folder is no catalog file
         (tmp_path / "catalog.db").mkdir()
-        db, expected = tmp_path / "catalog.db", "Is a directory"
+        db, expected = tmp_path / "catalog.db", "it is a folder, not a catalog file"
     before = sorted(tmp_path.iterdir())
     assert_clean_error(run("build", SEEDS, "--db", db), f"Error: cannot write {db}: ", expected)
     assert sorted(tmp_path.iterdir()) == before  # and no temporary file left behind
@@ -277,11 +280,14 @@ def test_target_that_cannot_be_written_is_an_error(tmp_path, blocker):
 
 def test_target_folder_without_write_permission_is_an_error(catalog, monkeypatch):
     db, before = catalog
+    real_open = os.open
 
-    def denied(*args, **kwargs):  # as root, chmod cannot deny anything
-        raise PermissionError(errno.EACCES, "Permission denied", str(db.parent))
+    def open_(path, flags, *args, **kwargs):  # as root, chmod cannot deny anything
+        if flags & os.O_CREAT and Path(path).parent == db.parent:
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_open(path, flags, *args, **kwargs)
 
-    monkeypatch.setattr(tempfile, "mkstemp", denied)
+    monkeypatch.setattr(os, "open", open_)
     assert_clean_error(run("build", SEEDS, "--db", db), "Permission denied")
     assert db.read_bytes() == before
 
@@ -302,3 +308,245 @@ def test_full_disk_is_an_error_and_leaves_the_previous_catalog(tmp_path, catalog
     assert "disk" in errors  # "disk I/O error" or "database or disk is full"
     assert db.read_bytes() == before
     assert sorted(p.name for p in db.parent.iterdir()) == ["catalog.db"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Targets, temporaries and worker processes
+
+
+@pytest.fixture(scope="module")
+def parallel_inputs(tmp_path_factory):
+    """A generated corpus large enough that a build parses it in worker processes."""
+    folder = tmp_path_factory.mktemp("parallel")
+    generate = [sys.executable, ROOT / "bench" / "generate.py", "--papers", "6000"]
+    subprocess.run([*generate, "--out", folder], check=True, stdout=subprocess.DEVNULL)
+    files = discover([folder])
+    assert len(files) >= 2 and sum(f.stat().st_size for f in files) >= PARALLEL_MIN_BYTES
+    return folder
+
+
+def make_device(path):
+    """A character device like /dev/null (major 1, minor 3), where mknod is allowed."""
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("no permission to make a device node here")
+
+
+@pytest.mark.parametrize("kind", ["character device", "named pipe", "symbolic link", "folder"])
+def test_target_that_is_no_regular_file_is_refused_before_any_work(tmp_path, monkeypatch, kind):
+    """Before: `build --db /dev/null` replaced /dev/null with a regular file; a FIFO and a
+    symbolic link (to a catalog) were replaced too, a folder refused only after the build."""
+    catalog = tmp_path / "real.db"
+    build_catalog(discover([SEEDS]), catalog)
+    target = tmp_path / "target"
+    if kind == "character device":
+        make_device(target)
+    elif kind == "named pipe":
+        os.mkfifo(target)
+    elif kind == "symbolic link":
+        target.symlink_to(catalog)
+    else:
+        target.mkdir()
+    before = sorted(tmp_path.iterdir()), os.lstat(target), catalog.read_bytes()
+
+    def work(*args, **kwargs):
+        raise AssertionError("the build started")
+
+    monkeypatch.setattr(build, "write_catalog", work)
+    result = run("build", SEEDS, "--db", target)
+    assert_clean_error(result, f"Error: cannot write {target}: it is a {kind}", "not a catalog")
+    assert (sorted(tmp_path.iterdir()), os.lstat(target), catalog.read_bytes()) == before
+
+
+def test_real_dev_null_is_refused(monkeypatch):
+    def work(*args, **kwargs):  # never reached; if it were, the build fails before the rename
+        raise AssertionError("the build started")
+
+    monkeypatch.setattr(build, "write_catalog", work)
+    assert_clean_error(run("build", SEEDS, "--db", "/dev/null"), "a character device")
+    assert stat.S_ISCHR(os.lstat("/dev/null").st_mode)
+
+
+@pytest.mark.parametrize("mode", [0o444, 0o640, 0o600])
+def test_target_keeps_its_permissions(catalog, mode):
+    """A read-only catalog stays read-only after a rebuild (before: always 0644)."""
+    db, _ = catalog
+    db.chmod(mode)
+    result = run("build", SEEDS, "--db", db)
+    assert result.exit_code == 0, result.output
+    assert stat.S_IMODE(db.stat().st_mode) == mode
+    assert counts(db)["papers"] == 90
+
+
+def test_new_target_is_readable_by_all(tmp_path):
+    build_catalog(discover([SEEDS]), tmp_path / "catalog.db")
+    assert stat.S_IMODE((tmp_path / "catalog.db").stat().st_mode) == 0o644
+
+
+def test_new_file_and_its_folder_are_synced_around_the_rename(catalog, monkeypatch):
+    db, _ = catalog
+    events = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(descriptor):
+        status = os.fstat(descriptor)
+        events.append(("fsync", stat.S_IFMT(status.st_mode), status.st_ino))
+        real_fsync(descriptor)
+
+    def replace(source, target):
+        events.append(("replace", Path(source).parent, Path(target)))
+        real_replace(source, target)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    build_catalog(discover([SEEDS]), db)
+    assert events == [
+        ("fsync", stat.S_IFREG, db.stat().st_ino),  # the new file, which is now the catalog
+        ("replace", db.parent, db),
+        ("fsync", stat.S_IFDIR, db.parent.stat().st_ino),
+    ]
+
+
+def test_cleanup_never_matches_another_targets_temporary(tmp_path):
+    names = [
+        ".catalog.db.0123456789abcdef.building",
+        ".catalog.db.0123456789abcdef.building-wal",
+        ".catalog.db.new.0123456789abcdef.building",  # catalog.db.new's
+        ".catalog.db.0123456789abcdef.building.0123456789abcdef.building",  # ...building's
+        ".catalog.db.0123456789abcdeg.building",  # no name this version makes
+        ".catalog.db.x1y2.building",
+    ]
+    pattern = atomic.temporary_name_pattern(Path("catalog.db"))
+    assert [name for name in names if pattern.fullmatch(name)] == names[:2]
+
+
+def test_cleanup_leaves_the_temporary_of_a_running_build(tmp_path):
+    """Before: the cleanup removed every matching name, a running build's file too."""
+    target = tmp_path / "catalog.db"
+    with atomic.building(target) as running:
+        running.path.write_bytes(b"half a database")
+        atomic.remove_stale_temporaries(target)  # another build into the same target
+        assert running.path.read_bytes() == b"half a database"
+    stale = tmp_path / ".catalog.db.0123456789abcdef.building"
+    stale.write_bytes(b"left by a killed build")
+    with open(stale) as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        atomic.remove_stale_temporaries(target)
+        assert stale.exists()  # its build still runs
+    atomic.remove_stale_temporaries(target)
+    assert sorted(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("second", ["catalog.db", "catalog.db.new"])
+def test_concurrent_builds_leave_each_other_alone(tmp_path, big_inputs, second):
+    """Before: `--db catalog.db` removed the temporary of a running `--db catalog.db.new`,
+    which then died with a thread traceback blaming a "disk I/O error"."""
+    first = tmp_path / "catalog.db.new"
+    other = tmp_path / second
+    for _attempt in range(3):
+        running = paper_catalog("build", big_inputs, "--db", first)
+        while not temporaries(first) and running.poll() is None:
+            time.sleep(0.002)
+        theirs = temporaries(first)
+        starting = paper_catalog("build", big_inputs, "--db", other)
+        # the second build's cleanup has run once its own temporary exists
+        while not (temporaries(other) - theirs) and starting.poll() is None:
+            time.sleep(0.002)
+        overlapped = running.poll() is None
+        outcomes = [(p.wait(), p.stderr.read()) for p in (running, starting)]
+        for process in (running, starting):
+            process.stderr.close()
+        assert outcomes == [(0, ""), (0, "")]
+        assert counts(first)["papers"] == counts(other)["papers"] == COPIES * 90
+        if overlapped:
+            break
+    else:
+        pytest.fail("the first build kept finishing before the second one started")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted({first.name, other.name})
+
+
+def descendants(pid):
+    """Live processes under pid (zombies are dead: only their exit status is left)."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            children = (task / "children").read_text().split()
+        except OSError:
+            continue
+        for child in map(int, children):
+            found += [child, *descendants(child)]
+    return found
+
+
+def alive(pid):
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+# a build with another thread running starts its workers from a forkserver
+FORKSERVER_BUILD = (
+    "import sys, threading, time; from pathlib import Path; "
+    "from loader.build import build_catalog; from loader.sources import discover; "
+    "threading.Thread(target=time.sleep, args=(600,), daemon=True).start(); "
+    "build_catalog(discover([Path(sys.argv[1])]), sys.argv[2])"
+)
+
+
+@pytest.mark.parametrize("start", ["fork", "forkserver"])
+def test_workers_die_with_the_build(tmp_path, parallel_inputs, start):
+    """Before: kill -9 of a build with 8 MB or more of input left its worker parsing on."""
+    db = tmp_path / "catalog.db"
+    if start == "fork":
+        process = paper_catalog("build", parallel_inputs, "--db", db)
+    else:
+        command = [sys.executable, "-c", FORKSERVER_BUILD, parallel_inputs, db]
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    workers = []
+    while not workers and process.poll() is None and time.monotonic() < deadline:
+        # forked by the build, or by its forkserver (which the build started)
+        generation = 1 if start == "fork" else 2
+        workers = [p for p in descendants(process.pid) if depth(p, process.pid) == generation]
+        time.sleep(0.01)
+    assert workers, "no worker process started"
+    started = descendants(process.pid)  # with a forkserver: it and the resource tracker too
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    process.stderr.close()
+    deadline = time.monotonic() + 10
+    while any(map(alive, started)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(map(alive, started))
+
+
+def test_worker_killed_under_the_build_is_an_error(tmp_path, parallel_inputs, catalog):
+    """Before: a BrokenProcessPool traceback (e.g. a worker killed by the OOM killer)."""
+    db, before = catalog
+    process = paper_catalog("build", parallel_inputs, "--db", db)
+    workers = []
+    while not workers and process.poll() is None:
+        workers = descendants(process.pid)
+        time.sleep(0.01)
+    assert workers, "no worker process started"
+    os.kill(workers[0], signal.SIGKILL)
+    errors = process.communicate()[1]
+    assert process.returncode == 1
+    assert errors.startswith("Error: a parsing worker process died"), errors
+    assert db.read_bytes() == before
+    assert sorted(p.name for p in db.parent.iterdir()) == ["catalog.db"]
+
+
+def depth(pid, ancestor):
+    """1 for a child of ancestor, 2 for a grandchild..."""
+    generations = 0
+    while pid not in (ancestor, 0, 1):
+        try:
+            pid = int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[1])
+        except OSError:
+            return None
+        generations += 1
+    return generations if pid == ancestor else None
