@@ -7,9 +7,10 @@ Entries are versions of one paper when
 - they have the same abstract up to whitespace and Unicode form (one paper id: this is how
   the builder streams them, one row per id), or
 - they share an identifier (arXiv id without its version, DOI, OpenReview id), or
-- their abstracts are equal up to case, punctuation and whitespace, or
-- they have the same title up to case, accents, punctuation and spacing, and share at least
-  one author (by name key).
+- their abstracts are equal up to case, punctuation and whitespace (100 letters and digits
+  at least), or
+- they have the same title up to case, accents, punctuation and spacing (two words at
+  least), and share at least one author (by name key).
 Merges are transitive: if A and B are versions, and B and C, all three are one paper.
 """
 
@@ -21,8 +22,14 @@ from dataclasses import dataclass
 # keys that make two entries versions at once, and the title key that also needs an author
 DIRECT, TITLE = 0, 1
 PREPRINT_VENUES = {"arxiv", "corr"}
+# OpenReview lists rejected and withdrawn submissions: the version a venue accepted is shown
+NOT_ACCEPTED = re.compile(r"reject|withdraw", re.IGNORECASE)
 ARXIV_PREFIX = re.compile(r"^(?:arxiv:|https?://arxiv\.org/(?:abs|pdf)/)", re.IGNORECASE)
 ARXIV_VERSION = re.compile(r"v\d+$")
+# below these, a title ("Withdrawn") or an abstract ("Part of", "withdrawn paper") is more
+# often a placeholder many papers share than the paper's own: only exact abstracts merge then
+TITLE_MIN_WORDS = 2
+ABSTRACT_MIN_CHARACTERS = 100
 DOI_PREFIX = re.compile(r"^(?:doi:|https?://(?:dx\.)?doi\.org/)", re.IGNORECASE)
 
 
@@ -65,9 +72,11 @@ def version_keys(entry, text):
     ):
         if value and normal(value):
             keys.append((DIRECT, hash_key(kind, normal(value))))
-    if loose := letters_and_digits(text):
+    loose = letters_and_digits(text)
+    if len(loose) >= ABSTRACT_MIN_CHARACTERS:
         keys.append((DIRECT, hash_key("abstract", loose)))
-    if entry.title and (words := title_words(entry.title)):
+    words = title_words(entry.title or "")
+    if len(words.split()) >= TITLE_MIN_WORDS:
         keys.append((TITLE, hash_key("title", words)))
     return keys
 
@@ -155,11 +164,13 @@ def venue_rank(venue):
 
 def shown_rank(version):
     """Sort key, smallest first: the version a paper shows. Any venue over arXiv, then the
-    latest year, then a real title over none, then the complete and longer author list; on
-    a tie, content alone decides (never input order)."""
+    latest year, then an accepted version over a rejected or withdrawn submission, then a
+    real title over none, then the complete and longer author list; on a tie, content alone
+    decides (never input order)."""
     return (
         -venue_rank(version.venue),
         -(version.year or 0),
+        bool(version.status and NOT_ACCEPTED.search(version.status)),
         version.title is None,
         version.truncated,
         -len(version.authors),
