@@ -15,7 +15,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-from .merge import DIRECT, Version, VersionGroups, resolve, title_matches, version_keys
+from .merge import DIRECT, Version, VersionGroups, resolve, title_matches
 from .names import display_name, name_key, spelling
 from .normalize import TRACK_SEPARATOR, affiliation_name, affiliation_slug, split_track
 from .prepare import prepared_sources, worker_count
@@ -247,9 +247,8 @@ class CatalogWriter:
             }
         )
 
-    def author_id(self, name):
-        """The author a name is, counting the spelling once for the entry that uses it."""
-        key = name_key(name)
+    def author_id(self, key, name):
+        """The author of a name key, counting the spelling once for the entry that uses it."""
         written = spelling(name)
         author_id = self.author_keys.get(key)
         if author_id is None:
@@ -285,20 +284,18 @@ class CatalogWriter:
             key = name_key(name)
             if key not in seen:
                 seen.add(key)
-                links.append((self.author_id(name), position))
-        if entry.owner and name_key(entry.owner) not in seen:
-            links.append((self.author_id(entry.owner), None))
+                links.append((self.author_id(key, name), position))
+        if entry.owner and (key := name_key(entry.owner)) not in seen:
+            links.append((self.author_id(key, entry.owner), None))
         return links
 
-    def add_entry(self, entry, source_id, pid, text, label):
-        """One prepared entry (see prepare_entry): a new paper row, or one more entry of a
-        paper id already written, kept for the merge after the stream."""
+    def add_entry(self, entry, source_id, pid, text, label, keys):
+        """One prepared entry (see prepare_entry) with its version keys: a new paper row, or
+        one more entry of a paper id already written, kept for the merge after the stream."""
         self.pending["paper_sources"].append(
             (pid, source_id, entry.line, entry.venue, entry.year, entry.status)
         )
-        self.pending["version_keys"].extend(
-            (key, kind, pid) for kind, key in version_keys(entry, text)
-        )
+        self.pending["version_keys"].extend((key, kind, pid) for kind, key in keys)
         track = split_track(entry.track)[0] if entry.track else None
         links = self.author_links(entry)
         affiliations = self.affiliation_ids(entry.affiliations)
@@ -406,20 +403,21 @@ class CatalogWriter:
         groups += [[pid] for pid in sorted(self.duplicates) if pid not in grouped]
         changed = set()
         for group in groups:
-            versions = []
+            versions, stored = [], {}
             for pid in group:
-                versions.append(self.stored_version(pid))
+                versions.append(stored.setdefault(pid, self.stored_version(pid)))
                 versions.extend(self.duplicates.pop(pid, ()))
             paper = resolve(versions)
-            self.write_paper(paper)
+            if self.write_paper(paper, stored[paper.id]):
+                changed.add(paper.id)
             self.aliases += len(paper.aliases)
-            changed.add(paper.id)
         self.db.execute("drop table temp.version_keys")
         return changed
 
-    def write_paper(self, paper):
-        """One merged paper over the row of its shown version; the other versions' rows go,
-        their ids become aliases."""
+    def write_paper(self, paper, stored):
+        """One merged paper over the row of its shown version (`stored`, as streamed); the
+        other versions' rows go, their ids become aliases. Returns whether its author or
+        affiliation links changed (most repeated entries add none)."""
         execute = self.db.conn.execute
         for alias in paper.aliases:
             self.index_paper(alias, "'delete', ")  # external-content FTS: remove its text
@@ -428,17 +426,20 @@ class CatalogWriter:
             execute("delete from paper_affiliations where paper_id = ?", [alias])
             execute("delete from papers where id = ?", [alias])
             execute("insert into paper_aliases (alias, paper_id) values (?, ?)", [alias, paper.id])
-        execute("delete from paper_authors where paper_id = ?", [paper.id])
-        self.db.conn.executemany(
-            INSERTS["paper_authors"], ((paper.id, a, position) for a, position in paper.authors)
-        )
-        execute("delete from paper_affiliations where paper_id = ?", [paper.id])
-        self.db.conn.executemany(
-            INSERTS["paper_affiliations"], ((paper.id, a) for a in paper.affiliations)
-        )
+        authors_changed = set(paper.authors) != set(stored.authors)
+        if authors_changed:
+            execute("delete from paper_authors where paper_id = ?", [paper.id])
+            self.db.conn.executemany(
+                INSERTS["paper_authors"], ((paper.id, a, p) for a, p in paper.authors)
+            )
+        affiliations_changed = set(paper.affiliations) != set(stored.affiliations)
+        if affiliations_changed:
+            execute("delete from paper_affiliations where paper_id = ?", [paper.id])
+            self.db.conn.executemany(
+                INSERTS["paper_affiliations"], ((paper.id, a) for a in paper.affiliations)
+            )
         track_id, track, area = self.track_id(paper.track) if paper.track else (None,) * 3
-        title = execute("select title from papers where id = ?", [paper.id]).fetchone()[0]
-        if paper.title != title:
+        if paper.title != stored.title:
             self.index_paper(paper.id, "'delete', ")
         execute(
             "update papers set title = ?, label = coalesce(?, label), track = ?, area = ?, "
@@ -459,8 +460,9 @@ class CatalogWriter:
                 paper.id,
             ],
         )
-        if paper.title != title:
+        if paper.title != stored.title:
             self.index_paper(paper.id)
+        return bool(paper.aliases) or authors_changed or affiliations_changed
 
     def index_paper(self, pid, command=""):
         columns = ", ".join(FTS_COLUMNS)
@@ -753,8 +755,8 @@ def write_rows(db, files, forced_format, progress, workers):
                     writer.add_problem(item)
                     problems += 1
                 else:
-                    entry, pid, text, label = item
-                    writer.add_entry(entry, source_id, pid, text, label)
+                    entry, pid, text, label, keys = item
+                    writer.add_entry(entry, source_id, pid, text, label, keys)
                     entries += 1
             writer.add_source(source_id, source, entries, problems)
             if progress:

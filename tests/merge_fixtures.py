@@ -31,7 +31,7 @@ def with_entry_keys(read_source):
 
     def read(file, forced_format=None):
         source, items = read_source(file, forced_format)
-        lines = Path(file).read_text(encoding="utf-8").splitlines()
+        lines = Path(file).read_text(encoding="utf-8").split("\n")  # as the loader counts
 
         def filled():
             for item in items:
