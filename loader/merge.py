@@ -125,7 +125,7 @@ class VersionGroups:
         return sorted(sorted(group) for group in members.values() if len(group) > 1)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: the builder holds one per repeated entry
 class Version:
     """One source entry as the policy sees it. `authors` are (author id, position) pairs,
     position None for a profile owner the list does not show; `track` is a track name."""
