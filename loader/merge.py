@@ -24,8 +24,10 @@ from .names import without_accents
 # keys that make two entries versions at once, and the title key that also needs an author
 DIRECT, TITLE = 0, 1
 PREPRINT_VENUES = {"arxiv", "corr"}
-# OpenReview lists rejected and withdrawn submissions: the version a venue accepted is shown
+# OpenReview lists rejected and withdrawn submissions, and ICLR offered some rejected papers
+# its workshop track: the version a venue accepted to its main track is shown first
 NOT_ACCEPTED = re.compile(r"reject|withdraw", re.IGNORECASE)
+WORKSHOP = re.compile(r"workshop", re.IGNORECASE)
 ARXIV_PREFIX = re.compile(r"^(?:arxiv:|https?://arxiv\.org/(?:abs|pdf)/)", re.IGNORECASE)
 ARXIV_VERSION = re.compile(r"v\d+$")
 # below these, a title ("Withdrawn") or an abstract ("Part of", "withdrawn paper") is more
@@ -167,15 +169,22 @@ def venue_rank(venue):
     return 1 if venue.strip().casefold() in PREPRINT_VENUES else 2
 
 
+def status_rank(status):
+    """0 accepted (or unknown), 1 a workshop, 2 rejected or withdrawn."""
+    if not status:
+        return 0
+    return 2 if NOT_ACCEPTED.search(status) else int(bool(WORKSHOP.search(status)))
+
+
 def shown_rank(version):
     """Sort key, smallest first: the version a paper shows. Any venue over arXiv, then the
-    latest year, then an accepted version over a rejected or withdrawn submission, then a
-    real title over none, then the complete and longer author list; on a tie, content alone
+    latest year, then a main-track acceptance over a workshop over a rejected or withdrawn
+    submission, then a real title over none, then the complete and longer author list; on a tie, content alone
     decides (never input order)."""
     return (
         -venue_rank(version.venue),
         -(version.year or 0),
-        bool(version.status and NOT_ACCEPTED.search(version.status)),
+        status_rank(version.status),
         version.title is None,
         version.truncated,
         -len(version.authors),

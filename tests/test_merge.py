@@ -77,8 +77,10 @@ def test_shown_version_any_venue_over_arxiv_then_latest_year():
     conference = Version("p3", title=None, venue="ICML", year=2018, authors=((1, 1), (2, 2)))
     unknown = Version("p4", title="T", authors=((1, 1),))
     rejected = Version("p5", title="T", venue="ICLR", year=2018, status="Reject")
-    assert sorted([unknown, rejected, preprint, workshop, conference], key=shown_rank) == [
+    invited = Version("p6", title="T", venue="ICLR", year=2018, status="Workshop")
+    assert sorted([unknown, rejected, preprint, invited, workshop, conference], key=shown_rank) == [
         conference,
+        invited,
         rejected,
         workshop,
         preprint,
