@@ -133,15 +133,14 @@ WITHOUT_ROWID = {
 GENERATED_COLUMNS = [
     ("papers", "abstract_text", "text", "coalesce(abstract_plain, abstract)"),
 ]
-# rows streamed while parsing (and the merge keys, to a temporary table); the small tables
-# are written once at the end
+# rows streamed while parsing, and last the merge keys (to a temporary table); the small
+# tables are written once at the end
 STREAMED = ("papers", "paper_authors", "paper_affiliations", "paper_sources", "version_keys")
 INSERTS = {
     name: "insert into {} ({}) values ({})".format(
         name, ", ".join(SCHEMA[name][0]), ", ".join("?" * len(SCHEMA[name][0]))
     )
-    for name in ("papers", "paper_authors", "paper_affiliations", "paper_sources")
-    + ("authors", "author_variants")
+    for name in (*STREAMED[:-1], "authors", "author_variants")
 }
 INSERTS["version_keys"] = "insert into temp.version_keys (key, kind, paper_id) values (?, ?, ?)"
 FACET_INDEXES = [
@@ -202,7 +201,7 @@ class CatalogWriter:
     """Streams entries into a fresh database, one row per paper id (abstract hash); after the
     stream, merges the rows and entries the merge policy (merge.py) says are one paper.
 
-    In memory: the paper ids seen (a set of ints), author and track maps, and the entries
+    In memory: the paper ids seen (ints in a dict), author and track maps, and the entries
     that repeat a paper id until they are merged. The keys that find versions (8-byte
     hashes) go to a temporary table, so finding versions costs SQLite's sorter, not memory."""
 
