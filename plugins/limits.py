@@ -12,8 +12,8 @@ import re
 import sqlite3
 import threading
 
+from datasette import handle_exception as default_exceptions
 from datasette import hookimpl
-from datasette.handle_exception import handle_exception as default_handle_exception
 from datasette.views.base import DatasetteError
 
 # the longest abstract is a few KB; an O(n*m) function like instr() on two values of this
@@ -175,4 +175,5 @@ def handle_exception(datasette, request, exception):
     if not any(refusal in message for refusal in REFUSALS):
         return None
     refused = DatasetteError(f"Query refused: {message}", title="Query refused", status=400)
-    return default_handle_exception(datasette, request, refused)
+    # Datasette's own hook renders the error page; imported as a module, it is not one of ours
+    return default_exceptions.handle_exception(datasette, request, refused)
