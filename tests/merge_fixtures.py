@@ -4,54 +4,26 @@ import json
 import random
 import shutil
 import sqlite3
-from pathlib import Path
 
 import pytest
 
-from loader import prepare
 from loader.build import build_catalog
-from loader.records import Entry
 
 from .conftest import FIXTURES, ROOT
 
 MERGE_FIXTURES = FIXTURES / "real" / "merge"
-ENTRY_KEYS = ("venue", "year", "status", "arxiv_id", "doi", "openreview_id")
 
 
 def records(name):
     """The fixture's JSON Lines records."""
-    lines = (MERGE_FIXTURES / name).read_text(encoding="utf-8").splitlines()
+    lines = (MERGE_FIXTURES / name).read_text(encoding="utf-8").split("\n")
     return [json.loads(line) for line in lines if line.strip()]
 
 
-def with_entry_keys(read_source):
-    """STOPGAP until parse_jsonl.py reads the JSON Lines keys venue, year, status and the
-    identifiers (the `parse` helper's part): fills the ones the parser left empty from the
-    entry's own line. Once the parser reads them this changes nothing; then remove it."""
-
-    def read(file, forced_format=None):
-        source, items = read_source(file, forced_format)
-        lines = Path(file).read_text(encoding="utf-8").split("\n")  # as the loader counts
-
-        def filled():
-            for item in items:
-                if isinstance(item, Entry) and str(file).endswith(".jsonl"):
-                    record = json.loads(lines[item.line - 1])
-                    for key in ENTRY_KEYS:
-                        if getattr(item, key) is None and record.get(key) is not None:
-                            setattr(item, key, record[key])
-                yield item
-
-        return source, filled()
-
-    return read
-
-
 @pytest.fixture
-def build_fixtures(tmp_path, monkeypatch):
+def build_fixtures(tmp_path):
     """build(names, shuffle_seed=None, db_name) -> connection: a catalog from the named
     fixtures, copied into one folder; with a seed, each file's lines are shuffled."""
-    monkeypatch.setattr(prepare, "read_source", with_entry_keys(prepare.read_source))
 
     def build(*names, seed=None, db_name="catalog.db"):
         folder = tmp_path / f"input-{seed}-{len(list(tmp_path.iterdir()))}"
@@ -62,7 +34,7 @@ def build_fixtures(tmp_path, monkeypatch):
             if seed is None:
                 shutil.copy(MERGE_FIXTURES / name, target)
             else:
-                lines = (MERGE_FIXTURES / name).read_text(encoding="utf-8").splitlines()
+                lines = (MERGE_FIXTURES / name).read_text(encoding="utf-8").split("\n")
                 random.Random(seed).shuffle(lines)
                 target.write_text("\n".join(lines) + "\n", encoding="utf-8")
             files.append(target)
