@@ -107,7 +107,7 @@ SCHEMA = {
             "foreign_keys": [("author_id", "authors", "id"), ("track_id", "tracks", "id")],
         },
     ),
-    # every spelling of an author's name, with how many source entries use it
+    # every spelling of a name spelled more than one way, with the source entries using it
     "author_variants": (
         {"author_id": int, "name": str, "paper_count": int},
         {"pk": ("author_id", "name"), "foreign_keys": [("author_id", "authors", "id")]},
@@ -491,11 +491,9 @@ class CatalogWriter:
         return renamed
 
     def variant_rows(self, renamed):
-        """(author id, spelling, entries using it), one row per spelling seen."""
-        for author_id in range(1, len(self.author_names)):
-            if author_id not in self.other_spellings:
-                yield author_id, self.author_names[author_id], self.author_entries[author_id]
-                continue
+        """(author id, spelling, entries using it) for every spelling of the authors whose
+        name was spelled more than one way; the others' one spelling is their name."""
+        for author_id in sorted(self.other_spellings):
             first = renamed.get(author_id, self.author_names[author_id])
             for name, count in sorted(self.spelling_counts(author_id, first).items()):
                 yield author_id, name, count

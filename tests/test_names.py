@@ -96,6 +96,8 @@ def test_a_well_cased_spelling_is_shown_over_a_more_used_shouting_one(build_fixt
     db = build_fixtures("names_case.jsonl")
     assert variants(db, "yi wu") == [("Yi Wu", "YI WU", 3), ("Yi Wu", "Yi Wu", 2)]
     assert db.execute("select paper_count from authors where key = 'yi wu'").fetchone() == (5,)
+    # the other authors were spelled one way only: their name is that spelling
+    assert db.execute("select count(distinct author_id) from author_variants").fetchone() == (1,)
     # every paper lists the shown name, whichever spelling its source used
     authors = [row[0] for row in db.execute("select authors from papers")]
     assert all('"Yi Wu"' in names and "YI WU" not in names for names in authors)
