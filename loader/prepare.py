@@ -7,8 +7,10 @@ import multiprocessing
 import os
 import threading
 
+from .labels import derive_label
+from .markup import plain_text
 from .merge import version_keys
-from .normalize import derive_label, paper_id, plain_text
+from .normalize import paper_id
 from .records import Problem
 from .sources import read_source
 

@@ -1,0 +1,266 @@
+"""A label for a paper whose source gives no title, read from the abstract's plain text.
+
+The label names the method the paper introduces ('NorMuon: Neuron-wise Normalized Muon'), found
+in the sentence where the authors introduce their work ('we propose', 'this paper presents',
+'called', 'dubbed'). A name the paper only mentions is not its method: one that appears before
+that sentence (background: 'Generative adversarial networks (GANs) ...'), a plural class of
+models ('LLMs', 'GANs'), or one after 'of', 'than', 'over', 'such as' ('a variant of SGD').
+An expansion that is a citation ('Richtárik et al, 2021') is dropped. With no name, the label
+is what the authors say they introduce ('A simple nearest-neighbor approach that ...'), else the
+first sentence, always cut at a word and ending with '…' when cut.
+"""
+
+import re
+
+LABEL_LENGTH = 90
+# a sentence ends at '. ' before a capital, but not after 'et al.' or 'e.g.'
+SENTENCE_END = re.compile(
+    r"(?<=[.!?])(?<!\bet al\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\bcf\.)"
+    r"\s+(?=[A-Z(\"“])"
+)
+# '(Kakade et al., 2008)', '[12]': a citation is never part of a label
+CITATION_MARK = re.compile(
+    r"\s*(?:\([^()]*(?:\bet al\b|\b(?:19|20)\d\d[a-z]?\b)[^()]*\)"
+    r"|\[[^\[\]]*(?:\bet al\b|\b(?:19|20)\d\d[a-z]?\b)[^\[\]]*\]|\[[\d,\s\-–]+\])"
+)
+INTRO = re.compile(
+    r"\b(?:we|this (?:paper|work|article|study|note)|our (?:work|paper))\b"
+    r"(?:[^.;]|\.(?=\d)){0,200}?"  # '... near 0.5 ..., and propose'
+    r"(?<!-)\b(?:propos|introduc|present|develop|design|devis|formulat|describ|offer|build|creat|"
+    r"construct|releas|contribut)\w*\b"
+    r"(?!\s+(?:by|upon|on|to|from)\b)(?!\s+in\s+(?!this\b))",  # not 'proposed by [12]'
+    re.IGNORECASE,
+)
+NAMING = re.compile(
+    r"\b(?:called|named|dubbed|termed|coined|entitled|known as|(?:we|which we) (?:call|name|dub|"
+    r"term|refer to)|the proposed|our (?:\w+ )?(?:method|model|approach|algorithm|framework|"
+    r"system|network|architecture|scheme|technique|tool)s?,?)(?:\s+as|\s+it)?\s+",
+    re.IGNORECASE,
+)
+QUOTED = re.compile(r"[“”\"'‘’]([^“”\"'‘’]{2,40})[“”\"'’]")
+QUOTED_NAME = re.compile(r"[^“\"]{0,40}?[“\"]([A-Z][^”\"]{1,40})[”\"]")
+# 'Self-Improving Collaborative GAN (SIC-GAN)': an expansion, then its name in parentheses
+EXPANSION_THEN_NAME = re.compile(r"((?:[\w'’\-]+\s+){0,10}?[\w'’\-]+)\s*\(\s*")
+# a method name: one token with two capitals, or a capital and a digit ('NorMuon', 'xRAG',
+# 'ASAP.SGD', 'VSE++', '3C-GAN')
+NAME = re.compile(r"(?<![\w.+\-])(?=[\w.+\-]*[A-Z][\w.+\-]*[A-Z0-9])[A-Za-z0-9][\w.+\-]*[\w+]")
+# after naming words any capitalized word is a name ('called Autostacker')
+NAMED_WORD = re.compile(r"[A-Za-z0-9][\w.+\-]*[\w+]")
+PLURAL_CLASS = re.compile(r"[A-Z]{2,}s")  # GANs, LLMs, MLLMs: a kind of model
+# words between the verb and the name that say it is not the paper's own ('to use', 'based on')
+LEAD_STOPS = {
+    "to", "of", "for", "with", "on", "in", "by", "from", "using", "via", "than", "over", "and",
+    "or", "based", "under", "upon", "into", "such", "like", "that", "which", "how", "where",
+}  # fmt: skip
+HEAD_NOUNS = {
+    "based", "model", "models", "method", "methods", "training", "framework", "architecture",
+    "agent", "agents", "system", "systems", "approach", "algorithm", "algorithms", "layer",
+    "layers", "policy", "loss", "objective", "setting", "settings", "task", "tasks", "style",
+    "type", "fine", "inference", "backbone", "backbones", "module", "pipeline", "benchmark",
+}  # fmt: skip
+CAPITALIZED_RUN = re.compile(r"[A-Z][\w'’\-]*(?:\s+(?:of|for|and|in|with|[A-Z][\w'’\-]*))*")
+APPOSITION = re.compile(r",\s+(?:a|an)\s|\s*:\s|\s+[–—]\s+(?:a|an)\s")
+EXPLAINED = re.compile(r"\s*(?:\(|,|:\s|\s[–—-]\s|[.!?]?$)")
+# 'a novel framework PROVEN' names it; 'an actor-critic conditional GAN' uses a kind of model
+KIND_NOUNS = {
+    "framework", "method", "model", "algorithm", "approach", "architecture", "network", "system",
+    "tool", "technique", "scheme", "dataset", "benchmark", "library", "toolkit", "variant",
+    "estimator", "optimizer", "module", "loss", "metric", "procedure", "language", "platform",
+}  # fmt: skip
+URL = re.compile(r"\S+://\S+|\bgithub\.com/\S+")
+# a name right after one of these is one the paper compares with or builds on
+NOT_OURS = re.compile(
+    r"\b(?:of|than|over|like|from|on|upon|versus|vs\.?|against|e\.g\.,?|including|"
+    r"such as|beyond|unlike|compared(?: to| with)?|using|existing|previous|prior|standard|"
+    r"popular|vanilla|outperform\w*|beats?|improv\w* (?:on|over|upon))\s+(?:the\s+)?$",
+    re.IGNORECASE,
+)
+CITATION = re.compile(r"\bet al\b|\b(?:19|20)\d\d\b|\[\d+\]")
+STOP_WORDS = {
+    "a", "an", "the", "we", "our", "novel", "new", "called", "named", "dubbed", "termed",
+    "propose", "proposed", "introduce", "present", "method", "is", "are", "this", "that",
+    "which", "by", "as",
+}  # fmt: skip
+FUNCTION_WORDS = {"of", "and", "for", "to", "with", "in", "on", "via"}
+# what follows 'we propose' when no thing is named: 'to', 'how', 'by', 'upon'...
+NOT_INTRODUCED = {"that", "to", "how", "by", "upon", "on", "in", "of", "from", "with", "for", "as"}
+OPENING = re.compile(r"^(?:[,:;]|\s)*(?:a|an|the)?\b", re.IGNORECASE)
+
+
+def cut_at_word(text, limit=LABEL_LENGTH):
+    """At most `limit` characters, cut between two words and ending with '…' when cut."""
+    text = text.strip().rstrip(",;:.")
+    if len(text) <= limit:
+        return text
+    cut = text[: limit + 1].rsplit(" ", 1)[0] if " " in text[: limit + 1] else text[:limit]
+    return cut.rstrip(",;:.-–— ") + "…"
+
+
+def expansion_before(sentence, start, name):
+    """'Denoising Masked AutoEncoders (DMAE)': the words before '(' that spell the name."""
+    capitals = max(1, sum(c.isupper() for c in name))
+    words, letters = [], 0
+    clauses = re.split(r"[(),;:]", sentence[:start])  # not past another parenthesis
+    candidates = re.findall(r"[\w'’\-]+", clauses[-1])
+    if len(clauses) == 1 and candidates:
+        candidates[0] = candidates[0].lower()  # capitalized by its place, not as a name
+    candidates = candidates[-8:]
+    for word in reversed(candidates):
+        if word.lower() in STOP_WORDS or not word[0].isalpha():
+            break
+        spelled = letters >= capitals and words[0][0].lower() == name[0].lower()
+        if spelled and not (word[0].isupper() and words[0][0].isupper()):
+            break  # 'the Reversible Residual Network (RevNet)': a capitalized run goes on
+        words.insert(0, word)
+        if word.lower() not in FUNCTION_WORDS:
+            letters += sum(c.isupper() for c in word) or 1
+    while words and words[0].lower() in FUNCTION_WORDS:
+        words.pop(0)
+    return " ".join(words)
+
+
+def acronym_after(text, start):
+    """'NAME: expansion' when text[start:] is an expansion followed by its name in parentheses
+    whose first letter is the expansion's ('augment-REINFORCE-swap-merge (ARSM)')."""
+    expansion = EXPANSION_THEN_NAME.match(text, start)
+    name = expansion and NAME.match(text, expansion.end())
+    if not name or not re.match(r"\s*\)", text[name.end() :]):
+        return None
+    words = expansion.group(1)
+    if words[0].lower() != name.group(0)[0].lower() or CITATION.search(words):
+        return None
+    return f"{name.group(0)}: {words}"
+
+
+def describe(sentence, match):
+    """The label for the name at `match`: its expansion or apposition when there is one."""
+    name, after = match.group(0), sentence[match.end() :]
+    explained = re.match(r"\s*\(([^()]{3,120})\)", after)
+    if explained and " " in explained.group(1).strip():
+        detail = explained.group(1)  # 'NorMuon (Neuron-wise Normalized Muon)'
+    elif sentence[: match.start()].rstrip().endswith("("):
+        detail = expansion_before(sentence, sentence[: match.start()].rstrip().rfind("("), name)
+    else:
+        # the rest of the sentence: cut_at_word shortens it, with '…'
+        apposition = re.match(r"\s*[,:–—]\s+((?:a|an|the)\s.{5,})", after, re.IGNORECASE)
+        colon = re.match(r"\s*:\s+(.{5,})", after)
+        found = apposition or colon
+        detail = found.group(1) if found else ""
+    detail = detail.strip().rstrip(".,")
+    if not detail or CITATION.search(detail) or detail.lower() == name.lower():
+        return name
+    return f"{name}: {detail}"
+
+
+def placed_as_ours(sentence, match, start):
+    """Does the name stand where a sentence puts what it introduces? Right after the verb
+    ('we propose a novel framework PROVEN'), as an apposition ('Jiffy, a simple metric',
+    ', CrescendoNet,') or explained in parentheses."""
+    before, after = sentence[start : match.start()], sentence[match.end() :]
+    lead = before.replace(",", " ").split()
+    following = re.match(r"\s+([a-z]+)", after)
+    if following and following.group(1) in HEAD_NOUNS:
+        return False  # 'a multi-turn RL based training method': RL describes, it is no name
+    common_noun = any(w.lower() in ("a", "an") for w in lead) and lead[-1].lower() not in KIND_NOUNS
+    if len(lead) <= 5 and not common_noun and not any(w.lower() in LEAD_STOPS for w in lead):
+        return True
+    if before.rstrip().endswith("(") or APPOSITION.match(after):
+        return True
+    return before.rstrip().endswith((",", "–", "—", ":")) and bool(EXPLAINED.match(after))
+
+
+def is_ours(sentence, match, seen_before, start):
+    name, before = match.group(0), sentence[: match.start()].rstrip()
+    if not placed_as_ours(sentence, match, start):
+        return False
+    if PLURAL_CLASS.fullmatch(name) or name.lower() in seen_before:
+        return False
+    if before.endswith("("):
+        # 'a neural text to speech (TTS) method': a lower-case expansion names a field or a
+        # kind of model, not the method
+        expansion = expansion_before(sentence, len(before) - 1, name)
+        if not expansion or expansion.islower():
+            return False
+    return not NOT_OURS.search(before.rstrip("( ") + " ")
+
+
+def named_after(sentence, naming, seen_before):
+    """The name a naming phrase ('which we call', 'dubbed', 'our method,') gives, or None."""
+    rest = sentence[naming.end() :]
+    quoted = QUOTED.match(rest)
+    if quoted:  # 'which we term “Adaptive Radial-Angular Gradient Descent” or AdaRad'
+        short = re.match(r"\s*(?:or|\()\s*", rest[quoted.end() :])
+        name = short and NAME.match(rest, quoted.end() + short.end())
+        if name:
+            return f"{name.group(0)}: {quoted.group(1).strip()}"
+        return quoted.group(1).strip()
+    acronym = acronym_after(rest, 0)
+    if acronym:
+        return acronym
+    word = NAMED_WORD.match(rest)
+    if not word:
+        return None
+    if NAME.fullmatch(word.group(0)) and is_ours(rest, word, seen_before, 0):
+        return describe(rest, word)
+    # after 'called' a capitalized phrase is a name ('we term Robust Harmful Features');
+    # after 'our' only a coined one
+    if word.group(0)[0].isupper() and not naming.group(0).lower().startswith(("our", "the")):
+        phrase = CAPITALIZED_RUN.match(rest).group(0)
+        phrase = re.sub(r"\s+(?:of|for|and|in|with)$", "", phrase)
+        return phrase if " " in phrase else describe(rest, word)
+    return None
+
+
+def named_method(sentences):
+    """The method the paper introduces, as a label, or None."""
+    seen_before = set()  # names of the sentences before this one
+    for sentence in sentences:
+        intro = INTRO.search(sentence)
+        namings = list(NAMING.finditer(sentence))
+        if not intro and not namings:
+            seen_before.update(w.lower() for w in NAME.findall(sentence))
+            continue
+        for naming in namings:
+            named = named_after(sentence, naming, seen_before)
+            if named:
+                return named
+        start = intro.end() if intro else namings[0].end()
+        quoted = QUOTED_NAME.match(sentence, start)
+        if quoted:  # 'we present innovative approaches, "Reverse LoRA" for extraction'
+            return quoted.group(1)
+        for match in NAME.finditer(sentence, start):
+            if is_ours(sentence, match, seen_before, start):
+                return acronym_after(sentence, match.start()) or describe(sentence, match)
+        if intro:  # 'We present Jiffy, a simple and scalable distance metric'
+            word = NAMED_WORD.match(sentence, intro.end() + 1)
+            if word and word.group(0)[0].isupper() and APPOSITION.match(sentence[word.end() :]):
+                return describe(sentence, word)
+        seen_before.update(w.lower() for w in NAME.findall(sentence))
+    return None
+
+
+def introduced_thing(sentences):
+    """'We present a simple nearest-neighbor approach that ...' -> 'A simple nearest-...'."""
+    for sentence in sentences:
+        intro = INTRO.search(sentence)
+        if intro and intro.group(0).lower().startswith(("we", "this", "our")):
+            rest = sentence[intro.end() :]
+            rest = OPENING.sub("", rest, count=1).strip()
+            if len(rest.split()) < 3 or CITATION.search(rest):
+                continue
+            if rest.split()[0].lower() not in NOT_INTRODUCED:
+                return rest[0].upper() + rest[1:]
+    return None
+
+
+def derive_label(text):
+    """A heading for a paper that has no title, from its abstract's plain text."""
+    if "://" in text or "github.com" in text:
+        text = URL.sub("", text)
+    text = " ".join(CITATION_MARK.sub("", text).split())
+    sentences = [s.strip() for s in SENTENCE_END.split(text) if s.strip()]
+    if not sentences:
+        return ""
+    first = next((s for s in sentences if not CITATION.search(s)), sentences[0])
+    label = named_method(sentences) or introduced_thing(sentences) or first
+    return cut_at_word(label)

@@ -1,0 +1,782 @@
+"""The one reading of an abstract's or a title's markup.
+
+A source is parsed once (`parse`) into a tuple of segments: text, math, emphasis and links.
+`plain_text` (what search indexes and labels are cut from) and `render_html` (the page) are two
+walks over that same tuple, so the search text and the page cannot disagree.
+
+The libraries do the reading: markdown-it-py for Markdown (`**strong**`, `*em*`, `__strong__`,
+links, code), pylatexenc for LaTeX text (accents, quotes, dashes, escapes, text macros),
+latex2mathml for math, nh3 as the sanitizer. Our own code only finds the math spans (a `$` is
+as often money as math), applies the author's argument-less `\\newcommand`s, and says which
+macros are structure (emphasis, links) rather than text.
+
+Unknown macros (an author's `\\nameA{}` whose definition the source did not keep) read as their
+name without the backslash, and their arguments as text: `\\nameA{}` -> `nameA`,
+`\\revise{the weights}` -> `the weights`. The name is usually the method's name.
+"""
+
+import functools
+import html
+import re
+import unicodedata
+from typing import NamedTuple
+from urllib.parse import urlsplit
+
+import nh3
+from latex2mathml.converter import convert as latex_to_mathml
+from markdown_it import MarkdownIt
+from markupsafe import Markup, escape
+from pylatexenc import latexwalker, macrospec
+from pylatexenc.latex2text import (
+    LatexNodes2Text,
+    MacroTextSpec,
+)
+from pylatexenc.latex2text import (
+    get_default_latex_context_db as text_macros,
+)
+
+# -- the structure -----------------------------------------------------------------------------
+
+
+class Text(NamedTuple):
+    text: str
+
+
+class Math(NamedTuple):
+    tex: str
+    display: bool
+
+
+class Styled(NamedTuple):
+    """Emphasis and friends: style is em, strong, code, smallcaps or tt."""
+
+    style: str
+    children: tuple
+
+
+class Link(NamedTuple):
+    url: str  # an absolute http(s) URL, checked when parsed
+    children: tuple  # empty: the URL is its own text
+
+
+# -- finding math and protecting LaTeX from Markdown --------------------------------------------
+
+# Markdown must not read LaTeX: `\_`, `\*` and accents like Tram\`er are set aside as
+# private-use placeholders while markdown-it runs, and so is each math span.
+PLACEHOLDER_BASE = 0xE100
+PLACEHOLDER_LIMIT = 0xF800 - PLACEHOLDER_BASE
+PLACEHOLDER = re.compile("[\ue100-\uf7ff]")
+MATH_OR_ESCAPE = re.compile(
+    r"""
+      (?P<display>\$\$)
+    | (?P<inline>\$)
+    | \\\[(?P<bracket>.{1,2000}?)\\\]
+    | \\\((?P<paren>.{1,2000}?)\\\)
+    | (?P<open_quote>``(?=\S))
+    | (?P<close_quote>'')
+    | (?P<escape>\\[^A-Za-z0-9\s])
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+DISPLAY_BODY = re.compile(r"((?:[^$\\]|\\.){1,2000}?)\$\$", re.DOTALL)
+INLINE_BODY = re.compile(r"((?:[^$\\]|\\.){1,400}?)\$", re.DOTALL)
+# `$ \ell_p $` (spaces inside) is math when it reads as TeX; `from $5 to $10` is money
+TEX_MARK = re.compile(r"[\\^_{}=<>|]")
+SHORT_SYMBOL = re.compile(r"[A-Za-z0-9]{1,3}")
+
+# author definitions: applied when they take no argument, dropped otherwise
+DEFINITION = re.compile(
+    r"""\$?\s*\\(?:(?:re|provide)?newcommand\*?|DeclareMathOperator\*?)\s*
+        \{?\s*\\(?P<name>[A-Za-z]+)\s*\}?\s*(?P<arguments>\[\s*\d\s*\])?(?:\[[^\]]*\])?\s*(?=\{)
+      | \$?\s*\\def\s*\\(?P<def_name>[A-Za-z]+)\s*(?P<def_arguments>(?:\#\d)*)\s*(?=\{)""",
+    re.VERBOSE,
+)
+DEFINITION_WORDS = ("\\newcommand", "\\renewcommand", "\\providecommand", "\\def", "\\Declare")
+MAX_DEFINITION = 500
+MAX_EXPANSION = 20_000
+
+# a source with none of these is plain text: Markdown, LaTeX, HTML and entities all need one
+MARKUP_MARK = re.compile(r"[$\\*_`\[<&~{}\ue100-\uf7ff]|--|''|https?://")
+BARE_URL = re.compile(r"https?://[^\s<>\"'{}|\\^`]*[^\s<>\"'{}|\\^`.,;:!?)\]]")
+SAFE_SCHEMES = {"http", "https"}
+
+# -- LaTeX as pylatexenc reads it -----------------------------------------------------------------
+
+EMPHASIS_MACROS = {
+    "emph": "em", "textit": "em", "textsl": "em", "textbf": "strong", "textsc": "smallcaps",
+    "texttt": "tt", "underline": "underline",
+}  # fmt: skip
+# `{\bf text}`: a declaration styles the rest of its group
+DECLARATIONS = {
+    "bf": "strong", "bfseries": "strong", "it": "em", "itshape": "em", "em": "em",
+    "sl": "em", "sc": "smallcaps", "scshape": "smallcaps", "tt": "tt", "ttfamily": "tt",
+}  # fmt: skip
+# sizes and styles with no text of their own
+SIZING_MACROS = (
+    "big", "Big", "bigg", "Bigg", "bigl", "bigr", "Bigl", "Bigr", "biggl", "biggr", "Biggl",
+    "Biggr", "bigm", "Bigm", "limits", "nolimits", "displaystyle", "textstyle", "scriptstyle",
+    "cal", "rm", "boldmath", "small", "large", "Large", "normalsize", "footnotesize",
+    "noindent", "newline", "par", "quad", "qquad", "centering", "hfill", "vfill", "xspace",
+)  # fmt: skip
+# macros pylatexenc does not know the arguments of
+EXTRA_ARGUMENTS = {
+    "href": "{{", "tfrac": "{{", "dfrac": "{{", "cfrac": "{{", "nicefrac": "{{",
+    "Tilde": "{", "Hat": "{", "Bar": "{", "Vec": "{", "Dot": "{", "bm": "{", "mathds": "{",
+    "mathbbm": "{", "mathscr": "{", "operatorname": "*{", "mathop": "{", "hspace": "*{", "vspace": "*{",
+    "citep": "*[[{", "citet": "*[[{", "citealp": "*[[{", "eqref": "{", "footnote": "{",
+    "textnormal": "{", "textup": "{", "mbox": "{", "scalebox": "{{", "boldsymbol": "{",
+}  # fmt: skip
+# for search: a letter in any math font is the letter, a fraction reads a/b
+PLAIN_MACROS = (
+    "mathcal", "mathbb", "mathbf", "mathrm", "mathsf", "mathit", "mathfrak", "mathscr",
+    "mathtt", "boldsymbol", "bm", "mathds", "mathbbm", "operatorname", "text", "textrm",
+    "textnormal", "textup", "mbox", "Tilde", "Hat", "Bar", "Vec", "Dot", "widetilde",
+    "widehat", "overline",
+)  # fmt: skip
+
+
+def argument_texts(node, l2tobj):
+    """pylatexenc passes itself to a replacement that has an argument named l2tobj."""
+    arguments = node.nodeargd.argnlist if node.nodeargd else []
+    return [l2tobj.nodelist_to_text([n]) for n in arguments if n is not None]
+
+
+def joined_with(separator):
+    return lambda node, l2tobj: separator.join(argument_texts(node, l2tobj))
+
+
+def last_argument(node, l2tobj):
+    texts = argument_texts(node, l2tobj)
+    return texts[-1] if texts else ""
+
+
+TEXT_REPLACEMENTS = {
+    **{name: joined_with("") for name in PLAIN_MACROS},
+    **{name: joined_with("/") for name in ("frac", "tfrac", "dfrac", "cfrac", "nicefrac")},
+    "scalebox": last_argument, "operatorname": last_argument, "mathop": joined_with(""),
+    **{name: "" for name in ("cite", "citep", "citet", "citealp", "ref", "eqref", "label")},
+    **{name: "" for name in ("hspace", "vspace", "footnote", "left", "right", "middle")},
+    **{name: "" for name in DECLARATIONS},
+    **{name: "" for name in SIZING_MACROS},
+    "land": "∧", "lor": "∨", "|": "‖", "LaTeX": "LaTeX", "TeX": "TeX",
+    "url": joined_with(""), "textbackslash": "\\",
+}  # fmt: skip
+
+
+def walker_context():
+    context = latexwalker.get_default_latex_context_db()
+    context.add_context_category(
+        "paper-catalog",
+        prepend=True,
+        macros=[macrospec.MacroSpec(name, spec) for name, spec in EXTRA_ARGUMENTS.items()],
+    )
+    return context
+
+
+def text_context():
+    context = text_macros()
+    context.add_context_category(
+        "paper-catalog",
+        prepend=True,
+        macros=[MacroTextSpec(name, simplify_repl=r) for name, r in TEXT_REPLACEMENTS.items()],
+    )
+    return context
+
+
+class LatexToText(LatexNodes2Text):
+    """pylatexenc's LaTeX -> text, where an unknown macro reads as its name."""
+
+    def macro_node_to_text(self, node):
+        if self.latex_context.get_macro_spec(node.macroname) is not None:
+            return super().macro_node_to_text(node)
+        if WALKER_CONTEXT.get_macro_spec(node.macroname) is not None:
+            return ""  # a declaration such as \bf or \small: no text of its own
+        following = node.parsing_state.s[node.pos + node.len : node.pos + node.len + 200]
+        if ARGUMENT_WITH_TEXT.match(following):
+            return ""  # `\revise{the weights}`: the argument is the text
+        return node.macroname + node.macro_post_space
+
+
+WALKER_CONTEXT = walker_context()
+# spaces as the source has them, also between two macros (pylatexenc's presets drop those)
+SPACES = {
+    "between-macro-and-chars": False,
+    "between-latex-constructs": True,
+    "after-comment": False,
+    "in-equations": None,
+}
+TO_TEXT = LatexToText(latex_context=text_context(), math_mode="text", strict_latex_spaces=SPACES)
+ARGUMENT_WITH_TEXT = re.compile(r"\s*\{\s*[^\s}]")
+# pylatexenc would read these as a comment, an alignment tab and math
+LATEX_TEXT_SPECIALS = re.compile(r"(?<!\\)([%&$#])")
+LATEX_COMMAND = re.compile(r"\\[A-Za-z]+\*?|[{}]")  # all that is left when pylatexenc fails
+LATEX_MARK = re.compile(r"[\\{}~]|--|''|`")
+LATEX_ESCAPE = re.compile(r"\\([%&$#_{}~])")
+
+# -- math as MathML ----------------------------------------------------------------------------
+
+# macros latex2mathml does not know, rewritten to ones it does
+MATH_ALIASES = {
+    "nicefrac": "frac", "Tilde": "tilde", "Hat": "hat", "Bar": "bar", "Vec": "vec",
+    "Dot": "dot", "textsc": "text", "textup": "text", "textnormal": "text", "sc": "rm",
+    "mathds": "mathbb", "mathbbm": "mathbb", "bold": "mathbf", "textsf": "text",
+    "cite": "text", "citep": "text", "citet": "text", "ref": "text", "eqref": "text",
+    "textmd": "text", "dots": "ldots", "vspace": "phantom", "lparen": "(", "rparen": ")",
+}  # fmt: skip
+MATH_MACRO = re.compile(r"\\([A-Za-z]+)\b")
+# latex2mathml copies \text{} arguments verbatim, so math goes in with \lt/\gt for angle brackets
+MATH_TEXT = re.compile(r"(<mtext[^>]*>)(.*?)(</mtext>)", re.DOTALL)
+ANGLE_MACRO = re.compile(r"\\([lg])t(?:&#x000A0;| )?")
+# what latex2mathml leaves of a macro it does not know: `<mi>\foo</mi>`, shown as `foo`
+LEFTOVER_MACRO = re.compile(r">([^<]*?)\\([A-Za-z]+)")
+
+MATH_TAGS = {
+    "math", "mrow", "mi", "mn", "mo", "ms", "mtext", "mspace", "msub", "msup", "msubsup",
+    "mfrac", "msqrt", "mroot", "mover", "munder", "munderover", "mtable", "mtr", "mtd",
+    "mstyle", "menclose", "mpadded", "mphantom", "none",
+}  # fmt: skip
+MATH_ATTRIBUTES = {
+    "display", "mathvariant", "stretchy", "fence", "separator", "accent", "accentunder",
+    "lspace", "rspace", "width", "height", "depth", "voffset", "displaystyle", "scriptlevel",
+    "mathsize", "minsize", "maxsize", "movablelimits", "largeop", "form", "linethickness",
+    "notation", "columnalign", "columnspacing", "rowspacing", "columnlines", "rowlines",
+}  # fmt: skip
+TEXT_TAGS = {"em", "strong", "code", "a", "span", "mark"}
+ALLOWED_ATTRIBUTES = {
+    **{tag: MATH_ATTRIBUTES for tag in MATH_TAGS},
+    "math": MATH_ATTRIBUTES | {"xmlns"},
+    "a": {"href"},
+    "span": {"class", "title"},
+    "code": {"class", "title"},
+}
+# A size from the source is clamped, in em: `\hspace{100000em}` must not make a page 1.76
+# million pixels wide. Big operators and `\Bigg` delimiters stay under these.
+SIZE_LIMITS_EM = {
+    "width": 8, "height": 4, "depth": 4, "voffset": 2, "lspace": 2, "rspace": 2,
+    "minsize": 4, "maxsize": 4, "mathsize": 3, "linethickness": 0.5, "columnspacing": 4,
+    "rowspacing": 4,
+}  # fmt: skip
+EM_PER_UNIT = {
+    "em": 1, "ex": 0.5, "mu": 1 / 18, "px": 1 / 16, "pt": 0.1, "pc": 1.2, "mm": 0.28,
+    "cm": 2.8, "in": 7.2, "bp": 0.1, "dd": 0.1, "sp": 0.1 / 65536, "%": 0.01, "": 1,
+}  # fmt: skip
+NAMED_SIZES = {"small", "normal", "big", "thin", "medium", "thick", "auto", "fit", "infinity"}
+LENGTH = re.compile(r"\s*([+-]?(?:\d+\.?\d*|\.\d+))\s*([a-z%]*)\s*")
+SCRIPT_LEVELS = range(-1, 4)
+
+
+def clamp_length(attribute, value):
+    """A MathML length bounded by SIZE_LIMITS_EM; None (dropped) when it is not a length."""
+    if value in NAMED_SIZES:
+        return value
+    lengths = []
+    for part in value.split():  # columnspacing holds one length per column
+        match = LENGTH.fullmatch(part)
+        if not match or match.group(2) not in EM_PER_UNIT:
+            return None
+        ems = float(match.group(1)) * EM_PER_UNIT[match.group(2)]
+        limit = SIZE_LIMITS_EM[attribute]
+        lengths.append(f"{max(-limit, min(limit, ems)):.3g}em")
+    return " ".join(lengths[:20]) or None
+
+
+def filter_attribute(tag, attribute, value):
+    """nh3's attribute filter: sizes clamped; everything else as the allow-list let it through."""
+    if attribute in SIZE_LIMITS_EM:
+        return clamp_length(attribute, value)
+    if attribute == "scriptlevel":
+        try:
+            level = int(value)
+        except ValueError:
+            return None
+        return str(max(SCRIPT_LEVELS.start, min(SCRIPT_LEVELS.stop - 1, level)))
+    return value
+
+
+def sanitize(fragment):
+    """The last word on what reaches the page: only the tags the renderer itself writes."""
+    return nh3.clean(
+        fragment,
+        tags=TEXT_TAGS | MATH_TAGS,
+        attributes=ALLOWED_ATTRIBUTES,
+        attribute_filter=filter_attribute,
+        url_schemes=SAFE_SCHEMES,
+        link_rel="nofollow noopener noreferrer",
+        strip_comments=True,
+    )
+
+
+# -- Markdown ----------------------------------------------------------------------------------
+
+
+def markdown_reader():
+    reader = MarkdownIt("commonmark", {"html": True})
+    # backslashes belong to LaTeX; images have no place in an abstract
+    reader.disable(["escape", "image"])
+    return reader
+
+
+MARKDOWN = markdown_reader()
+HTML_TAG = re.compile(r"<\s*(/?)\s*([A-Za-z][A-Za-z0-9]*)[^>]*>", re.DOTALL)
+HTML_STYLES = {"em": "em", "i": "em", "b": "strong", "strong": "strong", "code": "code", "tt": "tt"}
+HTML_SPACES = {"br", "p", "div"}
+MARKDOWN_STYLES = {"em_open": "em", "strong_open": "strong"}
+
+# -- parsing -----------------------------------------------------------------------------------
+
+
+def safe_url(text):
+    """An absolute http(s) URL without spaces or control characters, else None."""
+    text = text.strip()
+    if not text or any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in text):
+        return None
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in SAFE_SCHEMES or not parts.netloc:
+        return None
+    return text
+
+
+def find_group(text, start):
+    """The balanced {...} at text[start] as (content, end), or None."""
+    depth = 0
+    for index in range(start, min(len(text), start + MAX_DEFINITION)):
+        char = text[index]
+        if char == "{" and text[index - 1] != "\\":
+            depth += 1
+        elif char == "}" and text[index - 1] != "\\":
+            depth -= 1
+            if depth == 0:
+                return text[start + 1 : index], index + 1
+    return None
+
+
+def apply_definitions(text):
+    """`\\newcommand{\\R}{\\mathbb{R}}` and friends taken out; argument-less ones applied."""
+    if not any(word in text for word in DEFINITION_WORDS):
+        return text
+    definitions, pieces, position = {}, [], 0
+    for match in DEFINITION.finditer(text):
+        if match.start() < position:
+            continue
+        body = find_group(text, match.end())
+        if body is None:
+            continue
+        name = match.group("name") or match.group("def_name")
+        if not (match.group("arguments") or match.group("def_arguments")):
+            definitions[name] = body[0]
+        end = body[1]
+        # `$\newcommand{\R}{\mathbb{R}}$`: the dollars go with the definition
+        if match.group(0).startswith("$"):
+            closing = re.match(r"\s*\$", text[end:])
+            end += closing.end() if closing else 0
+        pieces.append(text[position : match.start()])
+        position = end
+    pieces.append(text[position:])
+    text = "".join(pieces)
+    for _ in range(3):  # a definition may use another one
+        expanded = text
+        for name, body in definitions.items():
+            expanded = re.sub(
+                rf"\\{name}(?![A-Za-z])(?:\s*\{{\}})?", lambda _, body=body: body, expanded
+            )
+        if expanded == text or len(expanded) > MAX_EXPANSION + len(text):
+            break
+        text = expanded
+    return text
+
+
+def reads_as_math(tex, tight):
+    """Text between two dollars: math when tight (`$x$`) or when it reads as TeX."""
+    if not tex.strip() or "\n\n" in tex:
+        return False
+    if tight:
+        return True
+    body = tex.strip()
+    return bool(TEX_MARK.search(body) or SHORT_SYMBOL.fullmatch(body))
+
+
+def set_aside(text):
+    """Math spans, LaTeX escapes and quotes replaced by placeholders: (text, pieces)."""
+    pieces, out, position = [], [], 0
+
+    def placeholder(piece):
+        pieces.append(piece)
+        return chr(PLACEHOLDER_BASE + len(pieces) - 1)
+
+    while len(pieces) < PLACEHOLDER_LIMIT:
+        match = MATH_OR_ESCAPE.search(text, position)
+        if not match:
+            break
+        kind, end, piece = match.lastgroup, match.end(), None
+        if kind == "display":
+            body = DISPLAY_BODY.match(text, end)
+            if body and body.group(1).strip():
+                piece, end = Math(body.group(1).strip(), True), body.end()
+        elif kind == "inline":
+            body = INLINE_BODY.match(text, end)
+            if body:
+                tex = body.group(1)
+                tight = not tex[0].isspace() and not tex[-1].isspace()
+                if reads_as_math(tex, tight):
+                    piece, end = Math(tex.strip(), False), body.end()
+        elif kind in ("bracket", "paren"):
+            if match.group(kind).strip():
+                piece = Math(match.group(kind).strip(), kind == "bracket")
+        elif kind == "open_quote":
+            piece = "“"
+        elif kind == "close_quote":
+            piece = "”"
+        else:
+            piece = match.group(0)
+        if piece is None:  # a lone dollar: text
+            out.append(text[position:end])
+        else:
+            out.append(text[position : match.start()] + placeholder(piece))
+        position = end
+    out.append(text[position:])
+    return "".join(out), pieces
+
+
+def restore(text, pieces, as_source=False):
+    """Placeholders back to what they stood for: escapes and quotes always, math only as_source."""
+
+    def back(match):
+        piece = pieces[ord(match.group(0)) - PLACEHOLDER_BASE]
+        if isinstance(piece, Math):
+            if not as_source:
+                return match.group(0)
+            return f"$${piece.tex}$$" if piece.display else f"${piece.tex}$"
+        return piece
+
+    return PLACEHOLDER.sub(back, text)
+
+
+def split_text(text, pieces):
+    """Text with math placeholders and bare URLs -> Text, Math and Link segments."""
+    segments = []
+    for part in re.split("([\ue100-\uf7ff])", text):
+        if not part:
+            continue
+        if PLACEHOLDER.fullmatch(part):
+            piece = pieces[ord(part) - PLACEHOLDER_BASE]
+            segments.append(piece if isinstance(piece, Math) else Text(piece))
+            continue
+        position = 0
+        for url in BARE_URL.finditer(part):
+            segments.append(Text(part[position : url.start()]))
+            segments.append(Link(url.group(0), ()))
+            position = url.end()
+        segments.append(Text(part[position:]))
+    return [segment for segment in segments if segment != Text("")]
+
+
+def latex_segments(nodes, pieces):
+    """pylatexenc nodes -> segments: emphasis and links are structure, the rest text."""
+    segments, run = [], []
+
+    def flush():
+        if run:  # converted together: pylatexenc's spacing depends on the neighbours
+            segments.extend(split_text(TO_TEXT.nodelist_to_text(run), pieces))
+            run.clear()
+
+    for node in nodes:
+        structure = structure_of(node, pieces) if node is not None else None
+        if structure is None:
+            run.append(node)
+        else:
+            flush()
+            segments.extend(structure)
+    flush()
+    return segments
+
+
+def structure_of(node, pieces):
+    """The segments of an emphasis, link or styled group node; None for anything else."""
+    if node.isNodeType(latexwalker.LatexMacroNode):
+        name = node.macroname
+        arguments = [n for n in (node.nodeargd.argnlist if node.nodeargd else []) if n]
+        if name in EMPHASIS_MACROS and arguments:
+            children = latex_segments(group_nodes(arguments[-1]), pieces)
+            return [Styled(EMPHASIS_MACROS[name], tuple(children))]
+        if name == "url" and arguments:
+            target = macro_argument_source(arguments[0], pieces)
+            url = safe_url(target)
+            return [Link(url, ()) if url else Text(target)]
+        if name == "href" and len(arguments) == 2:
+            url = safe_url(macro_argument_source(arguments[0], pieces))
+            label = tuple(latex_segments(group_nodes(arguments[1]), pieces))
+            return [Link(url, label)] if url else list(label)
+        return None
+    if node.isNodeType(latexwalker.LatexGroupNode):
+        inner = [n for n in node.nodelist if n is not None]
+        first = next((n for n in inner if not is_blank(n)), None)
+        if first is not None and first.isNodeType(latexwalker.LatexMacroNode):
+            style = DECLARATIONS.get(first.macroname)
+            if style:
+                rest = inner[inner.index(first) + 1 :]
+                return [Styled(style, tuple(latex_segments(rest, pieces)))]
+        if any(structure_of(n, pieces) is not None for n in inner):
+            return latex_segments(inner, pieces)
+    return None
+
+
+def macro_argument_source(node, pieces):
+    """A verbatim argument (a URL) as the source wrote it, escapes undone."""
+    verbatim = node.latex_verbatim()
+    if node.isNodeType(latexwalker.LatexGroupNode):
+        verbatim = verbatim[1:-1]
+    return LATEX_ESCAPE.sub(r"\1", restore(verbatim, pieces, True))
+
+
+def group_nodes(node):
+    if node.isNodeType(latexwalker.LatexGroupNode):
+        return node.nodelist
+    return [node]
+
+
+def is_blank(node):
+    return node.isNodeType(latexwalker.LatexCharsNode) and not node.chars.strip()
+
+
+def read_latex(text, pieces):
+    """LaTeX in a stretch of text (math already set aside) -> segments."""
+    text = restore(text, pieces)
+    segments = []
+    for is_latex, part in latex_regions(text):
+        if not is_latex:
+            segments.extend(split_text(part, pieces))
+            continue
+        try:
+            nodes = latex_nodes(LATEX_TEXT_SPECIALS.sub(r"\\\1", part))
+            segments.extend(latex_segments(nodes, pieces))
+        except Exception:  # noqa: BLE001 - pylatexenc's errors vary (nesting too deep, ...)
+            segments.extend(split_text(LATEX_COMMAND.sub("", part), pieces))
+    return segments
+
+
+def latex_regions(text):
+    """(is_latex, part) runs: the words that hold LaTeX, with the rest of any group they open,
+    apart from plain words. pylatexenc reads a character at a time: only these go to it."""
+    if not LATEX_MARK.search(text):
+        return [(False, text)]  # most text
+    regions, depth = [], 0
+    tokens = re.split(r"(\s+)", text)
+    for index, token in enumerate(tokens):
+        following = tokens[index + 1] if index + 1 < len(tokens) else ""
+        if token.isspace() or not token:
+            # `\emph {x}`: a space before an argument stays with its macro
+            is_latex = depth > 0 or (bool(regions) and regions[-1][0] and following[:1] == "{")
+        else:
+            is_latex = depth > 0 or bool(LATEX_MARK.search(token))
+            depth = max(0, depth + token.count("{") - token.count("}"))
+        if regions and regions[-1][0] == is_latex:
+            regions[-1][1] += token
+        else:
+            regions.append([is_latex, token])
+    return regions
+
+
+def latex_nodes(text):
+    walker = latexwalker.LatexWalker(text, latex_context=WALKER_CONTEXT, tolerant_parsing=True)
+    return walker.get_latex_nodes()[0]
+
+
+def read_markdown(text, pieces):
+    """Markdown inline markup -> segments, each text run read as LaTeX."""
+    tokens = MARKDOWN.parseInline(text)[0].children or []
+    root = []
+    stack = [(None, root)]  # (closing token type or html tag, children)
+
+    def add(segments):
+        stack[-1][1].extend(segments)
+
+    def close(kind):
+        for depth in range(len(stack) - 1, 0, -1):
+            if stack[depth][0] == kind:
+                while len(stack) > depth:
+                    finish(stack.pop())
+                return
+
+    def finish(frame):
+        kind, children = frame
+        style, url = kind[1], kind[2]
+        if style == "link":
+            add([Link(url, tuple(children))] if url else children)
+        else:
+            add([Styled(style, tuple(children))] if children else [])
+
+    for token in tokens:
+        if token.type == "text":
+            add(read_latex(token.content, pieces))
+        elif token.type in ("softbreak", "hardbreak"):
+            add([Text(" ")])
+        elif token.type == "code_inline":
+            add([Styled("code", (Text(restore(token.content, pieces, True)),))])
+        elif token.type in MARKDOWN_STYLES:
+            stack.append((("md", MARKDOWN_STYLES[token.type], None), []))
+        elif token.type == "link_open":
+            url = safe_url(restore(token.attrGet("href") or "", pieces, True))
+            stack.append((("md", "link", url), []))
+        elif token.type in ("em_close", "strong_close", "link_close"):
+            for depth in range(len(stack) - 1, 0, -1):
+                if stack[depth][0][0] == "md":
+                    while len(stack) > depth:
+                        finish(stack.pop())
+                    break
+        elif token.type == "html_inline":
+            read_html_tag(token.content, pieces, stack, add, close)
+        else:
+            add(read_latex(restore(token.content, pieces, True), pieces))
+    while len(stack) > 1:
+        finish(stack.pop())
+    return root
+
+
+def read_html_tag(tag, pieces, stack, add, close):
+    """`<em>`, `<b>`... in a source style their text; `<br>` is a space; any other tag is text."""
+    match = HTML_TAG.fullmatch(tag)
+    name = match.group(2).lower() if match else None
+    if name in HTML_STYLES:
+        if match.group(1):
+            close(("html", HTML_STYLES[name], name))
+        else:
+            stack.append((("html", HTML_STYLES[name], name), []))
+    elif name in HTML_SPACES:
+        add([Text(" ")])
+    else:
+        add([Text(restore(tag, pieces, True))])
+
+
+@functools.lru_cache(maxsize=2048)
+def parse(source):
+    """A source (abstract or title) -> tuple of Text, Math, Styled and Link segments."""
+    text = unicodedata.normalize("NFC", source)
+    if not MARKUP_MARK.search(text):
+        return (Text(text),)  # about half of all abstracts: nothing to read
+    text = PLACEHOLDER.sub("\ufffd", html.unescape(text))
+    text = apply_definitions(text)
+    protected, pieces = set_aside(text)
+    return tuple(merge_text(read_markdown(protected, pieces)))
+
+
+def merge_text(segments):
+    merged = []
+    for segment in segments:
+        if isinstance(segment, Text) and merged and isinstance(merged[-1], Text):
+            merged[-1] = Text(merged[-1].text + segment.text)
+        else:
+            merged.append(segment)
+    return merged
+
+
+# -- the two readings ----------------------------------------------------------------------------
+
+
+def math_text(tex):
+    """Math as searchable text: `\\mathcal{O}(n)` -> `O(n)`, `\\frac{1}{\\epsilon}` -> `1/ε`."""
+    if not LATEX_MARK.search(tex):
+        return tex  # `$k$`, `$x^2$`: most math reads as it is written
+    tex = LATEX_TEXT_SPECIALS.sub(r"\\\1", tex.replace("\\$", "$"))
+    try:
+        return TO_TEXT.nodelist_to_text(latex_nodes(tex)).replace("\\", "")
+    except Exception:  # noqa: BLE001 - as in read_latex
+        return LATEX_COMMAND.sub("", tex)
+
+
+def segments_text(segments):
+    parts = []
+    for segment in segments:
+        if isinstance(segment, Text):
+            parts.append(segment.text)
+        elif isinstance(segment, Math):
+            parts.append(math_text(segment.tex))
+        elif isinstance(segment, Link) and not segment.children:
+            parts.append(segment.url)
+        else:
+            parts.append(segments_text(segment.children))
+    return "".join(parts)
+
+
+def plain_text(source):
+    """What search indexes: the words a reader sees, with no markup left.
+
+    `Tram\\`er` -> `Tramèr`, ``` ``a'' --- b ``` -> `“a” — b`, `$\\mathcal{O}(n)$` -> `O(n)`.
+    """
+    if source is None:
+        return ""
+    return " ".join(segments_text(parse(source)).split())
+
+
+def render_mathml(math, inline_only=False):
+    """MathML from latex2mathml; TeX it cannot parse is shown as code, never as HTML."""
+    display = math.display and not inline_only
+    tex = MATH_MACRO.sub(lambda m: "\\" + MATH_ALIASES.get(m.group(1), m.group(1)), math.tex)
+    # \text{} passes its argument through unescaped: angle brackets become math operators first
+    tex = tex.replace("<", r"\lt ").replace(">", r"\gt ")
+    try:
+        mathml = latex_to_mathml(tex, display="block" if display else "inline")
+    except Exception:  # noqa: BLE001 - latex2mathml raises many kinds on malformed TeX
+        delimiter = "$$" if math.display else "$"
+        source = delimiter + math.tex + delimiter
+        return str(Markup('<code class="tex" title="TeX">{}</code>').format(source))
+    mathml = MATH_TEXT.sub(restore_angle_brackets, mathml)
+    return LEFTOVER_MACRO.sub(r">\1\2", mathml)
+
+
+def restore_angle_brackets(match):
+    """Inside <mtext>, the \\lt and \\gt put in for < and > read as the characters again."""
+    text = ANGLE_MACRO.sub(lambda m: "&lt;" if m.group(1) == "l" else "&gt;", match.group(2))
+    return match.group(1) + text + match.group(3)
+
+
+STYLE_HTML = {
+    "em": ("<em>", "</em>"),
+    "strong": ("<strong>", "</strong>"),
+    "code": ("<code>", "</code>"),
+    "tt": ('<span class="tt">', "</span>"),
+    "smallcaps": ('<span class="smallcaps">', "</span>"),
+    "underline": ('<span class="underline">', "</span>"),
+}
+
+
+def segments_html(segments, title):
+    parts = []
+    for segment in segments:
+        if isinstance(segment, Text):
+            parts.append(str(escape(segment.text)))
+        elif isinstance(segment, Math):
+            parts.append(render_mathml(segment, inline_only=title))
+        elif isinstance(segment, Link):
+            label = segments_html(segment.children, title) or str(escape(segment.url))
+            if title:  # a title is itself a link in lists: no link inside a link
+                parts.append(label)
+            else:
+                parts.append(str(Markup('<a href="{}">').format(segment.url)) + label + "</a>")
+        else:
+            opening, closing = STYLE_HTML[segment.style]
+            parts.append(opening + segments_html(segment.children, title) + closing)
+    return "".join(parts)
+
+
+@functools.lru_cache(maxsize=1024)
+def render_html(source):
+    """Sanitized HTML for a page: math as MathML, emphasis, http(s) links."""
+    if source is None:
+        return Markup("")
+    return Markup(sanitize(segments_html(parse(source), title=False)))
+
+
+@functools.lru_cache(maxsize=4096)
+def title_html(text):
+    """A title or label for a heading, list or link: math inline, no links of its own."""
+    if text is None:
+        return Markup("")
+    return Markup(sanitize(segments_html(parse(text), title=True)))
+
+
+def title_text(text):
+    """A title as text (the page's <title>, a chart label)."""
+    return plain_text(text)
