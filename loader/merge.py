@@ -89,13 +89,16 @@ def version_keys(entry, text):
 
 
 def title_matches(papers):
-    """Pairs among [(paper id, author ids)] with one title that share an author."""
-    return [
-        (first, second)
-        for i, (first, authors) in enumerate(papers)
-        for second, others in papers[i + 1 :]
-        if not authors.isdisjoint(others)
-    ]
+    """Pairs among [(paper id, author ids)] with one title that join every two papers sharing
+    an author (each to the first paper with that author): linear in the authors, where
+    comparing every two papers would be quadratic for a common title ("Book Review")."""
+    first_with, pairs = {}, []
+    for paper, authors in papers:
+        for author in sorted(authors):
+            first = first_with.setdefault(author, paper)
+            if first != paper:
+                pairs.append((first, paper))
+    return pairs
 
 
 class VersionGroups:

@@ -12,6 +12,7 @@ from loader.merge import (
     doi_key,
     resolve,
     shown_rank,
+    title_matches,
     title_words,
     version_keys,
 )
@@ -60,6 +61,14 @@ def test_version_keys_match_as_the_rules_say():
     assert len(titled) == 2 and set(titled) & set(
         keys(abstract="Other", title="assessing  the scalability")
     )
+
+
+def test_one_title_joins_the_papers_that_share_an_author():
+    papers = [("a", {1, 2}), ("b", {3}), ("c", {2, 4}), ("d", {4}), ("e", {5})]
+    groups = VersionGroups()
+    for first, second in title_matches(papers):
+        groups.union(first, second)
+    assert groups.groups() == [["a", "c", "d"]]  # b and e share no author with anyone
 
 
 def test_version_groups_are_transitive_whatever_the_order():
