@@ -209,8 +209,11 @@ class Raw:
     def __init__(self, catalog):
         from datasette.utils import escape_fts
 
+        from loader.names import name_key
+
         self.connection = sqlite3.connect(f"file:{catalog}?immutable=1", uri=True)
         self.connection.create_function("escape_fts", 1, escape_fts)
+        self.connection.create_function("name_key", 1, name_key)  # as plugins/names.py does
 
     def run(self, *statements):
         def call():
@@ -314,12 +317,14 @@ def facet_statements(metadata):
     """The SQL behind the default papers page: the page of rows and each default facet."""
     statements = [("select * from papers order by id limit 26", [])]
     for facet in metadata["databases"]["catalog"]["tables"]["papers"].get("facets", []):
-        if isinstance(facet, str):
+        # a "present" facet is a column facet shown only with values (plugins/facets.py)
+        column = facet if isinstance(facet, str) else facet.get("present")
+        if column:
             statements.append(
                 (
                     (
-                        f"select {facet} as value, count(*) as count from papers "
-                        f"where {facet} is not null group by {facet} "
+                        f"select {column} as value, count(*) as count from papers "
+                        f"where {column} is not null group by {column} "
                         "order by count desc, value limit 31"
                     ),
                     [],

@@ -1,5 +1,9 @@
-"""Entries -> one SQLite catalog: schema, merge of duplicates, FTS, indexes, atomic replace."""
+"""Entries -> one SQLite catalog: schema, the writer that applies the merge policy (merge.py),
+FTS, indexes, atomic replace."""
 
+import array
+import collections
+import itertools
 import json
 import sqlite3
 import threading
@@ -9,14 +13,9 @@ from dataclasses import dataclass, field
 import sqlite_utils
 
 from . import atomic
-from .normalize import (
-    affiliation_name,
-    affiliation_slug,
-    display_name,
-    display_rank,
-    name_key,
-    split_track,
-)
+from .merge import DIRECT, Version, VersionGroups, resolve, title_matches
+from .names import display_name, name_key, spelling
+from .normalize import TRACK_SEPARATOR, affiliation_name, affiliation_slug, split_track
 from .prepare import prepared_sources, worker_count
 from .records import Problem
 from .sources import public_paths
@@ -58,6 +57,9 @@ SCHEMA = {
             "authors_truncated": int,
             "source_count": int,
             "url": str,
+            "venue": str,
+            "year": int,
+            "status": str,
             "track_id": int,
             "abstract": str,
             "abstract_plain": str,
@@ -81,8 +83,16 @@ SCHEMA = {
             ],
         },
     ),
+    # each source entry with the venue, year and status it gave (an arXiv version stays seen)
     "paper_sources": (
-        {"paper_id": str, "source_id": int, "line": int},
+        {
+            "paper_id": str,
+            "source_id": int,
+            "line": int,
+            "venue": str,
+            "year": int,
+            "status": str,
+        },
         {
             "pk": ("paper_id", "source_id", "line"),
             "foreign_keys": [("paper_id", "papers", "id"), ("source_id", "sources", "id")],
@@ -97,29 +107,51 @@ SCHEMA = {
             "foreign_keys": [("author_id", "authors", "id"), ("track_id", "tracks", "id")],
         },
     ),
+    # every spelling of a name spelled more than one way, with the source entries using it
+    "author_variants": (
+        {"author_id": int, "name": str, "paper_count": int},
+        {"pk": ("author_id", "name"), "foreign_keys": [("author_id", "authors", "id")]},
+    ),
+    # ids of merged versions: links made before a merge lead to the paper
+    "paper_aliases": (
+        {"alias": str, "paper_id": str},
+        {"pk": "alias", "foreign_keys": [("paper_id", "papers", "id")]},
+    ),
     "load_problems": ({"id": int, "file": str, "line": int, "message": str}, {"pk": "id"}),
 }
 # link tables are only ever read by key: without a rowid each row is stored once, in its key
-WITHOUT_ROWID = {"paper_authors", "paper_affiliations", "paper_sources", "author_tracks"}
+WITHOUT_ROWID = {
+    "paper_authors",
+    "paper_affiliations",
+    "paper_sources",
+    "author_tracks",
+    "author_variants",
+    "paper_aliases",
+}
 # the plain text is stored only where it differs from the abstract (markup, spacing): about
 # half the papers. Readers and the FTS index see the full plain text in abstract_text.
 GENERATED_COLUMNS = [
     ("papers", "abstract_text", "text", "coalesce(abstract_plain, abstract)"),
 ]
-# rows streamed while parsing; the small tables are written once at the end
-STREAMED = ("papers", "paper_authors", "paper_affiliations", "paper_sources")
+# rows streamed while parsing, and last the merge keys (to a temporary table); the small
+# tables are written once at the end
+STREAMED = ("papers", "paper_authors", "paper_affiliations", "paper_sources", "version_keys")
 INSERTS = {
     name: "insert into {} ({}) values ({})".format(
         name, ", ".join(SCHEMA[name][0]), ", ".join("?" * len(SCHEMA[name][0]))
     )
-    for name in STREAMED + ("authors",)
+    for name in (*STREAMED[:-1], "authors", "author_variants")
 }
+INSERTS["version_keys"] = "insert into temp.version_keys (key, kind, paper_id) values (?, ?, ?)"
 FACET_INDEXES = [
     # id second: a filtered view pages (and streams CSV) in primary-key order from the index
     ("papers", ["area", "id"]),
     ("papers", ["track", "id"]),
     ("papers", ["authors_truncated"]),
     ("papers", ["source_count"]),
+    ("papers", ["venue", "id"]),
+    ("papers", ["year", "id"]),
+    ("papers", ["status", "id"]),
     ("authors", ["key"]),
     ("authors", ["paper_count"]),
     ("affiliations", ["slug"]),
@@ -137,16 +169,6 @@ class BuildFailed(Exception):
     def __init__(self, problems):
         super().__init__(f"{len(problems)} problem(s) in the input")
         self.problems = problems
-
-
-def pack_state(truncated, author_count, has_track, has_title):
-    """What the merge of a duplicate needs to know about a paper, as one small int: a million
-    papers cost a dict entry each and no objects."""
-    return author_count << 3 | has_title << 2 | has_track << 1 | bool(truncated)
-
-
-def unpack_state(state):
-    return bool(state & 1), state >> 3, bool(state & 2), bool(state & 4)
 
 
 @dataclass
@@ -176,25 +198,31 @@ def create_tables(db):
 
 
 class CatalogWriter:
-    """Streams entries into a fresh database; only ids, names and a small int per paper stay
-    in memory. Duplicates are resolved in memory as they come and written after the stream;
-    each batch of papers is added to the full-text index as it is written."""
+    """Streams entries into a fresh database, one row per paper id (abstract hash); after the
+    stream, merges the rows and entries the merge policy (merge.py) says are one paper.
+
+    In memory: the paper ids seen (ints in a dict), author and track maps, and the entries
+    that repeat a paper id until they are merged. The keys that find versions (8-byte
+    hashes) go to a temporary table, so finding versions costs SQLite's sorter, not memory."""
 
     def __init__(self, db):
         self.db = db
-        # int(paper id, 16) -> pack_state(...): an int key is half the size of the hex string
-        self.papers = {}
-        self.source_counts = {}  # paper id -> sources, only for papers seen more than once
-        self.author_keys = {}  # normalized key -> author id
-        self.author_names = [None]  # author id -> display name
-        self.renamed_authors = set()
+        # int(paper id, 16) -> None: an int key is half the size of the hex string, and a
+        # dict holds it in ~70 bytes where a set takes ~140
+        self.paper_ids = {}
+        self.duplicates = {}  # paper id -> [Version] of the entries after its first
+        self.author_keys = {}  # name key -> author id
+        self.author_names = [None]  # author id -> first spelling seen (then the display name)
+        self.author_entries = array.array("L", [0])  # author id -> entries naming them
+        self.other_spellings = {}  # author id -> Counter of spellings other than the first
         self.tracks = {}  # name -> (id, area, subarea)
         self.affiliations = {}  # slug -> id
-        self.pending = {name: [] for name in SCHEMA}
-        self.merges = []
+        self.pending = {name: [] for name in (*SCHEMA, "version_keys")}
         self.problems = []
         self.papers_written = 0
+        self.aliases = 0
         create_tables(db)
+        db.execute("create temp table version_keys (key integer, kind integer, paper_id text)")
         db["papers"].enable_fts(FTS_COLUMNS, tokenize=FTS_TOKENIZER)
 
     def add_source(self, source_id, source, papers, problems):
@@ -220,27 +248,26 @@ class CatalogWriter:
             }
         )
 
-    def author_id(self, name):
-        key = name_key(name)
-        display = display_name(name)
+    def author_id(self, key, name):
+        """The author of a name key, counting the spelling once for the entry that uses it."""
+        written = spelling(name)
         author_id = self.author_keys.get(key)
         if author_id is None:
             author_id = self.author_keys[key] = len(self.author_names)
-            self.author_names.append(display)
-        elif display != (best := self.author_names[author_id]) and display_rank(
-            display
-        ) < display_rank(best):
-            self.author_names[author_id] = display
-            self.renamed_authors.add(author_id)
+            self.author_names.append(written)
+            self.author_entries.append(0)
+        elif written != self.author_names[author_id]:
+            others = self.other_spellings.setdefault(author_id, collections.Counter())
+            others[written] += 1
+        self.author_entries[author_id] += 1
         return author_id
 
-    def track_id(self, text):
-        name, area, subarea = split_track(text)
-        if not name:
-            return None, None, None
+    def track_id(self, name):
+        """(id, name, area) of a track name as split_track gives it."""
         if name not in self.tracks:
-            self.tracks[name] = (len(self.tracks) + 1, area, subarea)
-        return self.tracks[name][0], name, area
+            area, _, subarea = name.partition(f" {TRACK_SEPARATOR} ")
+            self.tracks[name] = (len(self.tracks) + 1, area, subarea or None)
+        return self.tracks[name][0], name, self.tracks[name][1]
 
     def affiliation_ids(self, slugs):
         ids = {}
@@ -250,33 +277,47 @@ class CatalogWriter:
                 ids.setdefault(slug, self.affiliations.setdefault(slug, len(self.affiliations) + 1))
         return ids
 
-    def author_links(self, pid, entry):
-        """(paper_id, author_id, position) in the order the source lists them; the profile
-        owner last with no position when the cut-short list does not show them."""
+    def author_links(self, entry):
+        """(author_id, position) in the order the source lists them; the profile owner last
+        with no position when the cut-short list does not show them."""
         links, seen = [], set()
         for position, name in enumerate(entry.authors, start=1):
-            author_id = self.author_id(name)
-            if author_id not in seen:
-                seen.add(author_id)
-                links.append((pid, author_id, position))
-        if entry.owner:
-            owner_id = self.author_id(entry.owner)
-            if owner_id not in seen:
-                links.append((pid, owner_id, None))
+            key = name_key(name)
+            if key not in seen:
+                seen.add(key)
+                links.append((self.author_id(key, name), position))
+        if entry.owner and (key := name_key(entry.owner)) not in seen:
+            links.append((self.author_id(key, entry.owner), None))
         return links
 
-    def add_entry(self, entry, source_id, pid, text, label):
-        """One prepared entry (see prepare_entry): a new paper, or a duplicate to merge."""
-        self.pending["paper_sources"].append((pid, source_id, entry.line))
-        if int(pid, 16) in self.papers:
-            self.merge_entry(pid, entry)
-            return
-        track_id, track, area = self.track_id(entry.track) if entry.track else (None,) * 3
-        affiliations = self.affiliation_ids(entry.affiliations)
-        links = self.author_links(pid, entry)
-        self.papers[int(pid, 16)] = pack_state(
-            entry.truncated, len(links), track_id is not None, entry.title is not None
+    def add_entry(self, entry, source_id, pid, text, label, keys):
+        """One prepared entry (see prepare_entry) with its version keys: a new paper row, or
+        one more entry of a paper id already written, kept for the merge after the stream."""
+        self.pending["paper_sources"].append(
+            (pid, source_id, entry.line, entry.venue, entry.year, entry.status)
         )
+        self.pending["version_keys"].extend((key, kind, pid) for kind, key in keys)
+        track = split_track(entry.track)[0] if entry.track else None
+        links = self.author_links(entry)
+        affiliations = self.affiliation_ids(entry.affiliations)
+        if int(pid, 16) in self.paper_ids:
+            self.duplicates.setdefault(pid, []).append(
+                Version(
+                    pid,
+                    entry.title,
+                    entry.venue,
+                    entry.year,
+                    entry.status,
+                    entry.url,
+                    track or None,
+                    entry.truncated,
+                    tuple(links),
+                    tuple(affiliations.values()),
+                )
+            )
+            return
+        self.paper_ids[int(pid, 16)] = None
+        track_id, track, area = self.track_id(track) if track else (None,) * 3
         self.pending["papers"].append(
             (
                 pid,
@@ -284,70 +325,145 @@ class CatalogWriter:
                 entry.title,
                 track,
                 area,
-                self.names_json(links),
+                json.dumps([self.author_names[a] for a, _ in links], ensure_ascii=False),
                 json.dumps(sorted(affiliations), ensure_ascii=False),
                 len(links),
                 int(entry.truncated),
                 1,
                 entry.url,
+                entry.venue,
+                entry.year,
+                entry.status,
                 track_id,
                 entry.abstract,
                 None if text == entry.abstract else text,
             )
         )
-        self.pending["paper_authors"].extend(links)
+        self.pending["paper_authors"].extend((pid, a, position) for a, position in links)
         self.pending["paper_affiliations"].extend((pid, i) for i in affiliations.values())
         if len(self.pending["papers"]) >= BATCH_SIZE:
             self.flush()
 
-    def names_json(self, links):
-        return json.dumps([self.author_names[link[1]] for link in links], ensure_ascii=False)
-
-    def merge_entry(self, pid, entry):
-        """The same paper from another source: keep every source, unite affiliations, prefer
-        a track over none and the complete author list over a cut-short one.
-
-        Ids are given out now, in stream order; the rows are written after the stream
-        (write_merge), in the same order, so a duplicate never forces a small batch."""
-        truncated, author_count, has_track, has_title = unpack_state(self.papers[int(pid, 16)])
-        source_count = self.source_counts[pid] = self.source_counts.get(pid, 1) + 1
-        updates = {"source_count": source_count}
-        if entry.track and not has_track:
-            track_id, updates["track"], updates["area"] = self.track_id(entry.track)
-            updates["track_id"] = track_id
-            has_track = track_id is not None
-        if entry.title and not has_title:
-            updates["title"] = updates["label"] = entry.title
-            has_title = True
-        links = self.author_links(pid, entry)
-        better = (truncated, len(links)) > (entry.truncated, author_count)
-        if better:
-            truncated, author_count = entry.truncated, len(links)
-            updates["authors_truncated"] = int(entry.truncated)
-        self.papers[int(pid, 16)] = pack_state(truncated, author_count, has_track, has_title)
-        affiliations = list(self.affiliation_ids(entry.affiliations).values())
-        self.merges.append((pid, entry.url, better, links, affiliations, updates))
-
-    def write_merge(self, pid, url, better, links, affiliations, updates):
+    def stored_version(self, pid):
+        """The first entry of a paper id, as its row holds it."""
         execute = self.db.conn.execute
-        if url:
-            execute("update papers set url = coalesce(url, ?) where id = ?", [url, pid])
-        if better:
-            execute("delete from paper_authors where paper_id = ? and position is not null", [pid])
-        for _, author_id, position in links:
-            verb = "insert or replace" if better and position else "insert or ignore"
-            execute(
-                f"{verb} into paper_authors (paper_id, author_id, position) values (?, ?, ?)",
-                [pid, author_id, position],
+        title, venue, year, status, url, track, truncated = execute(
+            "select title, venue, year, status, url, track, authors_truncated "
+            "from papers where id = ?",
+            [pid],
+        ).fetchone()
+        authors = execute(
+            "select author_id, position from paper_authors where paper_id = ?", [pid]
+        ).fetchall()
+        affiliations = execute(
+            "select affiliation_id from paper_affiliations where paper_id = ?", [pid]
+        ).fetchall()
+        return Version(
+            pid,
+            title,
+            venue,
+            year,
+            status,
+            url,
+            track,
+            bool(truncated),
+            tuple(authors),
+            tuple(row[0] for row in affiliations),
+        )
+
+    def paper_authors(self, pid):
+        """Author ids of every entry with this paper id."""
+        rows = self.db.execute("select author_id from paper_authors where paper_id = ?", [pid])
+        return {row[0] for row in rows} | {
+            author for version in self.duplicates.get(pid, ()) for author, _ in version.authors
+        }
+
+    def version_groups(self):
+        """Sets of paper ids that are versions of one paper (merge.py's rules)."""
+        groups = VersionGroups()
+        shared = self.db.execute(
+            "select kind, group_concat(paper_id) from "
+            "(select distinct key, kind, paper_id from temp.version_keys) "
+            "group by key, kind having count(*) > 1"
+        ).fetchall()
+        for kind, ids in shared:
+            ids = sorted(ids.split(","))
+            if kind == DIRECT:
+                pairs = itertools.pairwise(ids)
+            else:
+                pairs = title_matches([(pid, self.paper_authors(pid)) for pid in ids])
+            for first, second in pairs:
+                groups.union(first, second)
+        return groups.groups()
+
+    def merge_versions(self):
+        """Each paper with more than one entry becomes the paper resolve() says; returns the
+        ids whose author and affiliation lists changed."""
+        groups = self.version_groups()
+        grouped = {pid for group in groups for pid in group}
+        groups += [[pid] for pid in sorted(self.duplicates) if pid not in grouped]
+        changed = set()
+        for group in groups:
+            versions, stored = [], {}
+            for pid in group:
+                versions.append(stored.setdefault(pid, self.stored_version(pid)))
+                versions.extend(self.duplicates.pop(pid, ()))
+            paper = resolve(versions)
+            if self.write_paper(paper, stored[paper.id]):
+                changed.add(paper.id)
+            self.aliases += len(paper.aliases)
+        self.db.execute("drop table temp.version_keys")
+        return changed
+
+    def write_paper(self, paper, stored):
+        """One merged paper over the row of its shown version (`stored`, as streamed); the
+        other versions' rows go, their ids become aliases. Returns whether its author or
+        affiliation links changed (most repeated entries add none)."""
+        execute = self.db.conn.execute
+        for alias in paper.aliases:
+            self.index_paper(alias, "'delete', ")  # external-content FTS: remove its text
+            execute("update paper_sources set paper_id = ? where paper_id = ?", [paper.id, alias])
+            execute("delete from paper_authors where paper_id = ?", [alias])
+            execute("delete from paper_affiliations where paper_id = ?", [alias])
+            execute("delete from papers where id = ?", [alias])
+            execute("insert into paper_aliases (alias, paper_id) values (?, ?)", [alias, paper.id])
+        authors_changed = set(paper.authors) != set(stored.authors)
+        if authors_changed:
+            execute("delete from paper_authors where paper_id = ?", [paper.id])
+            self.db.conn.executemany(
+                INSERTS["paper_authors"], ((paper.id, a, p) for a, p in paper.authors)
             )
-        for affiliation_id in affiliations:
-            execute("insert or ignore into paper_affiliations values (?, ?)", [pid, affiliation_id])
-        assignments = ", ".join(f"{column} = ?" for column in updates)
-        if "title" in updates:  # external-content FTS: take out the old text, index the new
-            self.index_paper(pid, "'delete', ")
-        execute(f"update papers set {assignments} where id = ?", [*updates.values(), pid])
-        if "title" in updates:
-            self.index_paper(pid)
+        affiliations_changed = set(paper.affiliations) != set(stored.affiliations)
+        if affiliations_changed:
+            execute("delete from paper_affiliations where paper_id = ?", [paper.id])
+            self.db.conn.executemany(
+                INSERTS["paper_affiliations"], ((paper.id, a) for a in paper.affiliations)
+            )
+        track_id, track, area = self.track_id(paper.track) if paper.track else (None,) * 3
+        if paper.title != stored.title:
+            self.index_paper(paper.id, "'delete', ")
+        execute(
+            "update papers set title = ?, label = coalesce(?, label), track = ?, area = ?, "
+            "track_id = ?, url = ?, venue = ?, year = ?, status = ?, authors_truncated = ?, "
+            "source_count = ? where id = ?",
+            [
+                paper.title,
+                paper.title,
+                track,
+                area,
+                track_id,
+                paper.url,
+                paper.venue,
+                paper.year,
+                paper.status,
+                int(paper.truncated),
+                paper.source_count,
+                paper.id,
+            ],
+        )
+        if paper.title != stored.title:
+            self.index_paper(paper.id)
+        return bool(paper.aliases) or authors_changed or affiliations_changed
 
     def index_paper(self, pid, command=""):
         columns = ", ".join(FTS_COLUMNS)
@@ -357,6 +473,30 @@ class CatalogWriter:
             f"select {command}rowid, {columns} from papers where id = ?",
             [pid],
         )
+
+    def spelling_counts(self, author_id, first):
+        """{spelling: entries using it} of an author with more than one spelling."""
+        others = self.other_spellings[author_id]
+        return {first: self.author_entries[author_id] - sum(others.values()), **others}
+
+    def name_authors(self):
+        """Each author's display name from the spellings counted (names.py); returns the
+        first spellings of the authors now shown under another one."""
+        renamed = {}
+        for author_id in self.other_spellings:
+            first = self.author_names[author_id]
+            self.author_names[author_id] = display_name(self.spelling_counts(author_id, first))
+            if self.author_names[author_id] != first:
+                renamed[author_id] = first
+        return renamed
+
+    def variant_rows(self, renamed):
+        """(author id, spelling, entries using it) for every spelling of the authors whose
+        name was spelled more than one way; the others' one spelling is their name."""
+        for author_id in sorted(self.other_spellings):
+            first = renamed.get(author_id, self.author_names[author_id])
+            for name, count in sorted(self.spelling_counts(author_id, first).items()):
+                yield author_id, name, count
 
     def refresh_lists(self, paper_ids):
         """Recompute the readable JSON columns from the link tables."""
@@ -384,11 +524,11 @@ class CatalogWriter:
             )
             self.index_paper(pid)
 
-    def papers_of_renamed_authors(self):
-        renamed = sorted(self.renamed_authors)
+    def papers_of_authors(self, author_ids):
+        author_ids = sorted(author_ids)
         papers = set()
-        for start in range(0, len(renamed), 500):  # stay under SQLite's variable limit
-            chunk = renamed[start : start + 500]
+        for start in range(0, len(author_ids), 500):  # stay under SQLite's variable limit
+            chunk = author_ids[start : start + 500]
             placeholders = ",".join("?" * len(chunk))
             papers.update(
                 row[0]
@@ -419,6 +559,8 @@ class CatalogWriter:
 
     def finish(self):
         self.flush()
+        merged = self.merge_versions()
+        renamed = self.name_authors()
         for name in ("sources", "load_problems"):
             self.db[name].insert_all(self.pending[name], batch_size=BATCH_SIZE)
         self.db.conn.executemany(
@@ -428,6 +570,7 @@ class CatalogWriter:
                 for key, author_id in self.author_keys.items()
             ),
         )
+        self.db.conn.executemany(INSERTS["author_variants"], self.variant_rows(renamed))
         self.db["tracks"].insert_all(
             (
                 {"id": i, "name": name, "area": area, "subarea": subarea, "paper_count": 0}
@@ -445,16 +588,12 @@ class CatalogWriter:
         # look an author up by part of a name (`/catalog/authors?_search=levine`); no porter:
         # names are not English words
         self.db["authors"].enable_fts(["name"], tokenize=AUTHOR_FTS_TOKENIZER)
-        for merge in self.merges:
-            self.write_merge(*merge)
-        stale = {merge[0] for merge in self.merges}
-        if self.renamed_authors:
-            stale |= self.papers_of_renamed_authors()
+        stale = merged | self.papers_of_authors(renamed) if renamed else merged
         self.refresh_lists(sorted(stale))
         self.count_papers()
         self.count_author_tracks()
         return Summary(
-            len(self.papers),
+            len(self.paper_ids) - self.aliases,
             len(self.author_keys),
             len(self.tracks),
             len(self.affiliations),
@@ -617,8 +756,8 @@ def write_rows(db, files, forced_format, progress, workers):
                     writer.add_problem(item)
                     problems += 1
                 else:
-                    entry, pid, text, label = item
-                    writer.add_entry(entry, source_id, pid, text, label)
+                    entry, pid, text, label, keys = item
+                    writer.add_entry(entry, source_id, pid, text, label, keys)
                     entries += 1
             writer.add_source(source_id, source, entries, problems)
             if progress:

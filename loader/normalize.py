@@ -1,10 +1,11 @@
-"""Pure normalization rules: names, tracks, affiliations, markup -> plain text, identity."""
+"""Pure normalization rules: tracks, affiliations, markup -> plain text, identity."""
 
 import hashlib
 import re
 import unicodedata
 
 from .markup import plain_text  # noqa: F401 - markup -> plain text is markup.py's job
+from .names import name_key  # noqa: F401 - re-exported: plugins/facets.py imports it from here
 
 TRACK_SEPARATOR = "·"
 
@@ -17,25 +18,6 @@ def paper_id(abstract):
     """Stable id: the same abstract (up to whitespace and Unicode form) gives the same id."""
     canonical = collapse_whitespace(unicodedata.normalize("NFC", abstract))
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
-
-
-def name_key(name):
-    """'Leif Döring', 'leif  döring' and the decomposed twin share one key."""
-    folded = unicodedata.normalize("NFKC", name).casefold()
-    return collapse_whitespace(unicodedata.normalize("NFKC", folded))
-
-
-def display_name(name):
-    return collapse_whitespace(unicodedata.normalize("NFC", name))
-
-
-def display_rank(name):
-    """Sort key for choosing a display variant: mixed case first, then the smallest string.
-
-    It does not depend on which source came first, so builds are order-independent.
-    """
-    mixed = any(c.isupper() for c in name) and any(c.islower() for c in name)
-    return (not mixed, name)
 
 
 def split_track(text):

@@ -11,6 +11,7 @@ import threading
 from .labels import derive_label
 from .lifetime import die_with_parent
 from .markup import plain_text
+from .merge import version_keys
 from .normalize import paper_id
 from .records import Problem
 from .sources import read_source
@@ -23,12 +24,13 @@ MAX_WORKERS = 2
 
 
 def prepare_entry(item):
-    """Entry -> (entry, paper id, plain text, label): the pure, CPU-heavy part of loading it.
-    Problems pass through."""
+    """Entry -> (entry, paper id, plain text, label, version keys): the pure, CPU-heavy part
+    of loading it. Problems pass through."""
     if isinstance(item, Problem):
         return item
     text = plain_text(item.abstract)
-    return item, paper_id(item.abstract), text, item.title or derive_label(text)
+    label = item.title or derive_label(text)
+    return item, paper_id(item.abstract), text, label, version_keys(item, text)
 
 
 def prepare_source(file, forced_format=None):

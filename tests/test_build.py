@@ -1,6 +1,7 @@
 """The catalog the real loader builds: golden facts from the seeds and merge rules."""
 
 import json
+import re
 import sqlite3
 import unicodedata
 
@@ -10,6 +11,7 @@ import sqlite_utils
 from loader.build import BuildFailed, CatalogCheckFailed, build_catalog, check_integrity
 from loader.sources import discover, public_paths
 
+from . import merge_fixtures
 from .conftest import SEEDS
 
 LLM_TRACK = "Deep Learning · Large Language Models"
@@ -330,3 +332,68 @@ def test_integrity_checks_run_one_after_the_other_where_wal_is_refused(tmp_path,
     with pytest.raises(CatalogCheckFailed, match="full-text index"):
         check_integrity(db, path)
     assert db.execute("pragma journal_mode").fetchone()[0] == "delete"
+
+
+# venue, year and status (the real records of tests/fixtures/real/merge/)
+
+build_fixtures = merge_fixtures.build_fixtures
+
+
+def test_venue_year_status_are_indexed_columns(build_fixtures):
+    db = build_fixtures("names_case.jsonl")
+    assert db.execute(
+        "select venue, year, status, count(*) from papers group by 1, 2, 3 order by 2, 1"
+    ).fetchall() == [
+        ("NeurIPS", 2016, "Oral", 1),
+        ("NeurIPS", 2017, "Poster", 1),
+        ("ICLR", 2018, "Workshop", 1),
+        ("ICML", 2018, "Oral", 1),
+        ("NeurIPS", 2018, "Poster", 1),
+    ]
+    indexed = {
+        row[0]
+        for row in db.execute(
+            "select ii.name from pragma_index_list('papers') il, pragma_index_info(il.name) ii "
+            "where ii.seqno = 0"
+        )
+    }
+    assert {"venue", "year", "status"} <= indexed
+    plan = db.execute("explain query plan select id from papers where year = 2018").fetchall()
+    assert "USING COVERING INDEX idx_papers_year__id" in plan[0][3]
+
+
+@pytest.mark.asyncio
+async def test_author_page_lists_papers_newest_first(build_fixtures):
+    db = build_fixtures("names_case.jsonl")
+    (author_id,) = db.execute("select id from authors where key = 'yi wu'").fetchone()
+    expected = [
+        row[0]
+        for row in db.execute(
+            "select papers.id from papers join paper_authors on paper_id = papers.id "
+            "where author_id = ? order by year desc, papers.id",
+            [author_id],
+        )
+    ]
+    html = (await merge_fixtures.site(db).client.get(f"/catalog/authors/{author_id}")).text
+    shown = re.findall(r'<a href="/catalog/papers/([0-9a-f]{16})">', html)
+    assert shown == expected and len(shown) == 5
+
+
+@pytest.mark.asyncio
+async def test_venue_and_year_facets_only_with_values(build_fixtures, datasette):
+    seeds = (await datasette.client.get("/catalog/papers.json")).json()["facet_results"]
+    assert "area" in seeds and not {"venue", "year", "status"} & set(seeds)
+    db = build_fixtures("names_case.jsonl")
+    facets = (await merge_fixtures.site(db).client.get("/catalog/papers.json")).json()[
+        "facet_results"
+    ]
+    assert [(v["value"], v["count"]) for v in facets["year"]["results"]] == [
+        (2018, 3),
+        (2016, 1),
+        (2017, 1),
+    ]
+    assert facets["venue"]["type"] == "column" and facets["venue"]["results"][0] == {
+        **facets["venue"]["results"][0],
+        "value": "NeurIPS",
+        "count": 3,
+    }

@@ -10,6 +10,8 @@ import pytest
 import yaml
 from datasette.utils import escape_fts
 
+from loader.names import name_key
+
 from .conftest import ROOT
 
 METADATA = yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8"))
@@ -59,9 +61,10 @@ async def get_json(datasette, name, **params):
 
 @pytest.fixture
 def connection(seed_catalog):
-    """The seed catalog as Datasette opens it, with escape_fts registered."""
+    """The seed catalog as Datasette opens it, with escape_fts and name_key registered."""
     connection = sqlite3.connect(f"file:{seed_catalog}?mode=ro", uri=True)
     connection.create_function("escape_fts", 1, escape_fts)
+    connection.create_function("name_key", 1, name_key)  # as plugins/names.py does
     yield connection
     connection.close()
 

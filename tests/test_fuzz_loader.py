@@ -182,7 +182,8 @@ def unaccounted_blocks(path, data, format, items):
 
 def catalog_differences(db_path, parsed):
     """How the catalog differs from the parsers' output `parsed` ({path: items}): every
-    entry is a paper_sources row (file, line, paper id), every problem a load_problems row."""
+    entry is a paper_sources row (file, line, paper id, or the paper its version was merged
+    into), every problem a load_problems row."""
     db = sqlite3.connect(db_path)
     try:
         loaded = Counter(
@@ -192,6 +193,7 @@ def catalog_differences(db_path, parsed):
             ).fetchall()
         )
         reported = Counter(db.execute("select file, line, message from load_problems").fetchall())
+        merged_into = dict(db.execute("select alias, paper_id from paper_aliases").fetchall())
         paths = Counter(row[0] for row in db.execute("select path from sources"))
         checks = [
             db.execute("pragma integrity_check").fetchall(),
@@ -205,7 +207,11 @@ def catalog_differences(db_path, parsed):
     items = [item for path_items in parsed.values() for item in path_items]
     public = public_paths(list(parsed))  # stored without the builder's folders
     expected_loaded = Counter(
-        (public[item.path], item.line, paper_id(item.abstract))
+        (
+            public[item.path],
+            item.line,
+            merged_into.get(paper_id(item.abstract), paper_id(item.abstract)),
+        )
         for item in items
         if isinstance(item, Entry)
     )

@@ -77,6 +77,7 @@ async def test_internals_hidden_and_tables_listed(datasette):
     assert visible == {
         "papers", "authors", "tracks", "affiliations", "sources", "load_problems",
         "paper_authors", "paper_affiliations", "paper_sources", "author_tracks",
+        "author_variants", "paper_aliases",
     }  # fmt: skip
 
 

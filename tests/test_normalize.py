@@ -3,7 +3,6 @@ import unicodedata
 from loader import markup
 from loader.normalize import (
     affiliation_name,
-    display_rank,
     name_key,
     paper_id,
     plain_text,
@@ -16,11 +15,6 @@ def test_name_key_unites_case_whitespace_and_unicode_forms():
     decomposed = unicodedata.normalize("NFD", composed)
     assert decomposed != composed
     assert name_key(composed) == name_key(decomposed) == name_key("leif  döring")
-
-
-def test_display_rank_prefers_mixed_case():
-    variants = ["leif döring", "Leif Döring", "LEIF DÖRING"]
-    assert min(variants, key=display_rank) == "Leif Döring"
 
 
 def test_plain_text_is_the_one_reading_of_markup():

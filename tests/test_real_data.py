@@ -180,28 +180,24 @@ def test_an_area_only_track_is_kept(catalog):
     assert "Reinforcement learning" not in authors_of(catalog, paper)
 
 
-@issue_11("sources.yml gives listing pages their venue and year")
 def test_listing_pages_get_venue_and_year_from_sources_yml(catalog):
     paper = paper_with_abstract(catalog, "State-action value functions (i.e., Q-values)")
     row = catalog.execute("select venue, year from papers where id = ?", (paper,)).fetchone()
     assert row == ("ICLR", 2018)
 
 
-@issue_11("JSON Lines venue, year and status are columns")
 def test_json_lines_venue_year_and_status_are_kept(catalog):
     paper = paper_at(catalog, "icml2019.jsonl", 1)
     row = catalog.execute("select venue, year, status from papers where id = ?", (paper,))
     assert row.fetchone() == ("ICML", 2019, "Oral")
 
 
-@issue_11("the same normalized title with a shared author is one paper")
 @pytest.mark.parametrize("arxiv_id", ["1312.4564", "1409.1320", "1506.02344"])
 def test_same_title_and_a_shared_author_is_one_paper(catalog, arxiv_id):
     paper = paper_at(catalog, "arxiv.jsonl", arxiv_line(arxiv_id))
     assert files_of(catalog, paper) - {"arxiv.jsonl"}
 
 
-@issue_11("abstracts equal up to case, punctuation and whitespace are one paper")
 @pytest.mark.parametrize(
     ("arxiv_id", "conference"),
     [("1410.6776", "neurips2014_p01.txt"), ("1505.06292", "icml2015.jsonl")],
@@ -211,7 +207,6 @@ def test_abstracts_equal_up_to_punctuation_are_one_paper(catalog, arxiv_id, conf
     assert files_of(catalog, paper) == {"arxiv.jsonl", conference}
 
 
-@issue_11("name keys fold diacritics; the display name is never all-lowercase")
 def test_accented_and_plain_spellings_are_one_well_cased_author(catalog):
     rows = catalog.execute(
         "select name from authors where name in ('Gabor Bartok', 'gábor bartók')"

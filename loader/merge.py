@@ -1,0 +1,240 @@
+"""The merge policy: which source entries are versions of one paper and what that paper shows.
+
+Pure, no SQL: the builder (build.py) stores the keys this module gives each entry, finds the
+entries that share one, and asks `resolve` what the merged paper is.
+
+Entries are versions of one paper when
+- they have the same abstract up to whitespace and Unicode form (one paper id: this is how
+  the builder streams them, one row per id), or
+- they share an identifier (arXiv id without its version, DOI, OpenReview id), or
+- their abstracts are equal up to case, punctuation and whitespace (100 letters and digits
+  at least), or
+- they have the same title up to case, accents, punctuation and spacing (two words at
+  least), and share at least one author (by name key).
+Merges are transitive: if A and B are versions, and B and C, all three are one paper.
+"""
+
+import hashlib
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from .names import without_accents
+
+# keys that make two entries versions at once, and the title key that also needs an author
+DIRECT, TITLE = 0, 1
+PREPRINT_VENUES = {"arxiv", "corr"}
+# OpenReview lists rejected and withdrawn submissions, and ICLR offered some rejected papers
+# its workshop track: the version a venue accepted to its main track is shown first
+NOT_ACCEPTED = re.compile(r"reject|withdraw", re.IGNORECASE)
+WORKSHOP = re.compile(r"workshop", re.IGNORECASE)
+ARXIV_PREFIX = re.compile(r"^(?:arxiv:|https?://arxiv\.org/(?:abs|pdf)/)", re.IGNORECASE)
+ARXIV_VERSION = re.compile(r"v\d+$")
+# below these, a title ("Withdrawn") or an abstract ("Part of", "withdrawn paper") is more
+# often a placeholder many papers share than the paper's own: only exact abstracts merge then
+TITLE_MIN_WORDS = 2
+ABSTRACT_MIN_CHARACTERS = 100
+NOT_LETTER_OR_DIGIT = re.compile(r"[\W_]+")
+ASCII_NOT_LETTER_OR_DIGIT = bytes(c for c in range(128) if not chr(c).isalnum())
+DOI_PREFIX = re.compile(r"^(?:doi:|https?://(?:dx\.)?doi\.org/)", re.IGNORECASE)
+
+
+def hash_key(kind, text):
+    """An 8-byte hash as a signed SQLite integer: the builder stores keys, never the text."""
+    digest = hashlib.blake2b(f"{kind}\0{text}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+def letters_and_digits(text):
+    """Case, accents, punctuation and whitespace removed: 'Tramèr, F.' -> 'tramerf'."""
+    text = text.casefold()
+    if text.isascii():  # bytes.translate: ~20x faster than any str pass over an abstract
+        return text.encode().translate(None, ASCII_NOT_LETTER_OR_DIGIT).decode()
+    # NFKD splits accents into combining marks, which are no letters: the pattern drops them
+    return NOT_LETTER_OR_DIGIT.sub("", unicodedata.normalize("NFKD", text))
+
+
+def title_words(title):
+    """'Deep  Learning: A Survey.' and 'deep learning - a survey' -> 'deep learning a survey'."""
+    return " ".join(NOT_LETTER_OR_DIGIT.split(without_accents(title.casefold()))).strip()
+
+
+def arxiv_key(arxiv_id):
+    """'arXiv:1706.03762v5' and '1706.03762' are one preprint."""
+    return ARXIV_VERSION.sub("", ARXIV_PREFIX.sub("", arxiv_id.strip())).lower()
+
+
+def doi_key(doi):
+    return DOI_PREFIX.sub("", doi.strip()).lower()  # DOIs are case-insensitive
+
+
+def version_keys(entry, text):
+    """(kind, key) pairs of one entry; `text` is its abstract as plain text. Entries sharing
+    a DIRECT key are versions; entries sharing a TITLE key are when they share an author."""
+    keys = []
+    for kind, value, normal in (
+        ("arxiv", entry.arxiv_id, arxiv_key),
+        ("doi", entry.doi, doi_key),
+        ("openreview", entry.openreview_id, str.strip),
+    ):
+        if value and normal(value):
+            keys.append((DIRECT, hash_key(kind, normal(value))))
+    loose = letters_and_digits(text)
+    if len(loose) >= ABSTRACT_MIN_CHARACTERS:
+        keys.append((DIRECT, hash_key("abstract", loose)))
+    words = title_words(entry.title or "")
+    if len(words.split()) >= TITLE_MIN_WORDS:
+        keys.append((TITLE, hash_key("title", words)))
+    return keys
+
+
+def title_matches(papers):
+    """Pairs among [(paper id, author ids)] with one title that join every two papers sharing
+    an author (each to the first paper with that author): linear in the authors, where
+    comparing every two papers would be quadratic for a common title ("Book Review")."""
+    first_with, pairs = {}, []
+    for paper, authors in papers:
+        for author in sorted(authors):
+            first = first_with.setdefault(author, paper)
+            if first != paper:
+                pairs.append((first, paper))
+    return pairs
+
+
+class VersionGroups:
+    """Union-find over paper ids: transitive merges, whatever order the pairs come in."""
+
+    def __init__(self):
+        self.parent = {}
+
+    def find(self, item):
+        root = item
+        while (parent := self.parent.get(root, root)) != root:
+            root = parent
+        while item != root:  # path compression: later finds are one step
+            self.parent[item], item = root, self.parent.get(item, item)
+        return root
+
+    def union(self, first, second):
+        for item in (first, second):
+            self.parent.setdefault(item, item)
+        first, second = self.find(first), self.find(second)
+        if first != second:
+            self.parent[max(first, second)] = min(first, second)
+
+    def groups(self):
+        """Every set of two or more ids, each sorted, in a stable order."""
+        members = {}
+        for item in self.parent:
+            members.setdefault(self.find(item), []).append(item)
+        return sorted(sorted(group) for group in members.values() if len(group) > 1)
+
+
+@dataclass(frozen=True, slots=True)  # slots: the builder holds one per repeated entry
+class Version:
+    """One source entry as the policy sees it. `authors` are (author id, position) pairs,
+    position None for a profile owner the list does not show; `track` is a track name."""
+
+    paper_id: str
+    title: str | None = None
+    venue: str | None = None
+    year: int | None = None
+    status: str | None = None
+    url: str | None = None
+    track: str | None = None
+    truncated: bool = False
+    authors: tuple = ()
+    affiliations: tuple = ()
+
+
+@dataclass(frozen=True)
+class Paper:
+    """What a paper shows once its versions are merged."""
+
+    id: str
+    aliases: tuple  # the merged versions' own ids
+    title: str | None
+    venue: str | None
+    year: int | None
+    status: str | None
+    url: str | None
+    track: str | None
+    truncated: bool
+    authors: tuple  # (author id, position)
+    affiliations: tuple
+    source_count: int
+
+
+def venue_rank(venue):
+    """A venue over a preprint server, a preprint server over no venue at all."""
+    if not venue:
+        return 0
+    return 1 if venue.strip().casefold() in PREPRINT_VENUES else 2
+
+
+def status_rank(status):
+    """0 accepted (or unknown), 1 a workshop, 2 rejected or withdrawn."""
+    if not status:
+        return 0
+    return 2 if NOT_ACCEPTED.search(status) else int(bool(WORKSHOP.search(status)))
+
+
+def shown_rank(version):
+    """Sort key, smallest first: the version a paper shows. Any venue over arXiv, then the
+    latest year, then a main-track acceptance over a workshop over a rejected or withdrawn
+    submission, then a real title over none, then the complete and longer author list; on a tie, content alone
+    decides (never input order)."""
+    return (
+        -venue_rank(version.venue),
+        -(version.year or 0),
+        status_rank(version.status),
+        version.title is None,
+        version.truncated,
+        -len(version.authors),
+        version.paper_id,
+        *(value or "" for value in (version.title, version.venue, version.status)),
+        *(value or "" for value in (version.url, version.track)),
+    )
+
+
+def author_list(ranked):
+    """Positions from the complete and longest list (the shown one on a tie); authors only
+    other versions name follow it in their order; a profile owner no list shows keeps no
+    position."""
+    best = min(ranked, key=lambda v: (v.truncated, -len([a for a in v.authors if a[1]])))
+    links = {author: position for author, position in best.authors}
+    last = max((p for p in links.values() if p), default=0)
+    for version in ranked:
+        for author, position in sorted(version.authors, key=lambda a: (a[1] is None, a[1] or 0)):
+            if position and not links.get(author):
+                last += 1
+                links[author] = last
+            links.setdefault(author, None)
+    return tuple(links.items())
+
+
+def resolve(versions):
+    """The paper the versions are: the shown version's id, venue, year and status; the
+    title, url and track of the best-ranked version that has one; all authors and
+    affiliations; the other ids as aliases."""
+    ranked = sorted(versions, key=shown_rank)
+    shown = ranked[0]
+
+    def first(field):
+        return next((getattr(v, field) for v in ranked if getattr(v, field)), None)
+
+    ids = sorted({v.paper_id for v in ranked})
+    return Paper(
+        id=shown.paper_id,
+        aliases=tuple(i for i in ids if i != shown.paper_id),
+        title=first("title"),
+        venue=shown.venue,
+        year=shown.year,
+        status=shown.status,
+        url=first("url"),
+        track=first("track"),
+        truncated=all(v.truncated for v in ranked),
+        authors=author_list(ranked),
+        affiliations=tuple(sorted({a for v in ranked for a in v.affiliations})),
+        source_count=len(ranked),
+    )

@@ -1,0 +1,15 @@
+"""SQL function `name_key(text)`: the loader's name key (loader/names.py), so a canned query
+finds an author by any spelling of the name ('pin yu chen', 'Florian Tramer')."""
+
+from datasette import hookimpl
+
+from loader.names import name_key
+
+
+def sql_name_key(text):
+    return name_key(text) if isinstance(text, str) else None
+
+
+@hookimpl
+def prepare_connection(conn):
+    conn.create_function("name_key", 1, sql_name_key, deterministic=True)

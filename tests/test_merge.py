@@ -1,0 +1,259 @@
+"""Versions of one paper are one row: the merge policy (loader/merge.py) alone, then the
+catalogs built from the real fixtures of each rule (tests/fixtures/real/merge/)."""
+
+from pathlib import Path
+
+import pytest
+
+from loader.merge import (
+    Version,
+    VersionGroups,
+    arxiv_key,
+    doi_key,
+    resolve,
+    shown_rank,
+    title_matches,
+    title_words,
+    version_keys,
+)
+from loader.normalize import paper_id, plain_text
+from loader.records import Entry
+
+from . import merge_fixtures
+from .merge_fixtures import records, site
+
+build_fixtures = merge_fixtures.build_fixtures
+
+
+# the policy alone
+
+
+def test_identifiers_are_compared_without_version_prefix_or_case():
+    assert arxiv_key("arXiv:1707.09627v4") == arxiv_key("1707.09627") == "1707.09627"
+    assert arxiv_key("https://arxiv.org/abs/cs/0112017v1") == "cs/0112017"
+    assert doi_key("https://doi.org/10.1145/3355089.3356552") == doi_key("10.1145/3355089.3356552")
+    assert doi_key("doi:10.1145/ABC") == "10.1145/abc"
+
+
+def test_titles_compare_without_case_accents_punctuation_or_spacing():
+    assert title_words("Learning to Infer Graphics Programs from Hand-Drawn Images") == (
+        title_words("learning to infer graphics programs from hand drawn images.")
+    )
+    assert title_words("Élan:  a Study") == "elan a study"
+
+
+def keys(**fields):
+    base = {"path": "x.jsonl", "line": 1, "abstract": "x", "authors": ["A"], "truncated": False}
+    made = Entry(**{**base, **fields})
+    return version_keys(made, plain_text(made.abstract))
+
+
+ABSTRACT = "We study the scalability of biologically motivated learning rules " * 3
+
+
+def test_version_keys_match_as_the_rules_say():
+    preprint = keys(abstract=ABSTRACT, arxiv_id="1807.04587v2")
+    assert set(preprint) & set(keys(abstract="Other. " * 30, arxiv_id="arXiv:1807.04587"))
+    assert set(keys(abstract=ABSTRACT.upper().replace(" ", "  "))) & set(preprint)
+    # one-word titles ("Withdrawn") and short abstracts ("Part of") are placeholders, no keys
+    assert keys(abstract="Part of", title="Withdrawn") == []
+    titled = keys(abstract=ABSTRACT, title="Assessing the Scalability")
+    assert len(titled) == 2 and set(titled) & set(
+        keys(abstract="Other", title="assessing  the scalability")
+    )
+
+
+def test_one_title_joins_the_papers_that_share_an_author():
+    papers = [("a", {1, 2}), ("b", {3}), ("c", {2, 4}), ("d", {4}), ("e", {5})]
+    groups = VersionGroups()
+    for first, second in title_matches(papers):
+        groups.union(first, second)
+    assert groups.groups() == [["a", "c", "d"]]  # b and e share no author with anyone
+
+
+def test_version_groups_are_transitive_whatever_the_order():
+    for pairs in ([("a", "b"), ("c", "d"), ("b", "c")], [("c", "d"), ("b", "c"), ("a", "b")]):
+        groups = VersionGroups()
+        for first, second in pairs:
+            groups.union(first, second)
+        groups.union("x", "y")
+        assert groups.groups() == [["a", "b", "c", "d"], ["x", "y"]]
+
+
+def test_shown_version_any_venue_over_arxiv_then_latest_year():
+    preprint = Version("p1", title="T", venue="arXiv", year=2019, authors=((1, 1),))
+    workshop = Version("p2", title="T", venue="ICLR", year=2017, authors=((1, 1),))
+    conference = Version("p3", title=None, venue="ICML", year=2018, authors=((1, 1), (2, 2)))
+    unknown = Version("p4", title="T", authors=((1, 1),))
+    rejected = Version("p5", title="T", venue="ICLR", year=2018, status="Reject")
+    invited = Version("p6", title="T", venue="ICLR", year=2018, status="Workshop")
+    assert sorted([unknown, rejected, preprint, invited, workshop, conference], key=shown_rank) == [
+        conference,
+        invited,
+        rejected,
+        workshop,
+        preprint,
+        unknown,
+    ]
+    paper = resolve([preprint, conference, workshop])
+    assert (paper.id, paper.aliases) == ("p3", ("p1", "p2"))
+    assert (paper.venue, paper.year, paper.title) == ("ICML", 2018, "T")  # a real title
+    assert paper.source_count == 3
+
+
+def test_resolve_does_not_depend_on_order():
+    versions = [
+        Version("b", title="Beta", venue="ICLR", year=2018, url="u2", authors=((1, 1),)),
+        Version("a", title="Alpha", venue="ICLR", year=2018, url="u1", authors=((2, 1),)),
+        Version("a", title=None, venue="ICLR", year=2018, track="Area", truncated=True),
+    ]
+    assert resolve(versions) == resolve(list(reversed(versions)))
+    assert resolve(versions).id == "a"
+
+
+def test_author_list_from_the_complete_longest_list_others_after():
+    cut = Version("a", truncated=True, authors=((1, 1), (2, 2), (9, None)))
+    full = Version("a", authors=((1, 1), (3, 2), (2, 3)))
+    other = Version("b", authors=((1, 1), (4, 2)))
+    paper = resolve([cut, full, other])
+    assert paper.authors == ((1, 1), (3, 2), (2, 3), (4, 4), (9, None))
+    assert paper.truncated is False
+
+
+# catalogs built from the real fixtures
+
+
+def paper_rows(db):
+    return db.execute(
+        "select id, title, venue, year, status, source_count from papers order by id"
+    ).fetchall()
+
+
+def test_same_title_and_a_shared_author_is_one_paper(build_fixtures):
+    db = build_fixtures("versions_title.jsonl")
+    iclr13, icml14 = (r for r in records("versions_title.jsonl") if "Affinity" in r["title"])
+    ((row),) = db.execute(
+        "select id, venue, year, status, source_count from papers where title like 'Affinity%'"
+    ).fetchall()
+    # the latest year is shown, and the id is its abstract's
+    assert row == (paper_id(icml14["abstract"]), "ICML", 2014, "Poster", 2)
+    assert db.execute(
+        "select alias, paper_id from paper_aliases where alias = ?", [paper_id(iclr13["abstract"])]
+    ).fetchall() == [(paper_id(iclr13["abstract"]), row[0])]
+    # each entry keeps its own venue, year and status
+    assert db.execute(
+        "select venue, year, status from paper_sources where paper_id = ? order by year",
+        [row[0]],
+    ).fetchall() == [("ICLR", 2013, "Oral Workshop"), ("ICML", 2014, "Poster")]
+    assert db.execute("select count(*) from papers").fetchone() == (2,)
+    assert db.execute("select count(*) from paper_aliases").fetchone() == (2,)
+
+
+def test_abstracts_equal_up_to_case_and_punctuation_are_one_paper(build_fixtures):
+    db = build_fixtures("versions_abstract.jsonl")
+    iclr, icml = records("versions_abstract.jsonl")
+    assert paper_id(iclr["abstract"]) != paper_id(icml["abstract"])
+    assert iclr["title"] != icml["title"]
+    ((pid, title, venue, year, status, count),) = paper_rows(db)
+    assert count == 2 and year == 2018
+    shown = icml if pid == paper_id(icml["abstract"]) else iclr
+    assert (title, venue, status) == (shown["title"], shown["venue"], shown["status"])
+    # Maryam Fazel, Rong Ge, Sham (M.) Kakade, Mehran Mesbahi: the union, no duplicates
+    assert db.execute("select count(*) from paper_authors").fetchone() == (5,)
+
+
+def test_a_shared_identifier_is_one_paper(build_fixtures):
+    db = build_fixtures("versions_identifier.jsonl")
+    iclr, listing = records("versions_identifier.jsonl")
+    assert paper_rows(db) == [
+        (paper_id(iclr["abstract"]), iclr["title"], "ICLR", 2018, "Poster", 2)
+    ]  # a venue over none, the real title over a derived label
+    assert db.execute("select label from papers").fetchone() == (iclr["title"],)
+    assert db.execute("select alias from paper_aliases").fetchall() == [
+        (paper_id(listing["abstract"]),)
+    ]
+
+
+def test_merges_are_transitive(build_fixtures):
+    db = build_fixtures("versions_title.jsonl", "versions_transitive.jsonl")
+    rows = db.execute(
+        "select venue, year, source_count from papers where title like 'Learning to Infer%'"
+    ).fetchall()
+    assert rows == [("NeurIPS", 2018, 3)]  # the arXiv preprint of 2017 is not shown
+    assert db.execute(
+        "select paper_sources.venue, paper_sources.year from paper_sources "
+        "join papers on papers.id = paper_id where title like 'Learning to Infer%' order by 2, 1"
+    ).fetchall() == [("arXiv", 2017), ("ICLR", 2018), ("NeurIPS", 2018)]
+
+
+def test_the_same_title_without_a_shared_author_stays_apart(build_fixtures):
+    db = build_fixtures("titles_not_merged.jsonl")
+    assert db.execute("select year from papers order by year").fetchall() == [(2019,), (2021,)]
+    assert db.execute("select count(*) from paper_aliases").fetchone() == (0,)
+
+
+ALL = (
+    "versions_title.jsonl",
+    "versions_transitive.jsonl",
+    "versions_abstract.jsonl",
+    "versions_identifier.jsonl",
+    "titles_not_merged.jsonl",
+    "names_case.jsonl",
+    "names_hyphens.jsonl",
+    "names_accents.jsonl",
+    "names_not_merged.jsonl",
+)
+# author and track ids are numbered in stream order (files sorted by path, entries in file
+# order): shuffled entries renumber them, so rows are compared by name key and track name
+TABLES = {
+    "papers": (
+        "select papers.*, tracks.name from papers left join tracks on tracks.id = track_id "
+        "order by papers.id"
+    ),
+    "authors": "select name, key, paper_count from authors order by key",
+    "author_variants": (
+        "select key, author_variants.name, author_variants.paper_count from author_variants "
+        "join authors on authors.id = author_id order by 1, 2"
+    ),
+    "paper_authors": (
+        "select paper_id, key, position from paper_authors "
+        "join authors on authors.id = author_id order by 1, 2"
+    ),
+    "paper_aliases": "select * from paper_aliases order by 1",
+    # lines move when entries are shuffled; the file and what each entry gave do not
+    "paper_sources": (
+        "select paper_id, path, venue, year, status from paper_sources "
+        "join sources on sources.id = source_id order by 1, 2, 3, 4, 5"
+    ),
+}
+
+
+def dump(db):
+    rows = {name: db.execute(sql).fetchall() for name, sql in TABLES.items()}
+    track_id = 14  # papers.track_id: compared through the track's name
+    rows["papers"] = [row[:track_id] + row[track_id + 1 :] for row in rows["papers"]]
+    # each build reads its own copy of the files: the same names in another folder
+    rows["paper_sources"] = [(p, Path(f).name, *rest) for p, f, *rest in rows["paper_sources"]]
+    return rows
+
+
+def test_shuffled_files_and_entries_give_identical_rows(build_fixtures):
+    first = dump(build_fixtures(*ALL))
+    assert len(first["paper_aliases"]) == 6
+    for seed in (1, 2):
+        assert dump(build_fixtures(*ALL, seed=seed)) == first
+
+
+@pytest.mark.asyncio
+async def test_an_alias_redirects_to_its_paper(build_fixtures):
+    db = build_fixtures("versions_identifier.jsonl")
+    ((alias, pid),) = db.execute("select alias, paper_id from paper_aliases").fetchall()
+    client = site(db).client
+    response = await client.get(f"/catalog/papers/{alias}")
+    assert response.status_code == 302
+    assert response.headers["location"] == f"/catalog/papers/{pid}"
+    response = await client.get(f"/catalog/papers/{alias}.json?_shape=objects")
+    assert response.status_code == 302
+    assert response.headers["location"] == f"/catalog/papers/{pid}.json?_shape=objects"
+    assert (await client.get(f"/catalog/papers/{pid}")).status_code == 200
+    assert (await client.get("/catalog/papers/0123456789abcdef")).status_code == 404
