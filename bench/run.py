@@ -299,18 +299,17 @@ def search_statements(raw, pairs):
 
 
 def search_filters(raw):
-    """Two filters a reader would pick: the most common area and the most common venue (or
-    track, in catalogs without venues)."""
-    area = raw.one(
-        "select area from papers where area is not null group by area order by count(*) desc limit 1"
-    )
-    columns = {row[1] for row in raw.connection.execute("pragma table_info(papers)")}
-    second = "venue" if "venue" in columns else "track"
-    other = raw.one(
-        f"select {second} from papers where {second} is not null group by {second} "
-        "order by count(*) desc limit 1"
-    )
-    return [("area", area[0]), (second, other[0])]
+    """Two filters a reader would pick: the most common area, and the most common venue (or
+    track, where the corpus has no venues)."""
+    filters = []
+    for column in ("area", "venue", "track"):
+        top = raw.one(
+            f"select {column} from papers where {column} is not null group by {column} "
+            "order by count(*) desc limit 1"
+        )
+        if top and len(filters) < 2:
+            filters.append((column, top[0]))
+    return filters
 
 
 def facet_statements(metadata):
