@@ -10,7 +10,13 @@ from pathlib import Path
 import click
 
 from .build import BuildFailed, CatalogCheckFailed, build_catalog
-from .serve import PUBLISH_PLATFORMS, dockerfile_preview, publish_command, serve_catalog
+from .serve import (
+    PUBLISH_PLATFORMS,
+    ListenError,
+    dockerfile_preview,
+    publish_command,
+    serve_catalog,
+)
 from .sources import FORMATS, check_sources, discover
 
 paths_argument = click.argument(
@@ -135,13 +141,19 @@ plugins_option = click.option(
     type=click.FloatRange(min=0.05),
     help="Seconds between checks of --db for a new build.",
 )
-def serve(db, host, port, metadata, plugins_dir, poll):
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    help="Worker processes, each a full replica of the site.  [default: one per usable core]",
+)
+def serve(db, host, port, metadata, plugins_dir, poll, workers):
     """Serve the catalog read-only with Datasette, with limits fit for a public site.
 
-    The server reads a hard-linked snapshot of the build under .serving/ beside --db, never
-    --db itself. Rebuild whenever you like: when --db is replaced, the new build is inspected
-    while the old one keeps answering, then the server restarts on it (a second or two of
-    refused connections) and the old snapshot is removed.
+    One worker process per core answers requests. The server reads a hard-linked snapshot of
+    the build under .serving/ beside --db, never --db itself. Rebuild whenever you like: when
+    --db is replaced, the new build is inspected while the old one keeps answering, then the
+    workers are replaced (new connections wait a second or two meanwhile) and the old snapshot
+    is removed.
 
     Example:
 
@@ -149,10 +161,19 @@ def serve(db, host, port, metadata, plugins_dir, poll):
     """
     try:
         status = serve_catalog(
-            db, host, port, metadata, plugins_dir, poll, say=lambda m: click.echo(m, err=True)
+            db,
+            host,
+            port,
+            metadata,
+            plugins_dir,
+            poll,
+            say=lambda m: click.echo(m, err=True),
+            workers=workers,
         )
     except subprocess.CalledProcessError as error:
         raise click.ClickException(f"cannot inspect {db}: {error}")
+    except ListenError as error:
+        raise click.ClickException(str(error))
     except KeyboardInterrupt:
         status = 0
     sys.exit(status)

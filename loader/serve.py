@@ -10,16 +10,25 @@ itself: it serves a hard link to the build, `<dir>/.serving/<build-id>/catalog.d
 the database is still `catalog` in URLs), which no later build touches. When catalog.db changes,
 the supervisor links and inspects the new build while the old server keeps answering, then
 restarts Datasette on it and removes snapshots nobody serves any more.
+
+The server itself (loader/server.py) is uvicorn with one worker process per core, each an
+identical read-only replica of the site. The supervisor opens the listening socket once and hands
+it to every server it starts, so during a restart new connections wait in the kernel's queue
+instead of being refused; and it stops every worker of the old build before the new build's
+start, so no answer from an old build ever follows one from the new build.
 """
 
 import ctypes
+import dataclasses
 import errno
 import fcntl
 import importlib.metadata
 import os
+import secrets
 import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -41,7 +50,13 @@ SETTINGS = {
 }
 SERVING_DIRECTORY = ".serving"
 LOCK_NAME = "lock"
+# the name the snapshot gives every build: Datasette names a database after its file
+SERVED_NAME = "catalog.db"
 STOP_TIMEOUT_SECONDS = 10
+# connections the kernel queues while no worker accepts them (e.g. during a restart)
+LISTEN_BACKLOG = 2048
+# a stable signing secret for every worker of every build, unless the host gives one
+SECRET_VARIABLE = "DATASETTE_SECRET"
 PUBLISH_PLATFORMS = ("cloudrun", "fly")
 # the project's own distribution: its runtime requirements are what a published site installs
 DISTRIBUTION = "paper-catalog"
@@ -71,17 +86,6 @@ def inspect_command(db, inspect_file):
         "--inspect-file",
         str(inspect_file),
     ]
-
-
-def datasette_command(db, inspect_file, host, port, metadata, plugins_dir):
-    """`datasette serve` for one immutable catalog; never with --load-extension."""
-    command = [sys.executable, "-m", "datasette", "serve", "-i", str(db)]
-    command += ["--inspect-file", str(inspect_file), "--metadata", str(metadata)]
-    command += ["--plugins-dir", str(plugins_dir), "--host", host, "--port", str(port)]
-    templates = Path(plugins_dir) / "templates"
-    if templates.is_dir():
-        command += ["--template-dir", str(templates)]
-    return command + setting_options()
 
 
 def build_id(stat):
@@ -156,13 +160,13 @@ def take_snapshot(db):
         lock = lock_directory(directory)
         if lock is None:
             continue
-        database = directory / db.name
+        database = directory / SERVED_NAME
         if database.exists() and os.path.samefile(database, temporary):
             temporary.unlink()
         else:
             os.replace(temporary, database)
         break
-    inspect_file = directory / f"{db.name}.inspect.json"
+    inspect_file = directory / f"{SERVED_NAME}.inspect.json"
     try:
         if not inspect_file.exists():
             partial = directory / f".{inspect_file.name}.{os.getpid()}"
@@ -223,26 +227,78 @@ def die_with_parent():
         pass
 
 
-def start_server(snapshot, host, port, metadata, plugins_dir):
-    command = datasette_command(
-        snapshot.database, snapshot.inspect_file, host, port, metadata, plugins_dir
+class ListenError(Exception):
+    """The address cannot be listened on (taken, or not this machine's)."""
+
+
+def open_listener(host, port):
+    """The listening socket every server of this run accepts on, opened once."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((host, port))
+    except OSError as error:
+        listener.close()
+        raise ListenError(f"cannot listen on {host}:{port}: {error.strerror}") from error
+    listener.listen(LISTEN_BACKLOG)
+    return listener
+
+
+def server_command(snapshot, listener, site, workers):
+    site = dataclasses.replace(
+        site,
+        db=str(snapshot.database),
+        inspect_file=str(snapshot.inspect_file),
+        build_id=snapshot.build_id,
     )
+    command = [sys.executable, "-m", "loader.server", "--fd", str(listener.fileno())]
+    if workers:
+        command += ["--workers", str(workers)]
+    return command + [site.to_environment()]
+
+
+def start_server(snapshot, listener, site, workers):
+    command = server_command(snapshot, listener, site, workers)
+    # its own process group: stopping it stops every worker it started, whatever happens to it;
     # the supervisor runs no threads, so preexec_fn is safe here
     return subprocess.Popen(
         command,
-        pass_fds=(snapshot.lock,),
+        pass_fds=(snapshot.lock, listener.fileno()),
         preexec_fn=die_with_parent,  # noqa: PLW1509
+        process_group=0,
     )
 
 
+def group_alive(process):
+    """True while any process of the server's group exists; reaps those that are ours."""
+    process.poll()  # an exited server is a zombie, and a zombie still counts as a member
+    try:
+        # workers orphaned by a server that died are re-parented to us when we are PID 1
+        while os.waitpid(-process.pid, os.WNOHANG)[0]:
+            pass
+    except ChildProcessError:
+        pass
+    try:
+        os.killpg(process.pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 def stop_server(process):
+    """Stop the server and every worker in its process group; return when none is left."""
     if process.poll() is None:
         process.terminate()
         try:
             process.wait(STOP_TIMEOUT_SECONDS)
         except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+            pass
+    deadline = time.monotonic() + STOP_TIMEOUT_SECONDS
+    while group_alive(process):
+        if time.monotonic() > deadline:
+            os.killpg(process.pid, signal.SIGKILL)
+        time.sleep(0.05)
 
 
 def current_build(db):
@@ -252,14 +308,27 @@ def current_build(db):
         return None
 
 
-def serve_catalog(db, host, port, metadata, plugins_dir, poll_seconds=1.0, say=print):
-    """Serve db until interrupted, restarting Datasette on every new build of db.
+def serve_catalog(
+    db, host, port, metadata, plugins_dir, poll_seconds=1.0, say=print, workers=None
+):
+    """Serve db until interrupted, restarting the server on every new build of db.
 
-    Returns the server's exit status if it stops by itself (e.g. the port is taken).
+    Returns the server's exit status if it stops by itself (e.g. its workers cannot start).
     """
+    from .site_app import Site
+
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    site = Site(
+        db=str(db),
+        inspect_file=None,
+        metadata=str(Path(metadata).resolve()),
+        plugins_dir=str(Path(plugins_dir).resolve()),
+        build_id="",
+        secret=os.environ.get(SECRET_VARIABLE) or secrets.token_hex(32),
+    )
+    listener = open_listener(host, port)
     snapshot = take_snapshot(db)
-    process = start_server(snapshot, host, port, metadata, plugins_dir)
+    process = start_server(snapshot, listener, site, workers)
     remove_stale_snapshots(db, keep=snapshot.directory)
     refused = None
     try:
@@ -278,11 +347,12 @@ def serve_catalog(db, host, port, metadata, plugins_dir, poll_seconds=1.0, say=p
             stop_server(process)
             snapshot.release()
             snapshot = new
-            process = start_server(snapshot, host, port, metadata, plugins_dir)
+            process = start_server(snapshot, listener, site, workers)
             remove_stale_snapshots(db, keep=snapshot.directory)
         return process.returncode
     finally:
         stop_server(process)
+        listener.close()
         snapshot.release()
         remove_stale_snapshots(db)
 

@@ -1,0 +1,88 @@
+"""A per-worker cache of whole answers to repeated GETs, bounded in bytes.
+
+Safe because a worker serves one immutable build: the same URL gives the same page until the
+worker is replaced, and a rebuild replaces every worker (and so every cache). Only complete 200
+answers sent in one piece are kept: never an error, a time-limited partial page's status, a
+stream (CSV exports come in many pieces), an answer that sets a cookie, or anything for a
+signed-in actor. The key is the full URL and whether the client takes gzip, since the cache sits
+outside the compression.
+"""
+
+from collections import OrderedDict
+
+from .http_scope import header, is_personal
+
+# bytes an entry costs besides its body and headers: the key, the tuples, the dict slot
+ENTRY_OVERHEAD = 400
+
+
+def cache_key(scope):
+    accepts_gzip = b"gzip" in (header(scope, b"accept-encoding") or b"")
+    return (
+        scope["scheme"],
+        header(scope, b"host"),
+        scope.get("root_path", ""),
+        scope["raw_path"],
+        scope["query_string"],
+        accepts_gzip,
+    )
+
+
+class ResponseCache:
+    """ASGI wrapper: answer a repeated GET from memory, least recently used out first."""
+
+    def __init__(self, app, max_bytes, max_entry_bytes=None):
+        self.app = app
+        self.max_bytes = max_bytes
+        self.max_entry_bytes = max_entry_bytes or max_bytes // 16
+        self.entries = OrderedDict()
+        self.size = 0
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope["method"] != "GET" or is_personal(scope):
+            await self.app(scope, receive, send)
+            return
+        key = cache_key(scope)
+        entry = self.entries.get(key)
+        if entry is not None:
+            self.entries.move_to_end(key)
+            start, body, _ = entry
+            await send(start)
+            await send({"type": "http.response.body", "body": body})
+            return
+        recorded = {}
+
+        async def send_recording(message):
+            if message["type"] == "http.response.start":
+                if keepable(message):
+                    recorded["start"] = message
+            elif message["type"] == "http.response.body" and "start" in recorded:
+                if message.get("more_body", False) or "body" in recorded:
+                    recorded.clear()  # a stream: never kept
+                else:
+                    recorded["body"] = message.get("body", b"")
+            await send(message)
+
+        await self.app(scope, receive, send_recording)
+        if "body" in recorded:
+            self.store(key, recorded["start"], recorded["body"])
+
+    def store(self, key, start, body):
+        cost = len(body) + sum(len(n) + len(v) for n, v in start["headers"]) + ENTRY_OVERHEAD
+        if cost > self.max_entry_bytes:
+            return
+        old = self.entries.pop(key, None)
+        if old is not None:
+            self.size -= old[2]
+        # a copy: wrappers outside may edit the header list of the message they were sent
+        self.entries[key] = (dict(start, headers=list(start["headers"])), body, cost)
+        self.size += cost
+        while self.size > self.max_bytes:
+            _, (_, _, evicted) = self.entries.popitem(last=False)
+            self.size -= evicted
+
+
+def keepable(start):
+    if start["status"] != 200:
+        return False
+    return not any(name.lower() == b"set-cookie" for name, _ in start.get("headers", []))
