@@ -23,6 +23,10 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 # descriptors a worker needs besides client sockets: SQLite files (one per SQL thread), the
 # listening socket, pipes to the supervisor, log files, imported modules
 RESERVED_DESCRIPTORS = 64
+# asyncio accepts up to `backlog` sockets each time the listener is readable, and a socket is
+# counted here only two loop turns after its accept(): room for three batches stays free
+ACCEPT_BATCH = 128
+UNCOUNTED_DESCRIPTORS = 3 * ACCEPT_BATCH
 # beyond this a reverse proxy should hold the crowd (see the README); each held connection
 # costs some 10 KB of Python objects
 MAX_CONNECTIONS_PER_WORKER = 4096
@@ -39,12 +43,23 @@ LOG_INTERVAL_SECONDS = 10.0
 logger = logging.getLogger("uvicorn.error")
 
 
+def raise_descriptor_limit():
+    """Take the descriptors the cap wants, up to the hard limit (as nginx's
+    worker_rlimit_nofile does): a soft limit of 1024 would otherwise cap a worker at 576."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = MAX_CONNECTIONS_PER_WORKER + RESERVED_DESCRIPTORS + UNCOUNTED_DESCRIPTORS
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        target = wanted if hard == resource.RLIM_INFINITY else min(hard, wanted)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, target), hard))
+
+
 def connection_cap():
-    """How many client sockets one worker may hold under its descriptor limit."""
+    """How many client sockets one worker may hold without accept() failing for descriptors."""
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft == resource.RLIM_INFINITY:
         return MAX_CONNECTIONS_PER_WORKER
-    return max(1, min(MAX_CONNECTIONS_PER_WORKER, soft - RESERVED_DESCRIPTORS))
+    free = soft - RESERVED_DESCRIPTORS - UNCOUNTED_DESCRIPTORS
+    return max(1, min(MAX_CONNECTIONS_PER_WORKER, free))
 
 
 class HeadDeadlineProtocol(H11Protocol):

@@ -35,6 +35,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .connections import ACCEPT_BATCH
+
 SETTINGS = {
     # a public read-only site: every query has a time limit and a row cap
     "sql_time_limit_ms": 1000,
@@ -53,8 +55,6 @@ LOCK_NAME = "lock"
 # the name the snapshot gives every build: Datasette names a database after its file
 SERVED_NAME = "catalog.db"
 STOP_TIMEOUT_SECONDS = 10
-# connections the kernel queues while no worker accepts them (e.g. during a restart)
-LISTEN_BACKLOG = 2048
 # a stable signing secret for every worker of every build, unless the host gives one
 SECRET_VARIABLE = "DATASETTE_SECRET"
 PUBLISH_PLATFORMS = ("cloudrun", "fly")
@@ -241,7 +241,9 @@ def open_listener(host, port):
     except OSError as error:
         listener.close()
         raise ListenError(f"cannot listen on {host}:{port}: {error.strerror}") from error
-    listener.listen(LISTEN_BACKLOG)
+    # connections the kernel queues while no worker accepts them (e.g. during a restart); the
+    # workers listen again with the same figure
+    listener.listen(ACCEPT_BATCH)
     return listener
 
 
@@ -308,9 +310,7 @@ def current_build(db):
         return None
 
 
-def serve_catalog(
-    db, host, port, metadata, plugins_dir, poll_seconds=1.0, say=print, workers=None
-):
+def serve_catalog(db, host, port, metadata, plugins_dir, poll_seconds=1.0, say=print, workers=None):
     """Serve db until interrupted, restarting the server on every new build of db.
 
     Returns the server's exit status if it stops by itself (e.g. its workers cannot start).

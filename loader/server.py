@@ -18,12 +18,11 @@ import time
 import uvicorn
 from uvicorn.supervisors import Multiprocess
 
+from .connections import ACCEPT_BATCH, raise_descriptor_limit
 from .site_app import ENVIRONMENT_VARIABLE, Site, create_app
 
 # seconds a connection has to send each complete request head (see loader/connections.py)
 HEAD_TIMEOUT_SECONDS = 5
-# connections the kernel queues for us while workers are busy or restarting
-BACKLOG = 2048
 GRACEFUL_SHUTDOWN_SECONDS = 5
 LOG_INTERVAL_SECONDS = 10.0
 
@@ -62,6 +61,7 @@ def die_with_parent():
 def worker_app():
     """uvicorn's app factory, called once in each worker process."""
     die_with_parent()
+    raise_descriptor_limit()
     for name in ("uvicorn.error", "asyncio"):
         logging.getLogger(name).addFilter(OncePerInterval())
     return create_app(Site.from_environment())
@@ -75,7 +75,7 @@ def server_config(workers):
         http="loader.connections:HeadDeadlineProtocol",
         timeout_keep_alive=HEAD_TIMEOUT_SECONDS,
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
-        backlog=BACKLOG,
+        backlog=ACCEPT_BATCH,  # also the kernel's queue: asyncio ties the two together
         access_log=False,
         lifespan="on",
         log_level="info",

@@ -131,9 +131,7 @@ def with_startup(app, datasette):
 
 def create_app(site):
     datasette = create_datasette(site)
-    app = GZipMiddleware(
-        datasette.app(), minimum_size=GZIP_MINIMUM_BYTES, compresslevel=GZIP_LEVEL
-    )
+    app = GZipMiddleware(datasette.app(), minimum_size=GZIP_MINIMUM_BYTES, compresslevel=GZIP_LEVEL)
     if site.cache_bytes:
         app = ResponseCache(app, site.cache_bytes)
     app = BuildETag(app, site_fingerprint(site))

@@ -3,6 +3,7 @@ build while clients keep asking it questions."""
 
 import contextlib
 import importlib.util
+import json
 import os
 import shlex
 import shutil
@@ -22,12 +23,13 @@ from loader.cli import cli
 from loader.serve import (
     SERVING_DIRECTORY,
     SETTINGS,
-    datasette_command,
     remove_stale_snapshots,
     runtime_requirements,
+    server_command,
     setting_text,
     take_snapshot,
 )
+from loader.site_app import Site
 from loader.sources import discover
 
 from .conftest import ROOT, SEEDS
@@ -57,14 +59,19 @@ def wait_until_answering(url, process, seconds=STARTUP_SECONDS):
 
 
 @contextlib.contextmanager
-def served(db, poll=0.2):
+def served(db, poll=0.2, workers=2, log=subprocess.DEVNULL, preexec_fn=None):
     """`paper-catalog serve` on db as a real process; yields (base URL, process)."""
     port = free_port()
     command = [sys.executable, "-c", "from loader.cli import cli; cli()", "serve"]
     command += ["--db", str(db), "--port", str(port), "--poll", str(poll)]
     command += ["--metadata", str(ROOT / "metadata.yml"), "--plugins-dir", str(ROOT / "plugins")]
+    command += ["--workers", str(workers)]
     process = subprocess.Popen(
-        command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        command,
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT if log is not subprocess.DEVNULL else log,
+        preexec_fn=preexec_fn,  # noqa: PLW1509 - the test runs no threads while starting it
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -97,19 +104,21 @@ def port_is_open(url):
     return True
 
 
-def test_serve_command_is_immutable_with_inspect_file_and_public_settings(tmp_path):
-    command = datasette_command(
-        tmp_path / "catalog.db", tmp_path / "i.json", "127.0.0.1", 8001, "metadata.yml", "plugins"
-    )
-    assert command[command.index("-i") + 1] == str(tmp_path / "catalog.db")
-    assert command[command.index("--inspect-file") + 1] == str(tmp_path / "i.json")
-    settings = {
-        command[i + 1]: command[i + 2] for i, part in enumerate(command) if part == "--setting"
-    }
-    assert settings["sql_time_limit_ms"] == str(SETTINGS["sql_time_limit_ms"])
-    assert settings["suggest_facets"] == "off"
-    assert set(settings) == set(SETTINGS)
-    assert not {"--load-extension", "--crossdb", "--root", "--reload"} & set(command)
+def test_server_command_passes_the_snapshot_socket_and_site(tmp_path):
+    db = tmp_path / "catalog.db"
+    build_catalog(discover([SEEDS])[:1], db)
+    snapshot = take_snapshot(db)
+    site = Site(str(db), None, "metadata.yml", "plugins", "", "s3cret")
+    with contextlib.closing(socket.socket()) as listener:
+        command = server_command(snapshot, listener, site, workers=3)
+        assert command[command.index("--fd") + 1] == str(listener.fileno())
+    assert command[1:3] == ["-m", "loader.server"]
+    assert command[command.index("--workers") + 1] == "3"
+    served_site = Site(**json.loads(command[-1]))
+    assert served_site.db == str(snapshot.database) and served_site.build_id == snapshot.build_id
+    assert served_site.inspect_file == str(snapshot.inspect_file)
+    assert served_site.secret == "s3cret"
+    snapshot.release()
 
 
 def test_publish_dry_run_builds_the_same_site(tmp_path):
