@@ -317,3 +317,25 @@ def test_short_load_run_answers_everything(tmp_path, seed_catalog):
 def test_setting_text_keeps_zero_apart_from_off():
     # 0 == False in Python: max_csv_mb 0 (no cap) once went out as "off" and Datasette refused it
     assert [setting_text(v) for v in (0, False, True, 1000)] == ["0", "off", "on", "1000"]
+
+
+def test_served_site_is_catalog_whatever_the_file_and_revalidates_with_the_build(tmp_path):
+    db = tmp_path / "big.db"
+    build_catalog(discover([SEEDS])[:1], db)
+    with served(db, workers=1) as (url, _):
+        page = httpx.get(f"{url}/catalog/papers", headers={"accept-encoding": "gzip"}, timeout=10)
+        assert page.status_code == 200 and page.headers["content-encoding"] == "gzip"
+        assert "papers" in page.text
+        etag = page.headers["etag"]
+        assert page.headers["cache-control"] == "no-cache"
+        again = httpx.get(f"{url}/catalog/papers", headers={"if-none-match": etag}, timeout=10)
+        assert again.status_code == 304 and again.content == b""
+        assert paper_count(url) == sqlite3_count(db)
+        assert httpx.get(f"{url}/big", timeout=10).status_code == 404
+        build_catalog(discover([SEEDS]), db)
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while paper_count(url) != sqlite3_count(db) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        # a new build answers the old tag with the new page
+        fresh = httpx.get(f"{url}/catalog/papers", headers={"if-none-match": etag}, timeout=10)
+        assert fresh.status_code == 200 and fresh.headers["etag"] != etag
