@@ -146,7 +146,14 @@ plugins_option = click.option(
     type=click.IntRange(min=1),
     help="Worker processes, each a full replica of the site.  [default: one per usable core]",
 )
-def serve(db, host, port, metadata, plugins_dir, poll, workers):
+@click.option(
+    "--cache-mb",
+    default=32,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="Memory each worker may use to keep answers to repeated GETs (0: no cache).",
+)
+def serve(db, host, port, metadata, plugins_dir, poll, workers, cache_mb):
     """Serve the catalog read-only with Datasette, with limits fit for a public site.
 
     One worker process per core answers requests. The server reads a hard-linked snapshot of
@@ -169,6 +176,7 @@ def serve(db, host, port, metadata, plugins_dir, poll, workers):
             poll,
             say=lambda m: click.echo(m, err=True),
             workers=workers,
+            cache_bytes=cache_mb * 1024 * 1024,
         )
     except subprocess.CalledProcessError as error:
         raise click.ClickException(f"cannot inspect {db}: {error}")

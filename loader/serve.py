@@ -310,12 +310,22 @@ def current_build(db):
         return None
 
 
-def serve_catalog(db, host, port, metadata, plugins_dir, poll_seconds=1.0, say=print, workers=None):
+def serve_catalog(
+    db,
+    host,
+    port,
+    metadata,
+    plugins_dir,
+    poll_seconds=1.0,
+    say=print,
+    workers=None,
+    cache_bytes=None,
+):
     """Serve db until interrupted, restarting the server on every new build of db.
 
     Returns the server's exit status if it stops by itself (e.g. its workers cannot start).
     """
-    from .site_app import Site
+    from .site_app import DEFAULT_CACHE_BYTES, Site  # imports Datasette: only when serving
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     site = Site(
@@ -325,6 +335,7 @@ def serve_catalog(db, host, port, metadata, plugins_dir, poll_seconds=1.0, say=p
         plugins_dir=str(Path(plugins_dir).resolve()),
         build_id="",
         secret=os.environ.get(SECRET_VARIABLE) or secrets.token_hex(32),
+        cache_bytes=DEFAULT_CACHE_BYTES if cache_bytes is None else cache_bytes,
     )
     listener = open_listener(host, port)
     snapshot = take_snapshot(db)
