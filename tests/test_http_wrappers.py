@@ -27,6 +27,10 @@ class Pages:
 
 
 def ask(app, path, query=b"", headers=(), method="GET"):
+    return asyncio.run(ask_async(app, path, query, headers, method))
+
+
+async def ask_async(app, path, query=b"", headers=(), method="GET"):
     scope = {
         "type": "http",
         "method": method,
@@ -45,7 +49,7 @@ def ask(app, path, query=b"", headers=(), method="GET"):
     async def send(message):
         sent.append(message)
 
-    asyncio.run(app(scope, receive, send))
+    await app(scope, receive, send)
     start = sent[0]
     body = b"".join(m.get("body", b"") for m in sent[1:])
     return start["status"], dict(start["headers"]), body
@@ -140,3 +144,27 @@ def test_cache_stays_within_its_bytes_dropping_the_least_recently_used(pages):
     small = ResponseCache(pages, max_bytes=20_000, max_entry_bytes=1_000)
     ask(small, "/big")
     assert small.size == 0 and not small.entries
+
+
+def test_cache_builds_a_page_asked_by_many_at_once_only_once():
+    class Slow(Pages):
+        async def __call__(self, scope, receive, send):
+            await self.release.wait()
+            await super().__call__(scope, receive, send)
+
+    slow = Slow({"/page": (200, HTML, [b"<p>hello</p>"]), "/error": (500, HTML, [b"no"])})
+    app = ResponseCache(slow, max_bytes=100_000)
+
+    async def many(path):
+        slow.release = asyncio.Event()
+        tasks = [asyncio.create_task(ask_async(app, path)) for _ in range(5)]
+        await asyncio.sleep(0.05)
+        slow.release.set()
+        return await asyncio.gather(*tasks)
+
+    answers = asyncio.run(many("/page"))
+    assert {a[2] for a in answers} == {b"<p>hello</p>"}
+    assert slow.calls["/page"] == 1
+    answers = asyncio.run(many("/error"))
+    assert {a[0] for a in answers} == {500}
+    assert slow.calls["/error"] == 5  # an error is not shared: each asks again
