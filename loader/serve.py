@@ -97,7 +97,7 @@ def build_id(stat):
 class Snapshot:
     """One build as served: a hard link that later builds never touch, and its inspect file.
 
-    The shared flock on `lock` says "in use"; the Datasette process inherits the descriptor, so
+    The shared flock on `lock` says "in use"; the server process inherits the descriptor, so
     the snapshot stays protected for as long as either process lives.
     """
 
@@ -247,25 +247,30 @@ def open_listener(host, port):
     return listener
 
 
-def server_command(snapshot, listener, site, workers):
+def server_command(listener, workers):
+    command = [sys.executable, "-m", "loader.server", "--fd", str(listener.fileno())]
+    return command + (["--workers", str(workers)] if workers else [])
+
+
+def server_environment(snapshot, site):
+    """The site for this build, in the environment (not the command line, which any local user
+    can read with ps: it holds the signing secret)."""
     site = dataclasses.replace(
         site,
         db=str(snapshot.database),
         inspect_file=str(snapshot.inspect_file),
         build_id=snapshot.build_id,
     )
-    command = [sys.executable, "-m", "loader.server", "--fd", str(listener.fileno())]
-    if workers:
-        command += ["--workers", str(workers)]
-    return command + [site.to_environment()]
+    return {**os.environ, site.ENVIRONMENT_VARIABLE: site.to_environment()}
 
 
 def start_server(snapshot, listener, site, workers):
-    command = server_command(snapshot, listener, site, workers)
+    command = server_command(listener, workers)
     # its own process group: stopping it stops every worker it started, whatever happens to it;
     # the supervisor runs no threads, so preexec_fn is safe here
     return subprocess.Popen(
         command,
+        env=server_environment(snapshot, site),
         pass_fds=(snapshot.lock, listener.fileno()),
         preexec_fn=die_with_parent,  # noqa: PLW1509
         process_group=0,

@@ -1,6 +1,7 @@
 """The server process `paper-catalog serve` starts for one build: uvicorn with one worker process
 per core on a listening socket the supervisor opened, each worker an identical replica of the
-site (loader/site_app.py). Run as `python -m loader.server --fd N SITE_JSON`; not a user command.
+site (loader/site_app.py). Run as `python -m loader.server --fd N` with the site in the
+environment (PAPER_CATALOG_SITE, JSON); not a user command.
 
 uvicorn's own multi-process supervisor starts the workers, replaces any that die and stops them
 all on SIGTERM; this module only fixes the settings: the connection deadlines and cap of
@@ -95,10 +96,10 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m loader.server")
     parser.add_argument("--fd", type=int, required=True, help="a listening socket")
     parser.add_argument("--workers", type=int, default=usable_cores())
-    parser.add_argument("site", help="the Site as JSON")
     args = parser.parse_args(argv)
     # the workers are new processes: they read the site from the environment they inherit
-    os.environ[ENVIRONMENT_VARIABLE] = args.site
+    if ENVIRONMENT_VARIABLE not in os.environ:
+        parser.error(f"{ENVIRONMENT_VARIABLE} is not set")
     Site.from_environment()  # refuse a malformed site here, once, not in every worker
     run(args.fd, max(1, args.workers))
 

@@ -44,6 +44,8 @@ class Site:
     secret: str
     cache_bytes: int = DEFAULT_CACHE_BYTES
 
+    ENVIRONMENT_VARIABLE = ENVIRONMENT_VARIABLE
+
     def to_environment(self):
         return json.dumps(asdict(self))
 

@@ -26,6 +26,7 @@ from loader.serve import (
     remove_stale_snapshots,
     runtime_requirements,
     server_command,
+    server_environment,
     setting_text,
     take_snapshot,
 )
@@ -110,11 +111,12 @@ def test_server_command_passes_the_snapshot_socket_and_site(tmp_path):
     snapshot = take_snapshot(db)
     site = Site(str(db), None, "metadata.yml", "plugins", "", "s3cret")
     with contextlib.closing(socket.socket()) as listener:
-        command = server_command(snapshot, listener, site, workers=3)
+        command = server_command(listener, workers=3)
         assert command[command.index("--fd") + 1] == str(listener.fileno())
     assert command[1:3] == ["-m", "loader.server"]
     assert command[command.index("--workers") + 1] == "3"
-    served_site = Site(**json.loads(command[-1]))
+    assert not any("s3cret" in part for part in command), "ps shows the command line"
+    served_site = Site(**json.loads(server_environment(snapshot, site)[Site.ENVIRONMENT_VARIABLE]))
     assert served_site.db == str(snapshot.database) and served_site.build_id == snapshot.build_id
     assert served_site.inspect_file == str(snapshot.inspect_file)
     assert served_site.secret == "s3cret"
