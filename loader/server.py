@@ -17,6 +17,7 @@ import sys
 import time
 
 import uvicorn
+from uvicorn.config import STARTUP_FAILURE
 from uvicorn.supervisors import Multiprocess
 
 from .connections import ACCEPT_BATCH, raise_descriptor_limit
@@ -100,7 +101,13 @@ def main(argv=None):
     # the workers are new processes: they read the site from the environment they inherit
     if ENVIRONMENT_VARIABLE not in os.environ:
         parser.error(f"{ENVIRONMENT_VARIABLE} is not set")
-    Site.from_environment()  # refuse a malformed site here, once, not in every worker
+    # build the site once here: bad metadata or a plugin that cannot be imported is one
+    # `Error:` line and an exit, not a worker that uvicorn restarts for ever
+    try:
+        create_app(Site.from_environment())
+    except Exception as error:  # noqa: BLE001 - whatever stops the site, say it and stop
+        print(f"Error: cannot start the site: {error}", file=sys.stderr)
+        sys.exit(STARTUP_FAILURE)
     run(args.fd, max(1, args.workers))
 
 

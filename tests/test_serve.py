@@ -341,3 +341,20 @@ def test_served_site_is_catalog_whatever_the_file_and_revalidates_with_the_build
         # a new build answers the old tag with the new page
         fresh = httpx.get(f"{url}/catalog/papers", headers={"if-none-match": etag}, timeout=10)
         assert fresh.status_code == 200 and fresh.headers["etag"] != etag
+
+
+def test_a_site_that_cannot_start_is_one_error_line_not_a_restart_loop(tmp_path):
+    db = tmp_path / "catalog.db"
+    build_catalog(discover([SEEDS])[:1], db)
+    metadata = tmp_path / "metadata.yml"
+    metadata.write_text("title: [unclosed\n")
+    command = [sys.executable, "-c", "from loader.cli import cli; cli()", "serve"]
+    command += ["--db", str(db), "--port", str(free_port()), "--metadata", str(metadata)]
+    command += ["--plugins-dir", str(ROOT / "plugins")]
+    result = subprocess.run(
+        command, check=False, cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode != 0
+    assert "Error: cannot start the site: Metadata is not valid JSON or YAML" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert snapshot_directories(db) == []
