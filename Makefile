@@ -27,8 +27,9 @@ WORKERS ?=
 serve: $(DB)
 	$(BIN)/paper-catalog serve --db $(DB) --host $(HOST) --port $(PORT) $(if $(WORKERS),--workers $(WORKERS))
 
-# `datasette publish cloudrun` with serve's metadata, plugins and settings (needs gcloud);
-# PUBLISH_OPTIONS='--dry-run' prints the command and Dockerfile, '--platform fly' uses Fly
+# a container image built from what it copies: a wheel of this checkout, the pinned dependencies,
+# the catalog and a Dockerfile starting `paper-catalog serve` (needs gcloud; '--platform fly'
+# needs flyctl); PUBLISH_OPTIONS='--dry-run --context /tmp/ctx' writes it there, deploys nothing
 publish: $(DB)
 	$(BIN)/paper-catalog publish --db $(DB) $(PUBLISH_OPTIONS)
 

@@ -5,19 +5,16 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import click
 
+from . import site
 from .build import BuildFailed, CatalogCheckFailed, build_catalog
-from .serve import (
-    PUBLISH_PLATFORMS,
-    ListenError,
-    dockerfile_preview,
-    publish_command,
-    serve_catalog,
-)
-from .sources import FORMATS, check_sources, discover
+from .publish import PLATFORMS, PublishError, deploy_command, write_context
+from .serve import ListenError, serve_catalog
+from .sources import FORMATS, check_sources, plan_inputs
 
 paths_argument = click.argument(
     "paths", nargs=-1, type=click.Path(exists=True, dir_okay=True, path_type=Path)
@@ -37,7 +34,7 @@ def cli():
 
 
 def input_files(paths):
-    files = discover(paths or [Path("seeds")])
+    files = plan_inputs(paths or [Path("seeds")])
     if not files:
         raise click.ClickException("no input files found")
     return files
@@ -118,13 +115,17 @@ db_option = click.option(
     "--db", default="catalog.db", show_default=True, type=click.Path(exists=True, dir_okay=False)
 )
 metadata_option = click.option(
-    "--metadata", default="metadata.yml", show_default=True, type=click.Path(exists=True)
+    "--metadata",
+    default=site.METADATA,
+    show_default="the site's metadata.yml",
+    type=click.Path(exists=True, dir_okay=False),
 )
 plugins_option = click.option(
     "--plugins-dir",
-    default="plugins",
-    show_default=True,
+    default=site.PLUGINS_DIR,
+    show_default="the site's plugins/",
     type=click.Path(exists=True, file_okay=False),
+    help="Plugin modules, with their templates/ beside them.",
 )
 
 
@@ -191,10 +192,10 @@ def serve(db, host, port, metadata, plugins_dir, poll, workers, cache_mb):
 @db_option
 @click.option(
     "--platform",
-    type=click.Choice(PUBLISH_PLATFORMS),
+    type=click.Choice(PLATFORMS),
     default="cloudrun",
     show_default=True,
-    help="cloudrun needs gcloud; fly needs flyctl and the datasette-publish-fly plugin.",
+    help="cloudrun needs gcloud; fly needs flyctl and an existing Fly app.",
 )
 @click.option(
     "--name", default="paper-catalog", show_default=True, help="Cloud Run service or Fly app."
@@ -206,33 +207,43 @@ def serve(db, host, port, metadata, plugins_dir, poll, workers, cache_mb):
     type=click.IntRange(min=1),
     help="Cloud Run replicas the load balancer may scale out to.",
 )
-@metadata_option
-@plugins_option
+@click.option(
+    "--context",
+    "context_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write the image's build context here and keep it (default: a temporary folder).",
+)
 @click.option(
     "--dry-run",
     is_flag=True,
-    help="Print the command and the Dockerfile it builds; deploy nothing.",
+    help="Write the context, print its Dockerfile and the deploy command; deploy nothing.",
 )
-def publish(db, platform, name, max_instances, metadata, plugins_dir, dry_run):
-    """Publish a read-only copy of the catalog with `datasette publish`.
+def publish(db, platform, name, max_instances, context_dir, dry_run):
+    """Publish a read-only copy of the catalog as a container image.
 
-    Same metadata, plugins, templates and settings as `serve`; the image serves the database
-    immutable with an inspect file, so the platform can run any number of identical replicas.
+    Writes a build context (a wheel of this project built from the checkout, the pinned
+    dependencies, the catalog and a Dockerfile) and deploys it with the platform's tool. The
+    image installs the wheel and starts `paper-catalog serve`, so it serves the same site, with
+    the same metadata, plugins and settings, as local serving. Run it from a source checkout.
 
     Example:
 
         paper-catalog publish --db catalog.db --platform cloudrun --name paper-catalog --dry-run
     """
-    command = publish_command(
-        db, platform, name, metadata, plugins_dir, max_instances=max_instances
-    )
-    if dry_run:
-        click.echo(shlex.join(command))
-        click.echo(dockerfile_preview(command))
-        return
     tool = {"cloudrun": "gcloud", "fly": "flyctl"}[platform]
-    if shutil.which(tool) is None:
+    if not dry_run and shutil.which(tool) is None:
         raise click.ClickException(f"publishing to {platform} needs {tool} installed and logged in")
-    status = subprocess.run(command, check=False).returncode
+    with tempfile.TemporaryDirectory(prefix="paper-catalog-publish-") as scratch:
+        directory = context_dir or Path(scratch)
+        try:
+            context = write_context(db, directory, platform, name)
+        except (PublishError, OSError) as error:
+            raise click.ClickException(str(error))
+        command = deploy_command(context.directory, platform, name, max_instances=max_instances)
+        if dry_run:
+            click.echo(shlex.join(command))
+            click.echo(context.dockerfile.read_text(encoding="utf-8"), nl=False)
+            return
+        status = subprocess.run(command, check=False).returncode
     if status:
-        raise click.ClickException(f"datasette publish {platform} failed with status {status}")
+        raise click.ClickException(f"{tool} failed with status {status}")

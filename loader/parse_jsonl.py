@@ -1,16 +1,25 @@
-"""JSON Lines: one object a line with abstract, authors and optional title/track/affiliations/url."""
+"""JSON Lines: one object a line with abstract, authors and optional title, track,
+affiliations, url, venue, year, status and identifiers (arxiv_id, doi, openreview_id)."""
 
 import json
 import re
+from urllib.parse import parse_qs, urlsplit
 
 from .records import Entry, Problem
-from .text import NAME_SEPARATOR, line_problem, strip_truncation
+from .text import NAME_SEPARATOR, clean_name, line_problem, strip_truncation
 
-OPTIONAL_TEXT = ("title", "track", "url")
+OPTIONAL_TEXT = ("title", "track", "url", "venue", "status")
+IDENTIFIERS = ("arxiv_id", "doi", "openreview_id")
 # JSON escapes can spell what a UTF-8 line cannot hold: "\ud800" (SQLite refuses to store a
 # lone surrogate) and "\u0000" (the text formats reject NUL too)
-STORED_FIELDS = ("abstract", "authors", "affiliations", *OPTIONAL_TEXT)
+STORED_FIELDS = ("abstract", "authors", "affiliations", *OPTIONAL_TEXT, *IDENTIFIERS)
 UNSTORABLE = re.compile(r"[\ud800-\udfff\0]")
+YEAR = re.compile(r"^[12][0-9]{3}$")
+# new-style (2101.00001, version dropped) and old-style (math/0501001, hep-th/9901001v2) ids
+ARXIV_ID = re.compile(r"^(?i:arxiv:)?(\d{4}\.\d{4,5}|[a-z][a-z.\-]*/\d{7})(?:v\d+)?$")
+DOI = re.compile(r"^10\.\d{4,9}/\S+$")
+OPENREVIEW_ID = re.compile(r"^[A-Za-z0-9_\-]+$")
+DOI_HOSTS = ("doi.org", "dx.doi.org", "www.doi.org")
 
 
 def parse_names(value):
@@ -22,8 +31,87 @@ def parse_names(value):
         truncated = False
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         return None
-    names = [" ".join(v.split()) for v in value if v.strip()]
+    # explicit names are kept even when they do not look like one; entities, titles and
+    # footnote marks are taken off as in the text formats
+    names = [clean_name(v) or " ".join(v.split()) for v in value if v.strip()]
     return (names, truncated) if names else None
+
+
+def parse_year(value):
+    """2024 or "2024" -> 2024; anything else -> None."""
+    if isinstance(value, str) and YEAR.match(value.strip()):
+        return int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and YEAR.match(str(value)):
+        return value
+    return None
+
+
+def normalize_identifier(key, value):
+    """An identifier as the builder compares it, or None when it is not one of its kind."""
+    value = value.strip()
+    if key == "arxiv_id":
+        match = ARXIV_ID.match(value)
+        return match.group(1) if match else None
+    if key == "doi":
+        value = read_doi_url(value) or value
+        return value.lower() if DOI.match(value) else None  # DOIs ignore case
+    return value if OPENREVIEW_ID.match(value) else None
+
+
+def identifiers_from_url(url):
+    """{key: id} read from an arXiv, OpenReview or DOI link; {} for any other link."""
+    parts = split_url(url)
+    if parts is None:
+        return {}
+    host = parts.netloc.lower().removeprefix("www.")
+    path = parts.path.strip("/")
+    if host in ("arxiv.org", "export.arxiv.org"):
+        kind, _, rest = path.partition("/")
+        if kind in ("abs", "pdf"):
+            arxiv_id = normalize_identifier("arxiv_id", rest.removesuffix(".pdf"))
+            return {"arxiv_id": arxiv_id} if arxiv_id else {}
+    if host == "openreview.net" and path in ("forum", "pdf"):
+        forum = parse_qs(parts.query).get("id", [""])[0]
+        return {"openreview_id": forum} if OPENREVIEW_ID.match(forum) else {}
+    doi = read_doi_url(url)
+    return {"doi": doi.lower()} if doi and DOI.match(doi) else {}
+
+
+def split_url(url):
+    try:
+        return urlsplit(url.strip())
+    except ValueError:  # "http://[::1": a url is optional, a broken one is no identifier
+        return None
+
+
+def read_doi_url(url):
+    parts = split_url(url)
+    if parts and parts.scheme in ("http", "https") and parts.netloc.lower() in DOI_HOSTS:
+        return parts.path.lstrip("/")
+    return None
+
+
+def read_dates_and_identifiers(record):
+    """(fields, problem message): venue, year, status and identifiers of one record."""
+    fields = {}
+    if "year" in record and record["year"] is not None:
+        fields["year"] = parse_year(record["year"])
+        if fields["year"] is None:
+            return None, "year must be a year such as 2024"
+    url = record.get("url")
+    if isinstance(url, str):
+        fields.update(identifiers_from_url(url))
+    for key in IDENTIFIERS:  # an explicit key wins over the url
+        value = record.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, str):
+            return None, f"{key} must be a string"
+        identifier = normalize_identifier(key, value)
+        if identifier is None:
+            return None, f"{key} {value.strip()!r} is not a valid identifier"
+        fields[key] = identifier
+    return fields, None
 
 
 def parse_jsonl_line(path, number, line):
@@ -57,6 +145,9 @@ def parse_jsonl_line(path, number, line):
         if value is not None and not isinstance(value, str):
             return Problem(path, number, f"{key} must be a string")
         fields[key] = value.strip() if value and value.strip() else None
+    more, message = read_dates_and_identifiers(record)
+    if message:
+        return Problem(path, number, message)
     names, truncated = authors
     return Entry(
         path=path,
@@ -66,6 +157,7 @@ def parse_jsonl_line(path, number, line):
         truncated=truncated or bool(record.get("authors_truncated")),
         affiliations=[a.strip() for a in affiliations if a.strip()],
         **fields,
+        **more,
     )
 
 

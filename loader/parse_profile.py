@@ -2,8 +2,8 @@
 
 import re
 
+from .entries import assemble_entries
 from .normalize import TRACK_SEPARATOR
-from .parse_listing import EntryAssembler, iter_items
 from .records import Problem
 from .text import split_authors, split_blocks
 
@@ -11,7 +11,7 @@ SLUG = re.compile(r"^[a-z0-9][a-z0-9._\-]*$", re.IGNORECASE)
 
 
 def classify_profile_line(line):
-    """('authors', (names, truncated, slugs)) | ('abstract', text)."""
+    """('authors', (names, truncated, slugs)) | ('text', line)."""
     names_part, separator, slugs_part = line.rpartition(TRACK_SEPARATOR)
     if not separator:
         names_part, slugs_part = line, ""
@@ -20,9 +20,9 @@ def classify_profile_line(line):
     if authors is not None and all(SLUG.match(slug) for slug in slugs):
         names, truncated = authors
         if separator and not slugs:
-            return "abstract", line
+            return "text", line
         return "authors", (names, truncated, slugs)
-    return "abstract", line
+    return "text", line
 
 
 def find_owner(lines):
@@ -45,12 +45,4 @@ def parse_profile(path, lines):
         return
     owner = split_authors(first.lines[0])[0][0]
     lines[first.line - 1] = ""
-    assembler = EntryAssembler(path)
-    for kind, value, number in iter_items(path, lines, classify_profile_line):
-        if kind == "problem":
-            yield from assembler.on_unreadable(value)
-        elif kind == "authors":
-            yield from assembler.on_authors(value, number)
-        else:
-            yield from assembler.on_abstract(value, number, owner=owner)
-    yield from assembler.finish()
+    yield from assemble_entries(path, lines, classify_profile_line, owner=owner)

@@ -9,7 +9,8 @@ from pathlib import Path
 from .parse_jsonl import parse_jsonl
 from .parse_listing import parse_listing
 from .parse_profile import find_owner, parse_profile
-from .records import Problem
+from .records import Entry, Problem
+from .source_config import CONFIG_NAME, SourceSettings, load_source_config
 from .text import LISTING_MARKER, decode_lines
 
 PARSERS = {"listing": parse_listing, "profile": parse_profile, "jsonl": parse_jsonl}
@@ -23,13 +24,41 @@ class Source:
     sha256: str
 
 
+@dataclass(frozen=True)
+class InputFile:
+    """A file to read, with the venue, year and status sources.yml gives it. The first file
+    of a build also carries the problems of the sources.yml files, so that check and build
+    report them (and a strict build fails on them) like any other problem."""
+
+    path: Path
+    settings: SourceSettings | None = None
+    config_problems: tuple = ()
+
+    def __fspath__(self):
+        return os.fspath(self.path)
+
+    def __str__(self):
+        return str(self.path)
+
+
+def plan_inputs(paths):
+    """The input files under the given files and folders, each with its sources.yml settings."""
+    files = discover(paths)
+    config = load_source_config(paths, files)
+    return [
+        InputFile(file, config.settings.get(str(file)), tuple(config.problems) if i == 0 else ())
+        for i, file in enumerate(files)
+    ]
+
+
 def discover(paths):
     """Every non-hidden file under the given files and folders, sorted so that the build
     does not depend on the order paths were given in.
 
     Linked folders are followed but each real folder is read once, so a link back up the
     tree cannot loop. A folder that cannot be listed is returned as if it were a file: reading
-    it then reports why, instead of its files vanishing without a word.
+    it then reports why, instead of its files vanishing without a word. sources.yml is
+    configuration (source_config.py), never an input file.
     """
     found = {}
     visited = set()
@@ -42,7 +71,8 @@ def discover(paths):
 
     for path in map(Path, paths):
         if not path.is_dir():
-            add(path)
+            if path.name != CONFIG_NAME:
+                add(path)
             continue
         walk = os.walk(path, onerror=lambda error: add(Path(error.filename)), followlinks=True)
         for root, dirs, files in walk:
@@ -53,7 +83,7 @@ def discover(paths):
             visited.add(real)
             dirs[:] = [d for d in dirs if not d.startswith(".")]
             for name in files:
-                if not name.startswith("."):
+                if not name.startswith(".") and name != CONFIG_NAME:
                     add(Path(root, name))
     return sorted(found.values(), key=str)
 
@@ -86,7 +116,26 @@ def read_bytes(path):
 
 
 def read_source(path, forced_format=None):
-    """Parse one file. Returns (Source, iterator of Entry | Problem)."""
+    """Parse one file (a path or an InputFile). Returns (Source, iterator of Entry | Problem)."""
+    source, items = parse_source(path, forced_format)
+    if isinstance(path, InputFile):
+        items = with_settings(items, path.settings, path.config_problems)
+    return source, items
+
+
+def with_settings(items, settings, config_problems):
+    """sources.yml's venue, year and status for every entry that does not give its own (a
+    JSON Lines key wins, field by field)."""
+    yield from config_problems
+    for item in items:
+        if settings and isinstance(item, Entry):
+            item.venue = item.venue or settings.venue
+            item.year = item.year or settings.year
+            item.status = item.status or settings.status
+        yield item
+
+
+def parse_source(path, forced_format=None):
     name = display_path(path)
     try:
         data = read_bytes(path)

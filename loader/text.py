@@ -1,5 +1,6 @@
 """Raw file text -> numbered lines and blocks, plus the line shapes every format shares."""
 
+import html
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -13,13 +14,37 @@ LISTING_MARKER = "论文检索"
 TRUNCATION_MARK = re.compile(r"(?:\bet\s+al\.?|等)\Z", re.IGNORECASE)
 NAME_SEPARATOR = re.compile(r"[,，、]")
 UNDECODABLE = re.compile(r"[\udc80-\udcff]")
-# a name part: letters (any script), spaces, hyphens, apostrophes, initials' dots
-NAME_PART = re.compile(r"^[^\W\d_](?:[^\W\d_]|[ '’.\-‐])*$")
-# the first name of a list, up to its separator: only NAME_PART characters and spaces (anchored
-# with match(), so a long line is read once)
-NAME_LIST_START = re.compile(r"\s*[^\W\d_](?:[^\W\d_]|[\s'’.\-‐])*(?:[,，、]|\Z)")
+APOSTROPHES = "'’ʼ‘"
+HYPHENS = r"\-‐‑"  # escaped: these go inside character classes
+# one word of a name, its nickname brackets and quotes already taken off: letters of any script
+# with apostrophes and hyphens inside ("O'Neil-Ng", "d’Aspremont", "'t Hooft"), maybe after
+# initials written without a space ("Alexandros G.Dimakis", "M.Naseer Subhani")
+NAME_WORD = re.compile(
+    rf"^(?:[^\W\d_]\.)*[{APOSTROPHES}]?[^\W\d_](?:[^\W\d_]|[{APOSTROPHES}{HYPHENS}])*$"
+)
+# a word ending in a dot is initials or a short form ("J.", "C.S.", "J.-P.", "Jr.", "Rif."),
+# never a sentence's end
+INITIALS = re.compile(rf"^(?:[^\W\d_]{{1,3}}\.[{HYPHENS}]?)+$")
+# what surrounds a nickname: "Tianhe (Kevin) Yu", "Huazhe(Harry) Xu", "Zhangyang “Atlas” Wang"
+NICKNAME_MARKS = re.compile(r"[()\"“”«»]")
+# a title or a footnote mark is not part of the name: "Prof. Dr. Paul Lukowicz", "Sahil Sharma*"
+TITLES = ("Prof.", "Dr.", "Mr.", "Mrs.", "Ms.")
+FOOTNOTE_MARKS = "*†‡"
+# scraped names carry stray control characters, zero-width spaces and soft hyphens
+INVISIBLE = re.compile(r"[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u200b\u00ad\ufeff]")
 MAX_NAME_LENGTH = 80
 MAX_NAME_WORDS = 7
+MAX_LOWERCASE_NAME_WORDS = 3  # "leif döring", "N dinesh reddy": names written in lowercase
+# an abstract is prose: it ends a sentence, or is long enough to be one cut short
+SENTENCE_END = (".", "!", "?", "。", "！", "？", "…")
+CLOSING_MARKS = ")]}\"”’'*"
+MIN_PROSE_WORDS = 8
+MIN_PROSE_CHARACTERS = 60  # scripts written without spaces
+MAX_TRACK_LENGTH = 200
+# a keyword row scraped into the abstract's place: "diffusion,image generation,multimodal"
+LIST_SEPARATOR = re.compile(r"[,;，；、]")
+MIN_LIST_ITEMS = 3
+MAX_LIST_ITEM_WORDS = 4
 
 
 @dataclass
@@ -88,17 +113,53 @@ def split_blocks(lines):
 def split_authors(text):
     """'A, B, C et al.' -> (['A', 'B', 'C'], truncated=True).
 
-    Returns None when the text does not look like a list of person names.
+    Returns None when the text does not look like a list of person names. HTML entities are
+    decoded (`D&#x27;Oro` -> `D'Oro`); an empty name between two commas is skipped (scraped
+    lists keep the slot of a name they could not read), a trailing one is not (a sentence cut
+    short, not a list).
     """
-    text = unicodedata.normalize("NFC", text)  # decomposed accents are not word characters
-    if not NAME_LIST_START.match(text):
-        return None  # an abstract: rejected on its first words, not after a pass over it all
+    # the first name is checked before the line is split, so an abstract is rejected on its
+    # first words instead of after a pass over all of it
+    head = NAME_SEPARATOR.split(text[: MAX_NAME_LENGTH * 4], maxsplit=1)
+    if len(head) == 1 and len(text) > MAX_NAME_LENGTH * 4:
+        return None
+    if clean_name(head[0]) is None and not TRUNCATION_MARK.search(head[0].rstrip()):
+        return None
     text, truncated = strip_truncation(text)
     parts = NAME_SEPARATOR.split(text)
-    names = [" ".join(part.split()) for part in parts]
-    if not names or not all(looks_like_name(name) for name in names):
+    if len(parts) > 1 and not parts[-1].strip():
         return None
+    names = []
+    for index, part in enumerate(parts):
+        if not part.strip() and names and parts[index - 1].strip():
+            continue
+        name = clean_name(part)
+        if name is None and index == len(parts) - 1 and names:
+            # "…, Renjie Liao, Roger Grosse." ends the list with a full stop
+            name = clean_name(part.rstrip().removesuffix("."))
+            if name and not name.split()[-1][:1].isupper():
+                return None  # "However, we study it." is a sentence
+        if name is None:
+            return None
+        names.append(name)
     return names, truncated
+
+
+def clean_name(text):
+    """One person's name as it will be stored, or None when `text` is not a name.
+
+    Entities decoded, Unicode composed (NFC), control and zero-width characters dropped
+    ("Anna Levit, \\x06 Daniel Crawford"), spaces collapsed; a leading title and footnote
+    marks taken off. Nicknames in brackets or quotes and dotted initials stay as given.
+    """
+    name = unicodedata.normalize("NFC", html.unescape(text))
+    name = INVISIBLE.sub("", name)
+    name = " ".join(name.split()).strip(FOOTNOTE_MARKS + " ")
+    words = name.split()
+    while len(words) > 1 and words[0] in TITLES:
+        words.pop(0)
+    name = " ".join(words)
+    return name if looks_like_name(name) else None
 
 
 def strip_truncation(text):
@@ -119,10 +180,49 @@ def strip_trailing_separators(text):
 
 
 def looks_like_name(name):
-    if not name or len(name) > MAX_NAME_LENGTH or not NAME_PART.match(name):
+    """Whether a cleaned-up string is one person's name."""
+    if not name or len(name) > MAX_NAME_LENGTH:
         return False
-    words = name.split()
-    if len(words) > MAX_NAME_WORDS:
+    if name.count("(") != name.count(")") or name.count("(") > 1:
         return False
-    # a dot only ends an initial ("J.") or a suffix ("Jr."), never a sentence
-    return all(not word.endswith(".") or len(word) <= 2 or word in ("Jr.", "Sr.") for word in words)
+    # combining marks are not word characters for `re` ("Martı́nez" keeps U+0301 after NFC)
+    letters = "".join(c for c in name if not unicodedata.category(c).startswith("M"))
+    words = NICKNAME_MARKS.sub(" ", letters).split()
+    if not words or len(words) > MAX_NAME_WORDS:
+        return False
+    if not all(NAME_WORD.match(word) or is_initials(word) for word in words):
+        return False
+    # particles are lowercase ("Ludwig van der Maaten"), a wrapped line of prose mostly is
+    lowercase = sum(1 for word in words if word.lstrip(APOSTROPHES)[:1].islower())
+    return len(words) <= MAX_LOWERCASE_NAME_WORDS or lowercase <= len(words) - lowercase
+
+
+def is_initials(word):
+    """ "J.", "C.S.", "J.-P.", "Jr.", "Rif.", and "c." of a name spelled in lowercase; never
+    "it."."""
+    return bool(INITIALS.match(word)) and all(
+        len(part) == 1 or part[:1].isupper() for part in re.split(rf"[.{HYPHENS}]+", word) if part
+    )
+
+
+def ends_sentence(text):
+    return text.strip().rstrip(CLOSING_MARKS).endswith(SENTENCE_END)
+
+
+def could_be_track(text):
+    """A line that may be a track where a track's place is: short, one line, no sentence."""
+    return len(text) <= MAX_TRACK_LENGTH and "\n" not in text and not ends_sentence(text)
+
+
+def prose_problem(text):
+    """Why a paragraph cannot be an abstract, or None when it reads as prose."""
+    text = text.strip()
+    if not ends_sentence(text):
+        items = LIST_SEPARATOR.split(text)
+        if len(items) >= MIN_LIST_ITEMS and all(
+            0 < len(item.split()) <= MAX_LIST_ITEM_WORDS for item in items
+        ):
+            return "a list of short phrases (keywords?), not an abstract"
+        if len(text.split()) < MIN_PROSE_WORDS and len(text) < MIN_PROSE_CHARACTERS:
+            return "too short for an abstract and not an authors line"
+    return None

@@ -1,10 +1,10 @@
 """The catalog's stylesheet, served by the site itself (no CDN) and linked from every page."""
 
-from pathlib import Path
-
 from datasette import Response, hookimpl
 
-STYLESHEET = Path(__file__).parent / "static" / "catalog.css"
+from loader.site import STATIC_DIR
+
+STYLESHEET = STATIC_DIR / "catalog.css"
 STYLESHEET_PATH = "/-/catalog.css"
 
 

@@ -12,8 +12,8 @@ import re
 import sqlite3
 import threading
 
+from datasette import handle_exception as default_exceptions
 from datasette import hookimpl
-from datasette.handle_exception import handle_exception as default_handle_exception
 from datasette.views.base import DatasetteError
 
 # the longest abstract is a few KB; an O(n*m) function like instr() on two values of this
@@ -63,6 +63,11 @@ INTROSPECTION_PRAGMAS = {
     "table_xinfo",
 }
 DENIED_FUNCTIONS = {"load_extension", "fts3_tokenizer", "readfile", "writefile", "edit"}
+# what a connection tells about itself rather than the catalog: every client's SQL on this
+# thread's connection (sqlite_stmt), the file's page layout (dbstat) and the database file's
+# absolute path (pragma_database_list). Reading them is a READ of that table; Datasette's own
+# bare `PRAGMA database_list` reads no table and still works.
+PRIVATE_TABLES = {"sqlite_stmt", "dbstat", "pragma_database_list"}
 READ_ACTIONS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_RECURSIVE}
 # SQLite reports an UPDATE of the schema table while it loads the schema for a read; a real
 # schema write needs `pragma writable_schema`, which is refused
@@ -73,6 +78,8 @@ SCHEMA_TABLES = {"sqlite_master", "sqlite_temp_master"}
 REFUSALS = (
     "string or blob too big",
     "not authorized",
+    # the authorizer's refusal of a READ (PRIVATE_TABLES)
+    "is prohibited",
     "too large",
     "too many",
     "too complex",
@@ -131,6 +138,8 @@ def bounded_printf(format_string, *args):
 
 
 def read_only_authorizer(action, name, detail, database, trigger):
+    if action == sqlite3.SQLITE_READ and (name or "").lower() in PRIVATE_TABLES:
+        return sqlite3.SQLITE_DENY
     if action in READ_ACTIONS:
         return sqlite3.SQLITE_OK
     if action == sqlite3.SQLITE_UPDATE and name in SCHEMA_TABLES:
@@ -169,10 +178,11 @@ def prepare_connection(conn, database, datasette):
 
 @hookimpl
 def handle_exception(datasette, request, exception):
-    if not isinstance(exception, (sqlite3.DataError, sqlite3.OperationalError)):
+    if not isinstance(exception, sqlite3.DatabaseError):
         return None
     message = str(exception)
     if not any(refusal in message for refusal in REFUSALS):
         return None
     refused = DatasetteError(f"Query refused: {message}", title="Query refused", status=400)
-    return default_handle_exception(datasette, request, refused)
+    # Datasette's own hook renders the error page; imported as a module, it is not one of ours
+    return default_exceptions.handle_exception(datasette, request, refused)

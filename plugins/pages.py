@@ -10,6 +10,7 @@ author of the 1M-paper benchmark has 2,181 papers and 9,506 co-authors.
 import asyncio
 
 from datasette import hookimpl
+from datasette.database import QueryInterrupted
 from datasette.utils import urlsafe_components
 
 PAPER_TEMPLATE = "row-catalog-papers.html"
@@ -104,6 +105,18 @@ async def canned_rows(datasette, database, name, params, actor, limit=None):
     return await rows(datasette.get_database(database), sql, params)
 
 
+async def related_rows(datasette, database, paper_id, actor):
+    """The related_papers canned query's rows, or None when it ran out of time: it reads the
+    paper's words letter by letter, and a very long abstract can take longer than the time
+    limit; the page is still worth showing without them."""
+    try:
+        return await canned_rows(
+            datasette, database, "related_papers", {"paper_id": paper_id}, actor
+        )
+    except QueryInterrupted:
+        return None
+
+
 async def paper_context(datasette, database, paper_id, actor):
     db = datasette.get_database(database)
     found = await rows(db, PAPER_SQL, {"id": paper_id})
@@ -118,9 +131,7 @@ async def paper_context(datasette, database, paper_id, actor):
         "paper_owner": next((a for a in authors if a["position"] is None), None),
         "paper_affiliations": await rows(db, PAPER_AFFILIATIONS_SQL, {"id": paper_id}),
         "paper_sources": await rows(db, PAPER_SOURCES_SQL, {"id": paper_id}),
-        "related_papers": await canned_rows(
-            datasette, database, "related_papers", {"paper_id": paper_id}, actor
-        ),
+        "related_papers": await related_rows(datasette, database, paper_id, actor),
     }
 
 

@@ -356,7 +356,7 @@ async def test_fast_csv_refuses_what_datasette_refuses(datasette):
         ("/catalog/papers.csv?_stream=on&_next=abc", 400),
         ("/catalog/no_such_table.csv?_stream=on", 404),
         ("/no_such_database/papers.csv?_stream=on", 404),
-        ("/catalog/papers.csv?_sort=nonexistent", 500),
+        ("/catalog/papers.csv?_sort=nonexistent", 400),
         ("/catalog/papers.csv?_col=nonexistent", 400),
         ("/catalog/papers.csv?_where=nonsense(", 400),
         ("/catalog/papers.csv?_where=1)%20union%20select", 400),

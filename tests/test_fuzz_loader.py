@@ -9,6 +9,7 @@ The run is bounded and repeatable (fixed example counts, derandomized). FUZZ_SCA
 environment multiplies the example counts for a deeper one-off run.
 """
 
+import html
 import json
 import os
 import re
@@ -28,7 +29,7 @@ from loader.cli import cli
 from loader.normalize import paper_id
 from loader.records import Entry, Problem
 from loader.sources import check_sources, discover, read_source
-from loader.text import split_authors
+from loader.text import INVISIBLE, split_authors
 
 from .conftest import FIXTURES, SEEDS
 
@@ -106,7 +107,10 @@ def entry_span(entry, format, lines, nonblank):
         index += 1
     if index >= len(nonblank):
         return f"{where}: no authors line in the file"
-    authors_line = " ".join(unicodedata.normalize("NFC", lines[nonblank[index] - 1]).split())
+    # names as the format defines them: entities decoded, Unicode composed, invisible
+    # characters dropped, spaces collapsed
+    authors_line = unicodedata.normalize("NFC", html.unescape(lines[nonblank[index] - 1]))
+    authors_line = " ".join(INVISIBLE.sub("", authors_line).split())
     if not all(name in authors_line for name in entry.authors):
         return f"{where}: authors {entry.authors} are not on line {nonblank[index]}"
     span.append(nonblank[index])
@@ -350,8 +354,17 @@ def seed_jsonl():
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
+REAL_PAGES = FIXTURES / "real" / "parse"
 BASES = {path.name: path.read_bytes() for path in discover([SEEDS])}
 BASES["extra.jsonl"] = seed_jsonl()
+# real names, area-only tracks and broken rows (tests/fixtures/real/parse) damaged in turn
+for name in (
+    "names_nicknames.txt",
+    "names_entities_apostrophes.txt",
+    "tracks_area_only.txt",
+    "missing_and_cut_abstracts.txt",
+):
+    BASES[name] = (REAL_PAGES / name).read_bytes()
 STRAYS = ["·", " · ", ",", "，", ", ", " 等", "等", " et al.", "、", " et al. 等"]
 INVALID_UTF8 = [
     b"\xff",
@@ -385,6 +398,14 @@ HOSTILE_RECORDS = [
     b"{}",
     b"null",
 ]
+URLS = [
+    "https://arxiv.org/abs/2101.00001v2",
+    "https://arxiv.org/pdf/",
+    "https://openreview.net/forum?id=",
+    "https://openreview.net/forum?id=B11bwYgfM&id=x",
+    "https://doi.org/10.1145/3292500.3330701",
+    "http://[::1",  # urlsplit raises on this one
+]
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
@@ -398,8 +419,14 @@ json_records = st.fixed_dictionaries(
         "title": st.text(max_size=20) | json_values,
         "track": st.text(max_size=20) | json_values,
         "affiliations": st.lists(st.text(max_size=8), max_size=3) | json_values,
-        "url": st.text(max_size=20) | json_values,
+        "url": st.sampled_from(URLS) | st.text(max_size=20) | json_values,
         "authors_truncated": json_values,
+        "venue": st.text(max_size=8) | json_values,
+        "year": st.sampled_from([2024, "2024", " 2024 ", "24", 1e3, True]) | json_values,
+        "status": st.text(max_size=8) | json_values,
+        "arxiv_id": st.sampled_from(["2101.00001v2", "arXiv:math/0501001", "x"]) | json_values,
+        "doi": st.sampled_from(["10.1145/1.2", "https://doi.org/10.1000/X", "10/x"]) | json_values,
+        "openreview_id": st.text(max_size=10) | json_values,
     },
 )
 
@@ -763,6 +790,7 @@ def test_split_authors_edges_of_the_linear_rewrite(line, expected):
 
 
 def test_fixtures_load_or_report_every_block():
-    for path in sorted(Path(FIXTURES).iterdir()):
-        if path.is_file():
-            assert_accounted(path, path.read_bytes())
+    pages = [p for p in Path(FIXTURES).rglob("*") if p.suffix in (".txt", ".jsonl")]
+    assert REAL_PAGES / "names_nicknames.txt" in pages
+    for path in sorted(pages):
+        assert_accounted(path, path.read_bytes())

@@ -8,6 +8,8 @@ from loader.records import Entry, Problem
 from loader.sources import detect_format, read_source
 from loader.text import split_authors
 
+from .conftest import FIXTURES
+
 ABSTRACT = "We study a problem and propose a method that works well in practice."
 
 
@@ -161,3 +163,245 @@ def test_detect_format():
     assert detect_format(['{"abstract": "x"}']) == "jsonl"
     assert detect_format(["Ann Lee", "", "Bo Chen", "", "text"]) == "profile"
     assert detect_format(["This is prose. Not a name."]) is None
+
+
+# ---------------------------------------------------------------------------------------------
+# Real pages (tests/fixtures/real/parse, see SOURCE.md there): each rule on a fixture of its own
+
+REAL = FIXTURES / "real" / "parse"
+
+
+def read_fixture(name):
+    source, items = read_source(REAL / name)
+    items = list(items)
+    entries = [i for i in items if isinstance(i, Entry)]
+    problems = [(i.line, i.message) for i in items if isinstance(i, Problem)]
+    return source, entries, problems
+
+
+def test_real_nicknames_in_brackets_and_quotes():
+    _, entries, problems = read_fixture("names_nicknames.txt")
+    assert not problems
+    assert [e.authors[i] for e, i in zip(entries, (0, 1, 1, 4))] == [
+        "Junbo (Jake) Zhao",
+        "Huazhe(Harry) Xu",
+        "Shixiang (Shane) Gu",
+        "Anh “Totti” Nguyen",
+    ]
+
+
+def test_real_dotted_initials_with_and_without_spaces():
+    _, entries, problems = read_fixture("names_initials.txt")
+    assert not problems
+    names = [name for e in entries for name in e.authors]
+    for name in (
+        "Philip H.S. Torr",
+        "Victor O.K. Li",
+        "Prashanth L.A.",
+        "Christopher K. I. Williams",
+        "M.Naseer Subhani",
+        "Rif. A. Saurous",
+    ):
+        assert name in names
+
+
+def test_real_titles_footnote_marks_and_a_final_full_stop_are_not_part_of_names():
+    _, entries, problems = read_fixture("names_titles_and_marks.txt")
+    assert not problems
+    assert entries[0].authors[2:] == ["Nadereh Hatami", "Paul Lukowicz"]  # "Dr.", "Prof. Dr."
+    assert entries[1].authors[4] == "Prabhat"  # "Mr. Prabhat"
+    assert entries[2].authors[:2] == ["Sahil Sharma", "Ashutosh Kumar Jha"]  # "Sahil Sharma*"
+    assert entries[3].authors[-1] == "Roger Grosse"  # "…, Roger Grosse."
+
+
+def test_real_apostrophes_and_html_entities():
+    _, entries, problems = read_fixture("names_entities_apostrophes.txt")
+    assert not problems
+    assert entries[0].authors[1] == "Brendan O’Donoghue"
+    assert entries[1].authors[2] == "Florence d'Alché-Buc"  # written d&#x27;Alché-Buc
+    assert entries[2].authors[2] == "Marc'Aurelio Ranzato"
+
+
+def test_real_empty_name_slot_control_character_and_combining_accents():
+    _, entries, problems = read_fixture("names_empty_slot_and_unicode.txt")
+    assert not problems
+    assert entries.pop(0).authors[:2] == ["Anna Levit", "Daniel Crawford"]  # ", \x06 Daniel"
+    assert entries[0].authors == ["Jianing Li", "Shiliang Zhang"]  # "Jianing Li, , Shiliang Zhang"
+    assert entries[1].authors[1] == "David Martı́nez-Rubio"  # ı + U+0301 stays as given
+    assert "Stanisław Jastrzębski" in entries[2].authors
+
+
+def test_real_lowercase_author_lists_load():
+    _, entries, problems = read_fixture("names_lowercase.txt")
+    assert not problems
+    assert entries[0].authors[:2] == ["jianqi ma", "hangyu lin"]
+    assert entries[0].track == "vocabulary-informed learning · data augmentation"
+    assert entries[1].authors[0] == "chao qiao"
+
+
+def test_real_area_only_tracks_are_tracks():
+    _, entries, problems = read_fixture("tracks_area_only.txt")
+    assert not problems
+    assert [(e.line, e.track) for e in entries] == [
+        (3, "Reinforcement learning"),
+        (9, "Reinforcement learning"),
+        (15, "RNN"),
+        (21, "Non-convex optimization · Deep Learning"),
+        # one long keyword: no name, but a short line where a track stands
+        (
+            27,
+            (
+                "gaussian process neuron activation function stochastic transfer function "
+                "learning variational bayes probabilistic"
+            ),
+        ),
+    ]
+    assert entries[2].authors == ["Corentin Tallec", "Yann Ollivier"]
+
+
+def test_real_keyword_row_where_the_abstract_should_be_is_a_problem():
+    """Before: a paper by the authors "task clustering", "matrix completion", ..."""
+    _, entries, problems = read_fixture("keyword_row_as_abstract.txt")
+    assert problems == [
+        (7, "authors line with no abstract after it"),
+        (9, "a list of short phrases (keywords?), not an abstract"),
+    ]
+    assert [e.line for e in entries] == [3, 11]  # both neighbours load
+    assert entries[1].authors[0] == "William Fedus"
+
+
+def test_real_missing_and_cut_abstracts_cost_no_neighbour():
+    """A real row with no abstract and one whose abstract is "Part of": each is a problem;
+    the papers around them load, with their area-only tracks."""
+    _, entries, problems = read_fixture("missing_and_cut_abstracts.txt")
+    assert [(e.line, e.track) for e in entries] == [
+        (3, "Poster"),
+        (11, "Poster"),
+        (23, "Poster"),
+    ]
+    assert problems == [
+        (9, "authors line with no abstract after it"),
+        (19, "authors line with no abstract after it"),
+        (17, "track line with no paper after it"),
+        (21, "a names line where the abstract should be"),  # "Part of"
+    ]
+
+
+def test_real_wrapped_abstract_stays_one_paragraph():
+    """Lines of a hard-wrapped abstract that look like names ("of both techniques lead to")
+    are part of the paragraph, not authors lines."""
+    _, entries, problems = read_fixture("wrapped_abstract.txt")
+    assert not problems and len(entries) == 1
+    lines = (REAL / "wrapped_abstract.txt").read_text(encoding="utf-8").split("\n")
+    assert entries[0].abstract == "\n".join(lines[4:-1])
+
+
+def test_real_profile_owner_with_a_nickname():
+    source, entries, problems = read_fixture("profile_nickname_owner.txt")
+    assert source.format == "profile" and not problems
+    assert entries[0].owner == "Shixiang (Shane) Gu"
+    assert entries[0].affiliations == ["google"]
+
+
+@pytest.mark.parametrize(
+    "line, names",
+    [
+        (
+            "Tianhe (Kevin) Yu, John C.S. Lui, Prof. Kan",
+            ["Tianhe (Kevin) Yu", "John C.S. Lui", "Kan"],
+        ),
+        (
+            "Zhangyang “Atlas” Wang, Pierluca D&#x27;Oro",
+            ["Zhangyang “Atlas” Wang", "Pierluca D'Oro"],
+        ),
+        ("J.-P. Vert, Gerard 't Hooft", ["J.-P. Vert", "Gerard 't Hooft"]),
+        ("Ann Lee,, Bo Chen", ["Ann Lee", "Bo Chen"]),
+        ("Ann Lee,,, Bo Chen", None),  # two empty slots: not a names line
+        # a keyword row has the shape of lowercase names: its position tells them apart
+        ("diffusion,image generation,multimodal", ["diffusion", "image generation", "multimodal"]),
+        ("However, we study it.", None),
+        ("In this paper, a deep boosting algorithm is developed to", None),
+    ],
+)
+def test_split_authors_real_shapes(line, names):
+    result = split_authors(line)
+    assert (result[0] if result else None) == names
+
+
+def test_block_that_fits_nothing_is_a_problem_and_ends_the_pending_entry(tmp_path):
+    text = (
+        f"论文检索\n\nArea · Sub\n\nAnn Lee\n\nPart of\n\nBo Chen\n\n{ABSTRACT}\n\n"
+        f"Cara Diaz\n\ndiffusion,image generation,multimodal\n"
+    )
+    _, entries, problems = parse(tmp_path, text)
+    assert [(e.line, e.authors) for e in entries] == [(9, ["Bo Chen"])]
+    assert [(p.line, p.message) for p in problems] == [
+        (5, "authors line with no abstract after it"),
+        (3, "track line with no paper after it"),
+        (7, "a names line where the abstract should be"),
+        (13, "authors line with no abstract after it"),
+        (15, "a list of short phrases (keywords?), not an abstract"),
+    ]
+
+
+def test_jsonl_venue_year_status_and_identifiers(tmp_path):
+    records = [
+        {
+            "abstract": ABSTRACT,
+            "authors": ["Ann Lee"],
+            "venue": "ICLR",
+            "year": "2024",
+            "status": "oral",
+            "url": "https://arxiv.org/abs/2101.00001v2",
+        },
+        {
+            "abstract": ABSTRACT,
+            "authors": "Bo Chen",
+            "year": 2023,
+            "url": "https://openreview.net/forum?id=B11bwYgfM",
+        },
+        {
+            "abstract": ABSTRACT,
+            "authors": "Bo Chen",
+            "url": "https://doi.org/10.1145/3292500.3330701",
+        },
+        {
+            "abstract": ABSTRACT,
+            "authors": "Bo Chen",
+            "arxiv_id": "arXiv:hep-th/9901001v1",
+            "doi": "10.5555/ABC.1",
+        },
+        {"abstract": ABSTRACT, "authors": "Bo Chen", "year": "next year"},
+        {"abstract": ABSTRACT, "authors": "Bo Chen", "year": True},
+        {"abstract": ABSTRACT, "authors": "Bo Chen", "venue": ["ICLR"]},
+        {"abstract": ABSTRACT, "authors": "Bo Chen", "arxiv_id": "1234"},
+    ]
+    text = "\n".join(json.dumps(r) for r in records) + "\n"
+    _, entries, problems = parse(tmp_path, text, "x.jsonl")
+    first, second, third, fourth = entries
+    assert (first.venue, first.year, first.status, first.arxiv_id) == (
+        "ICLR",
+        2024,
+        "oral",
+        "2101.00001",
+    )
+    assert (second.year, second.openreview_id, second.venue) == (2023, "B11bwYgfM", None)
+    assert third.doi == "10.1145/3292500.3330701"
+    assert (fourth.arxiv_id, fourth.doi) == ("hep-th/9901001", "10.5555/abc.1")
+    assert [(p.line, p.message) for p in problems] == [
+        (5, "year must be a year such as 2024"),
+        (6, "year must be a year such as 2024"),
+        (7, "venue must be a string"),
+        (8, "arxiv_id '1234' is not a valid identifier"),
+    ]
+
+
+def test_real_json_lines_venue_year_status_and_openreview_url():
+    _, entries, problems = read_fixture("venue_year_status.jsonl")
+    assert not problems
+    assert [(e.venue, e.year, e.status, e.openreview_id) for e in entries] == [
+        ("ICLR", 2018, "workshop", "BkM3ibZRW"),
+        ("ICLR", 2018, "reject", "BkPrDFgR-"),
+        ("NeurIPS", 2018, "poster", None),  # "2018" as text; a nips.cc link is no identifier
+    ]
+    assert entries[0].authors[0] == "Junbo (Jake) Zhao"

@@ -1,18 +1,33 @@
 """Hostile SQL against the published site: every write, escape hatch and runaway query is
 refused or stopped, the site keeps answering, and the catalog file never changes."""
 
+import csv
 import hashlib
+import io
+import json
 import re
 import shutil
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
 
+import datasette.app  # noqa: F401 (before any plugin file: see below)
 import httpx
 import pytest
 
+from loader.build import build_catalog
+from loader.sources import discover
+
+from .conftest import ROOT
+from .plugin_files import load_plugin
 from .test_serve import served
+
+# a plugin file imported before Datasette has registered its own plugins (datasette.app does)
+# would leave Datasette without its default exception handler for the rest of the process
+response_cap = load_plugin("response_cap")
 
 NORMAL_PAGE = "/catalog/papers.json?_size=5&_shape=array"
 
@@ -118,8 +133,9 @@ async def test_hostile_sql_is_refused_and_the_site_still_answers(
         ("/catalog/papers.json", {"title__glob": "*a" * 2000}, 400),
         ("/catalog/papers.json", {"_facet": "title; drop table papers"}, 400),
         ("/catalog/papers.csv", {"_where": "length(zeroblob(9e8)) > 0", "_stream": "on"}, 400),
-        # Datasette answers an unknown sort column with a 500 of its own; nothing runs
-        ("/catalog/papers.json", {"_sort": "title; drop table papers"}, 500),
+        # Datasette raises an unknown sort column as a 500 of its own; plugins/client_errors.py
+        # answers it as the 400 it is; nothing runs
+        ("/catalog/papers.json", {"_sort": "title; drop table papers"}, 400),
     ],
 )
 async def test_hostile_table_parameters_are_refused(
@@ -282,3 +298,356 @@ async def test_every_write_method_is_refused_with_405(datasette, method, path):
     response = await datasette.client.request(method, path, data={"sql": "delete from papers"})
     assert response.status_code == 405
     assert response.headers["allow"] == "GET, HEAD, OPTIONS"
+
+
+# one query's result past plugins/response_cap.py's cap: zeroblob() as JSON escapes, long text,
+# control characters (six bytes of JSON each), long column names repeated in every object
+LONG_NAMES = ", ".join(f"1 as c{i}_{'x' * 4_000}" for i in range(12))
+HUGE_RESULTS = [
+    ("/catalog.json", {"sql": "select zeroblob(249990), zeroblob(249990) from papers"}),
+    ("/catalog.json", {"sql": "select " + ", ".join(["zeroblob(249990)"] * 4) + " from papers"}),
+    (
+        "/catalog",
+        {"sql": "select printf('%.*c', 249990, 'x') a, printf('%.*c', 249990, 'y') b from papers"},
+    ),
+    (
+        "/catalog.csv",
+        {"sql": "select printf('%.*c', 249990, 'x') a, printf('%.*c', 249990, 'y') b from papers"},
+    ),
+    ("/catalog.json", {"sql": "select printf('%.*c', 249990, char(1)) from papers limit 60"}),
+    ("/catalog.json", {"sql": f"select {LONG_NAMES} from papers a, papers b", "_shape": "objects"}),
+    # counted under a third of the cap, but its JSON is six times its length: the body check
+    ("/catalog.json", {"sql": "select printf('%.*c', 249990, char(1)) from papers limit 22"}),
+]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("path,params", HUGE_RESULTS, ids=[p["sql"][:50] for _, p in HUGE_RESULTS])
+async def test_a_result_past_the_cap_is_refused_with_a_400(datasette, path, params):
+    response = await datasette.client.get(path, params=params)
+    assert response.status_code == 400
+    assert "Response too large" in response.text
+    assert len(response.content) < 10_000
+    await assert_still_answers(datasette)
+
+
+@pytest.mark.asyncio
+async def test_the_largest_ordinary_pages_are_not_capped(datasette):
+    for path, params in [
+        ("/catalog/papers.json", {"_size": "max"}),
+        ("/catalog/papers", {"_size": "max"}),
+        ("/catalog.json", {"sql": "select * from papers a, papers b limit 1000"}),
+        # 15 MB of text: under the 16 MiB cap
+        ("/catalog.json", {"sql": "select printf('%.*c', 249990, 'x') from papers limit 60"}),
+    ]:
+        response = await datasette.client.get(path, params=params)
+        assert response.status_code == 200, (path, response.text[:200])
+
+
+@pytest.mark.asyncio
+async def test_a_query_past_the_cap_stops_before_fetching_the_rest(datasette):
+    db = datasette.get_database("catalog")
+    with pytest.raises(Exception, match="at most 16,777,216 bytes") as refused:
+        await db.execute("select zeroblob(249990) from papers a, papers b", log_sql_errors=False)
+    assert type(refused.value).__name__ == "ResponseTooLarge"
+
+
+def counted_rows(cap, sql):
+    """How many rows a connection counted against cap hands over before refusing (None: all)."""
+    connection = sqlite3.connect(":memory:")
+    connection.row_factory = response_cap.counting_row_factory(sqlite3.Row, cap)
+    cursor = connection.execute(sql)
+    fetched = 0
+    try:
+        while cursor.fetchone() is not None:
+            fetched += 1
+    except response_cap.ResponseTooLarge:
+        return fetched
+    return None
+
+
+ROWS_OF = "with recursive r(n) as (select 1 union all select n + 1 from r limit 1000) "
+
+
+def test_each_query_is_counted_on_its_own_and_stops_at_the_cap():
+    plain = counted_rows(100_000, ROWS_OF + "select printf('%.*c', 1000, 'x') as v from r")
+    # 1,000 characters and a cell allowance a row: refused once past 100,000 bytes
+    assert plain is not None and 95 <= plain <= 100
+    # a query under the cap is never refused, however many ran before on the connection
+    assert counted_rows(100_000, ROWS_OF + "select n from r limit 100") is None
+
+
+def test_characters_json_escapes_are_counted_as_the_bytes_json_writes():
+    plain = counted_rows(100_000, ROWS_OF + "select printf('%.*c', 1000, 'x') as v from r")
+    # char(1) is written as \u0001, six bytes: refused after a sixth of the rows, once the
+    # length passed a third of the cap and the result was measured as JSON
+    control = counted_rows(100_000, ROWS_OF + "select printf('%.*c', 1000, char(1)) as v from r")
+    assert control is not None and control <= plain // 2
+    blob = counted_rows(100_000, ROWS_OF + "select zeroblob(1000) as v from r")
+    assert blob is not None and blob <= plain // 2
+
+
+# before plugins/response_cap.py: 540 MB answered 200 and 2.7 GB of server memory for the first,
+# one at a time; 90 MB for the second
+ALL_FORMATS = (".json", ".csv", "")
+RESULT_BOMBS = [
+    ("select " + ", ".join(["zeroblob(249990)"] * 4) + " from papers", ALL_FORMATS),
+    ("select " + ", ".join(["printf('%.*c', 249990, 'x')"] * 4) + " from papers", ALL_FORMATS),
+    # 5.5 MB of control characters: 33 MB as JSON escapes (CSV and HTML stay small)
+    ("select printf('%.*c', 249990, char(1)) from papers limit 22", (".json",)),
+]
+
+
+def test_huge_results_against_a_real_server_are_refused_with_memory_flat(tmp_path, seed_catalog):
+    db = tmp_path / "catalog.db"
+    shutil.copy(seed_catalog, db)
+    results = {}
+
+    def fetch(key, path, params=None):
+        response = httpx.get(f"{url}{path}", params=params, timeout=120)
+        results[key] = (response.status_code, len(response.content))
+
+    with served(db) as (url, supervisor):
+        pid = server_pid(supervisor)
+        threads = [
+            threading.Thread(target=fetch, args=((i, sql[:40]), f"/catalog{fmt}", {"sql": sql}))
+            for i, (sql, fmt) in enumerate(
+                (sql, fmt) for sql, formats in RESULT_BOMBS for fmt in formats
+            )
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        fetch(("page",), NORMAL_PAGE)
+        peak = peak_rss_mb(pid)
+
+    print(f"\nresult bombs against a real server: {results}; server peak RSS {peak:.0f} MB")
+    assert results.pop(("page",))[0] == 200
+    # HTML shows a blob as "<Binary: N bytes>" and cuts long cells, but counts the same result
+    assert {status for status, _ in results.values()} == {400}
+    assert max(size for _, size in results.values()) < 10_000
+    # each of these alone took 0.3-2.7 GB before; all seven at once stay near the idle ~50 MB
+    assert peak < 400
+
+
+def test_streamed_csv_sends_every_row_past_the_cap_against_a_real_server(tmp_path):
+    corpus = tmp_path / "corpus"
+    generate = [sys.executable, str(ROOT / "bench" / "generate.py"), "--papers", "6000"]
+    subprocess.run([*generate, "--out", str(corpus)], check=True, capture_output=True)
+    db = tmp_path / "catalog.db"
+    build_catalog(discover([corpus]), db)
+    size = 0
+    with served(db) as (url, supervisor):
+        pid = server_pid(supervisor)
+        params = {"_stream": "on", "_size": "max"}
+        with httpx.stream("GET", f"{url}/catalog/papers.csv", params=params, timeout=300) as r:
+            assert r.status_code == 200
+            text = b"".join(r.iter_bytes()).decode("utf-8")
+        size = len(text.encode("utf-8"))
+        peak = peak_rss_mb(pid)
+    rows = list(csv.reader(io.StringIO(text)))
+    print(
+        f"\nstreamed CSV: {len(rows) - 1} rows, {size / 1e6:.1f} MB; server peak RSS {peak:.0f} MB"
+    )
+    assert len(rows) - 1 == 6000
+    assert size > response_cap.MAX_RESPONSE_BYTES
+
+
+@pytest.fixture(scope="module")
+def long_abstract_catalog(tmp_path_factory, seed_catalog):
+    """The seeds and one paper whose abstract is ~20 KB of real abstract text, built by the
+    loader; returns (catalog path, the long paper's id)."""
+    folder = tmp_path_factory.mktemp("long_abstract")
+    inputs = folder / "inputs"
+    shutil.copytree(ROOT / "seeds", inputs)
+    with sqlite3.connect(seed_catalog) as connection:
+        texts = [row[0] for row in connection.execute("select abstract from papers order by id")]
+    abstract = " ".join(texts)[:20_500]
+    record = {"title": "A paper with a very long abstract", "abstract": abstract}
+    record |= {"authors": ["Ada Long", "Bo Length"], "track": "Deep Learning · Long Abstracts"}
+    (inputs / "long.jsonl").write_text(json.dumps(record, ensure_ascii=False) + "\n")
+    db = folder / "catalog.db"
+    build_catalog(discover([inputs]), db)
+    with sqlite3.connect(db) as connection:
+        (paper_id,) = connection.execute(
+            "select id from papers order by length(abstract) desc limit 1"
+        ).fetchone()
+    return db, paper_id
+
+
+def long_abstract_site(db, time_limit_ms):
+    """A Datasette on db configured as the served site (plugins are already registered by the
+    session's `datasette`), with the given time limit."""
+    import yaml
+    from datasette.app import Datasette
+
+    from loader.serve import SETTINGS
+
+    return Datasette(
+        immutables=[str(db)],
+        metadata=yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8")),
+        template_dir=str(ROOT / "plugins" / "templates"),
+        settings={**SETTINGS, "sql_time_limit_ms": time_limit_ms},
+    )
+
+
+@pytest.mark.asyncio
+async def test_a_20_kb_abstract_has_its_page(datasette, long_abstract_catalog):
+    db, paper_id = long_abstract_catalog
+    site = long_abstract_site(db, datasette.setting("sql_time_limit_ms"))
+    response = await site.client.get(f"/catalog/papers/{paper_id}")
+    assert response.status_code == 200
+    assert "A paper with a very long abstract" in response.text
+    assert "Related papers</h2>" in response.text
+
+
+@pytest.mark.asyncio
+async def test_related_papers_past_the_time_limit_leave_the_page_without_them(
+    datasette, long_abstract_catalog
+):
+    db, paper_id = long_abstract_catalog
+    # the related-papers query reads the 20,000 letters one by one: far past 50 ms on any
+    # machine, while the page's key lookups never reach the limit's first check
+    site = long_abstract_site(db, 50)
+    response = await site.client.get(f"/catalog/papers/{paper_id}")
+    assert response.status_code == 200
+    assert "A paper with a very long abstract" in response.text
+    assert "Finding related papers took too long" in response.text
+
+
+# what a connection tells about itself: another client's SQL, the file's page layout, the
+# database file's absolute path
+INTROSPECTION = [
+    "select sql from sqlite_stmt",
+    "select * from SQLITE_STMT",
+    "select count(*) from dbstat",
+    "select name, path from dbstat('main')",
+    "select * from pragma_database_list",
+    "select file from pragma_database_list()",
+    "select file from main.pragma_database_list",
+    "select (select file from pragma_database_list) as f",
+]
+
+
+# SQLite's words when the authorizer refuses a column read, or the whole statement
+REFUSED_READ = re.compile("is prohibited|not authorized")
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("sql", INTROSPECTION)
+async def test_connection_introspection_is_refused(datasette, sql):
+    response = await datasette.client.get("/catalog.json", params={"sql": sql})
+    assert response.status_code == 400
+    assert REFUSED_READ.search(response.json()["error"])
+    where = f"exists ({sql})"
+    response = await datasette.client.get("/catalog/papers.json", params={"_where": where})
+    assert response.status_code == 400
+    assert REFUSED_READ.search(response.json()["error"])
+
+
+@pytest.mark.asyncio
+async def test_catalog_introspection_still_works(datasette):
+    sql = "select name from pragma_table_info('papers') where name = 'abstract'"
+    response = await datasette.client.get("/catalog.json", params={"sql": sql, "_shape": "array"})
+    assert response.json() == [{"name": "abstract"}]
+    # the database page lists attached databases with a bare `PRAGMA database_list`
+    assert (await datasette.client.get("/catalog")).status_code == 200
+
+
+DASH_PAGES = [
+    "metadata",
+    "versions",
+    "plugins",
+    "settings",
+    "threads",
+    "databases",
+    "actor",
+    "config.json",
+    "permissions",
+    "messages",
+    "allow-debug",
+    "patterns",
+    "charts",
+    "catalog.css",
+]
+SAMPLE_PAGES = [
+    "/",
+    "/.json",
+    "/catalog",
+    "/catalog.json",
+    "/catalog/papers",
+    "/catalog/papers.json?_size=3",
+    "/catalog/papers.csv?_size=3",
+    "/catalog/sources",
+    "/catalog/load_problems.json",
+    "/catalog/search?q=diffusion",
+    "/catalog/missing",
+    "/catalog/papers/missing",
+    "/catalog.db",
+    "/catalog.json?sql=select+*+from+missing",
+    "/catalog.json?sql=select+file+from+pragma_database_list",
+    "/catalog.json?sql=select+sql+from+sqlite_stmt",
+    "/catalog/papers.json?_sort=missing",
+    "/catalog/paper_authors/1",
+    "/missing",
+]
+
+
+def test_no_absolute_path_in_any_public_response(tmp_path, seed_catalog):
+    db = tmp_path / "build" / "catalog.db"
+    db.parent.mkdir()
+    shutil.copy(seed_catalog, db)
+    # the served snapshot (.serving/<build>/catalog.db) is under here too
+    private = str(tmp_path)
+    leaks = []
+    with served(db) as (url, _):
+        (paper,) = httpx.get(f"{url}/catalog/papers.json?_size=1&_shape=arrayfirst").json()
+        (author,) = httpx.get(f"{url}/catalog/authors.json?_size=1&_shape=arrayfirst").json()
+        pages = [f"/catalog/papers/{paper}", f"/catalog/authors/{author}", *SAMPLE_PAGES]
+        for name in DASH_PAGES:
+            pages += [f"/-/{name}", f"/-/{name}.json"] if "." not in name else [f"/-/{name}"]
+        for page in pages:
+            response = httpx.get(f"{url}{page}", timeout=30, follow_redirects=True)
+            # the site's own folder (plugins, templates) is private too on a /-/ page
+            folders = [private, str(ROOT)] if page.startswith("/-/") else [private]
+            leaks += [(page, folder) for folder in folders if folder in response.text]
+    assert len(pages) > 40
+    assert not leaks
+
+
+def test_pages_do_not_queue_behind_visitors_slow_sql_against_a_real_server(tmp_path, seed_catalog):
+    """Sixteen queries that each run to the time limit, then three pages at once: each page is
+    answered while most of them still wait (before plugins/sql_queue.py, behind all but two)."""
+    db = tmp_path / "catalog.db"
+    shutil.copy(seed_catalog, db)
+    slow_count = 16
+    finished = []
+    pages = []
+
+    def slow():
+        response = httpx.get(f"{url}/catalog.json", params={"sql": ENDLESS}, timeout=120)
+        finished.append(response.status_code)
+
+    def page(path):
+        response = httpx.get(f"{url}{path}", timeout=120)
+        pages.append((path, response.status_code, len(finished)))
+
+    with served(db) as (url, _):
+        threads = [threading.Thread(target=slow) for _ in range(slow_count)]
+        for thread in threads:
+            thread.start()
+        # the slow queries are all in before the pages are asked for
+        time.sleep(0.5)
+        paths = ["/catalog/papers", NORMAL_PAGE, "/"]
+        threads += [threading.Thread(target=page, args=(path,)) for path in paths]
+        for thread in threads[slow_count:]:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    print(f"\npages (path, status, slow queries finished before it): {pages}")
+    assert finished == [400] * slow_count
+    assert len(pages) == len(paths)
+    for path, status, finished_before in pages:
+        assert status == 200
+        assert finished_before <= slow_count // 2, path

@@ -1,11 +1,10 @@
-"""`paper-catalog serve` and `publish`: the command lines, and a real server moved onto a new
+"""`paper-catalog serve`: the command line, and a real server moved onto a new
 build while clients keep asking it questions."""
 
 import contextlib
 import importlib.util
 import json
 import os
-import shlex
 import shutil
 import signal
 import socket
@@ -16,15 +15,12 @@ import time
 
 import httpx
 import pytest
-from click.testing import CliRunner
 
 from loader.build import build_catalog
-from loader.cli import cli
 from loader.serve import (
     SERVING_DIRECTORY,
     SETTINGS,
     remove_stale_snapshots,
-    runtime_requirements,
     server_command,
     server_environment,
     setting_text,
@@ -121,66 +117,6 @@ def test_server_command_passes_the_snapshot_socket_and_site(tmp_path):
     assert served_site.inspect_file == str(snapshot.inspect_file)
     assert served_site.secret == "s3cret"
     snapshot.release()
-
-
-def test_publish_dry_run_builds_the_same_site(tmp_path):
-    db = tmp_path / "catalog.db"
-    db.write_bytes(b"")
-    result = CliRunner().invoke(
-        cli,
-        [
-            "publish",
-            "--db",
-            str(db),
-            "--name",
-            "papers",
-            "--max-instances",
-            "7",
-            "--metadata",
-            str(ROOT / "metadata.yml"),
-            "--plugins-dir",
-            str(ROOT / "plugins"),
-            "--dry-run",
-        ],
-    )
-    assert result.exit_code == 0, result.output
-    command_line, dockerfile = result.output.split("\n", 1)
-    command = shlex.split(command_line)
-    assert command[1:6] == ["-m", "datasette", "publish", "cloudrun", str(db)]
-    assert command[command.index("--service") + 1] == "papers"
-    assert command[command.index("--max-instances") + 1] == "7"
-    assert command[command.index("--plugins-dir") + 1] == str(ROOT / "plugins")
-    assert command[command.index("--metadata") + 1] == str(ROOT / "metadata.yml")
-    lines = dockerfile.splitlines()
-    serve = shlex.split(next(line for line in lines if line.startswith("CMD ")))
-    assert serve[serve.index("-i") + 1] == "catalog.db"
-    assert "--inspect-file" in serve and "--load-extension" not in serve
-    served_settings = {serve[i + 1]: serve[i + 2] for i, p in enumerate(serve) if p == "--setting"}
-    expected = {k: setting_text(v) for k, v in SETTINGS.items()}
-    assert served_settings == expected
-    # the pip line must survive the shell: every requirement one word, no `<` redirections
-    pip = shlex.split(
-        next(line for line in lines if line.startswith("RUN pip ")).removeprefix("RUN ")
-    )
-    assert pip[:3] == ["pip", "install", "-U"]
-    assert set(runtime_requirements()) <= set(pip)
-    assert any(r.startswith("datasette<1.0") or ",<1.0" in r for r in pip)
-
-
-def test_publish_fly_dry_run_and_missing_tool(tmp_path, monkeypatch):
-    db = tmp_path / "catalog.db"
-    db.write_bytes(b"")
-    options = ["--metadata", str(ROOT / "metadata.yml"), "--plugins-dir", str(ROOT / "plugins")]
-    result = CliRunner().invoke(
-        cli, ["publish", "--db", str(db), "--platform", "fly", *options, "--dry-run"]
-    )
-    assert result.exit_code == 0, result.output
-    command = shlex.split(result.output.splitlines()[0])
-    assert command[3:5] == ["publish", "fly"] and command[command.index("--app") + 1]
-    monkeypatch.setenv("PATH", str(tmp_path))
-    result = CliRunner().invoke(cli, ["publish", "--db", str(db), *options])
-    assert result.exit_code == 1
-    assert "needs gcloud" in result.output
 
 
 def test_snapshots_in_use_survive_cleanup_and_unused_ones_go(tmp_path):
@@ -334,6 +270,8 @@ def test_served_site_is_catalog_whatever_the_file_and_revalidates_with_the_build
         assert again.status_code == 304 and again.content == b""
         assert paper_count(url) == sqlite3_count(db)
         assert httpx.get(f"{url}/big", timeout=10).status_code == 404
+        settings = httpx.get(f"{url}/-/settings.json", timeout=10).json()
+        assert {name: settings[name] for name in SETTINGS} == SETTINGS
         build_catalog(discover([SEEDS]), db)
         deadline = time.monotonic() + STARTUP_SECONDS
         while paper_count(url) != sqlite3_count(db) and time.monotonic() < deadline:

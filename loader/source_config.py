@@ -1,0 +1,180 @@
+"""sources.yml: the venue, year and status of the pages in a folder.
+
+    - match: "iclr2024_*.txt"   # glob relative to this folder, ** allowed
+      venue: ICLR
+      year: 2024               # or "2024"
+      status: poster           # optional
+
+A sources.yml is configuration, never an input file. It applies to the files of its folder
+and below, whether the folder or a single file of it is given: the sources.yml files read for
+a file are those of the folders from the given path down to the file's own. A file no pattern
+matches has no venue or year. A pattern that matches no file, a file two patterns give
+different values, and a sources.yml that cannot be read are problems naming sources.yml:LINE.
+"""
+
+import glob
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+import yaml
+
+from .records import Problem
+
+CONFIG_NAME = "sources.yml"
+REQUIRED_KEYS = ("match", "venue", "year")
+KEYS = (*REQUIRED_KEYS, "status")
+YEAR = re.compile(r"^[12][0-9]{3}$")
+
+
+@dataclass(frozen=True)
+class SourceSettings:
+    venue: str
+    year: int
+    status: str | None = None
+
+
+@dataclass(frozen=True)
+class Rule:
+    config: str  # the sources.yml it comes from, as shown in problems
+    line: int
+    pattern: str
+    settings: SourceSettings
+
+
+@dataclass
+class SourceConfig:
+    settings: dict  # str(file) -> SourceSettings
+    problems: list
+
+
+def read_config(path):
+    """sources.yml -> (rules, problems). Line numbers come from the YAML nodes."""
+    name = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        return [], [Problem(name, 1, f"cannot read {CONFIG_NAME}: {error}")]
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        reason = getattr(error, "problem", None) or str(error)
+        return [], [Problem(name, mark.line + 1 if mark else 1, f"not valid YAML: {reason}")]
+    if root is None:
+        return [], []
+    if not isinstance(root, yaml.SequenceNode):
+        message = f"{CONFIG_NAME} must be a list of entries with match, venue and year"
+        return [], [Problem(name, root.start_mark.line + 1, message)]
+    rules, problems = [], []
+    for node in root.value:
+        rule = read_rule(name, node)
+        (problems if isinstance(rule, Problem) else rules).append(rule)
+    return rules, problems
+
+
+def read_rule(name, node):
+    """One list item -> Rule, or the Problem that says what is wrong with it."""
+    line = node.start_mark.line + 1
+    if not isinstance(node, yaml.MappingNode):
+        return Problem(name, line, "each entry must be a mapping with match, venue and year")
+    values = {}
+    for key_node, value_node in node.value:
+        key = key_node.value
+        if key not in KEYS:
+            return Problem(
+                name,
+                key_node.start_mark.line + 1,
+                f"unknown key {key!r} (expected {', '.join(KEYS)})",
+            )
+        if not isinstance(value_node, yaml.ScalarNode) or not value_node.value.strip():
+            return Problem(name, value_node.start_mark.line + 1, f"{key} must be a single value")
+        values[key] = value_node.value.strip()
+    missing = [key for key in REQUIRED_KEYS if key not in values]
+    if missing:
+        return Problem(name, line, f"entry has no {' or '.join(missing)}")
+    if not YEAR.match(values["year"]):
+        return Problem(name, line, f"year {values['year']!r} is not a year such as 2024")
+    pattern = PurePosixPath(values["match"])
+    if pattern.is_absolute() or ".." in pattern.parts:
+        return Problem(name, line, f"match {values['match']!r} must stay inside this folder")
+    settings = SourceSettings(values["venue"], int(values["year"]), values.get("status"))
+    return Rule(name, line, values["match"], settings)
+
+
+def matched_files(folder, pattern):
+    """Files of `folder` the pattern matches, as normalized paths relative to it."""
+    found = glob.glob(pattern, root_dir=folder, recursive=True)
+    return {
+        os.path.normpath(match)
+        for match in found
+        if os.path.isfile(os.path.join(folder, match)) and os.path.basename(match) != CONFIG_NAME
+    }
+
+
+def folders_between(root, folder):
+    """root, its subfolders down to folder (folder itself included)."""
+    relative = Path(os.path.relpath(folder, root))
+    chain = [Path(root)]
+    for part in relative.parts if relative != Path(".") else ():
+        chain.append(chain[-1] / part)
+    return chain
+
+
+def load_source_config(paths, files):
+    """The settings every file gets from the sources.yml files that apply to it, and the
+    problems of those files. `paths` are the files and folders given, `files` what
+    discovery found in them."""
+    roots = [os.path.abspath(p if os.path.isdir(p) else os.path.dirname(p) or ".") for p in paths]
+    configs = {}  # folder -> (rules, {rule: matched relative paths})
+    problems = []
+
+    def config_of(folder):
+        if folder not in configs:
+            path = os.path.join(folder, CONFIG_NAME)
+            rules, found = ([], []) if not os.path.isfile(path) else read_config(path)
+            problems.extend(found)
+            configs[folder] = (rules, {rule: matched_files(folder, rule.pattern) for rule in rules})
+        return configs[folder]
+
+    settings = {}
+    for file in files:
+        folder = os.path.abspath(os.path.dirname(file))
+        applying = [r for r in roots if folder == r or folder.startswith(r.rstrip(os.sep) + os.sep)]
+        if not applying:
+            continue
+        top = min(applying, key=len)
+        chosen = None
+        for config_folder in map(str, folders_between(top, folder)):
+            rules, matches = config_of(config_folder)
+            relative = os.path.normpath(os.path.relpath(os.path.abspath(file), config_folder))
+            for rule in rules:
+                if relative not in matches[rule]:
+                    continue
+                if chosen is None:
+                    chosen = rule
+                elif chosen.settings != rule.settings:
+                    message = (
+                        f"{file}: {describe(rule.settings)} here, but "
+                        f"{describe(chosen.settings)} at {chosen.config}:{chosen.line}"
+                    )
+                    problems.append(Problem(rule.config, rule.line, message))
+                    chosen = False
+                    break
+            if chosen is False:
+                break
+        if chosen:
+            settings[str(file)] = chosen.settings
+    for rules, matches in configs.values():
+        for rule in rules:
+            if not matches[rule]:
+                problems.append(
+                    Problem(rule.config, rule.line, f"{rule.pattern!r} matches no file")
+                )
+    return SourceConfig(settings, problems)
+
+
+def describe(settings):
+    status = f" ({settings.status})" if settings.status else ""
+    return f"{settings.venue} {settings.year}{status}"

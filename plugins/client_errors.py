@@ -1,0 +1,170 @@
+"""A client's mistake in a URL is a 4xx with a readable message, never a 500.
+
+Datasette 0.65 reads several URL parameters with bare `int()` or `json.loads()`, raises some of
+its own request checks with its default status 500, and lets a few SQLite errors that only a
+request can cause reach its 500 page. Two pieces, each limited to errors the request caused:
+
+- parameters with a fixed syntax (`_timelimit`, `_through`, JSON `_facet` configs, `__in` lists,
+  boolean flags) are checked before Datasette sees the request;
+- `handle_exception` turns into 400/404 only the errors that name a request mistake: Datasette's
+  own request checks raised as 500s, a NUL byte or an out-of-range integer from the URL reaching
+  SQLite, the time limit, and a row URL with the wrong number of key values.
+"""
+
+import json
+import sqlite3
+from urllib.parse import parse_qsl
+
+from datasette import handle_exception as default_exceptions
+from datasette import hookimpl
+from datasette.database import QueryInterrupted
+from datasette.utils import tilde_decode, urlsafe_components
+from datasette.utils.asgi import Request
+from datasette.views.base import DatasetteError
+
+BOOLEANS = {"on", "off", "true", "false", "1", "0"}
+BOOLEAN_PARAMETERS = {"_json_infinity"}
+# Datasette's own request checks that it raises with the default status 500
+REQUEST_CHECKS = ("Cannot sort table by ", "Cannot use _sort and _sort_desc", "Invalid _through")
+# sqlite3 refuses SQL text with a NUL before running it; only a URL puts one there
+NUL_IN_SQL = "the query contains a null character"
+# a filter value that looks like an integer is bound as one
+INTEGER_TOO_LARGE = "Python int too large to convert to SQLite INTEGER"
+TOO_LONG = "SQL query took too long; the time limit is {limit} ms."
+
+
+def parsed_json(value):
+    """The JSON value, or None when it is not JSON (or nested past Python's recursion limit)."""
+    try:
+        return json.loads(value)
+    except (ValueError, RecursionError):
+        return None
+
+
+def parameter_problem(key, value):
+    """Why one URL parameter cannot be read, or None when it can."""
+    if key == "_timelimit":
+        try:
+            milliseconds = int(value) if value else 0
+        except ValueError:
+            milliseconds = -1
+        if milliseconds < 0:
+            return "_timelimit must be a whole number of milliseconds (0 or more)"
+    elif key in BOOLEAN_PARAMETERS:
+        if value.lower() not in BOOLEANS:
+            return f"{key} must be one of {', '.join(sorted(BOOLEANS))}"
+    elif key == "_through":
+        through = parsed_json(value)
+        if not (
+            isinstance(through, dict)
+            and isinstance(through.get("table"), str)
+            and isinstance(through.get("column"), str)
+            and "value" in through
+        ):
+            return '_through must be a JSON object {"table": ..., "column": ..., "value": ...}'
+    elif key.startswith("_facet") and value.startswith("{"):
+        if not isinstance(parsed_json(value), dict):
+            return f"{key} must be a column name or a JSON object"
+    elif key.endswith(("__in", "__notin")) and value.startswith("["):
+        values = parsed_json(value)
+        if not isinstance(values, list) or not all(
+            isinstance(item, (str, int, float)) for item in values
+        ):
+            return f"{key} must be a comma-separated list or a JSON list of strings and numbers"
+    return None
+
+
+def query_problem(query_string):
+    """The first unreadable parameter of a query string, read as Datasette reads it."""
+    for key, value in parse_qsl(query_string.decode("latin-1"), keep_blank_values=True):
+        problem = parameter_problem(key, value)
+        if problem:
+            return problem
+    return None
+
+
+async def send_error(datasette, scope, receive, send, error):
+    """Datasette's own error page (HTML) or error object (.json) for error."""
+    request = Request(scope, receive)
+    response = await default_exceptions.handle_exception(datasette, request, error)()
+    await response.asgi_send(send)
+
+
+def check_parameters(app, datasette):
+    async def checked(scope, receive, send):
+        if scope["type"] == "http" and scope.get("query_string"):
+            problem = query_problem(scope["query_string"])
+            if problem:
+                error = DatasetteError(problem, title="Bad request", status=400)
+                await send_error(datasette, scope, receive, send, error)
+                return
+        await app(scope, receive, send)
+
+    return checked
+
+
+@hookimpl
+def asgi_wrapper(datasette):
+    return lambda app: check_parameters(app, datasette)
+
+
+async def wrong_row_key(datasette, request):
+    """A 404 when a row URL does not give one value per primary-key column, else None."""
+    url_vars = request.url_vars
+    if "pks" not in url_vars or "table" not in url_vars:
+        return None
+    try:
+        db = datasette.get_database(route=tilde_decode(url_vars["database"]))
+    except KeyError:
+        return None
+    table = tilde_decode(url_vars["table"])
+    if not await db.table_exists(table):
+        return None
+    expected = len(await db.primary_keys(table)) or 1
+    given = len(urlsafe_components(url_vars["pks"]))
+    if given == expected:
+        return None
+    return DatasetteError(
+        f"Record not found: {table} rows are named by {expected} key value(s), not {given}",
+        title="Not found",
+        status=404,
+    )
+
+
+def request_error(datasette, exception):
+    """The 4xx a request-caused exception stands for, or None."""
+    if isinstance(exception, QueryInterrupted):
+        limit = datasette.setting("sql_time_limit_ms")
+        return DatasetteError(TOO_LONG.format(limit=limit), title="SQL Interrupted", status=400)
+    if (
+        isinstance(exception, DatasetteError)
+        and exception.status == 500
+        and str(exception.message).startswith(REQUEST_CHECKS)
+    ):
+        return DatasetteError(exception.message, title="Bad request", status=400)
+    if isinstance(exception, sqlite3.ProgrammingError) and str(exception) == NUL_IN_SQL:
+        return DatasetteError("NUL bytes are not allowed in SQL", title="Bad request", status=400)
+    if isinstance(exception, OverflowError) and str(exception) == INTEGER_TOO_LARGE:
+        return DatasetteError(
+            "A number in the request is out of SQLite's 64-bit integer range",
+            title="Bad request",
+            status=400,
+        )
+    return None
+
+
+@hookimpl
+def handle_exception(datasette, request, exception):
+    error = request_error(datasette, exception)
+    if error is not None:
+        return default_exceptions.handle_exception(datasette, request, error)
+    if not isinstance(exception, sqlite3.ProgrammingError):
+        return None
+
+    async def row_key_or_default():
+        error = await wrong_row_key(datasette, request)
+        if error is None:
+            return None
+        return await default_exceptions.handle_exception(datasette, request, error)()
+
+    return row_key_or_default

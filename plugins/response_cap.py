@@ -1,0 +1,173 @@
+"""One non-streamed response holds at most MAX_RESPONSE_BYTES, refused with a 400 before it
+is built.
+
+SQLite's limits (plugins/limits.py) bound each value, not a result: `select zeroblob(249990),
+zeroblob(249990) from papers` was a 270 MB JSON answer and gigabytes of server memory. Every
+query result on every connection is therefore counted as SQLite hands its rows over, and the
+query stops with ResponseTooLarge once the result passes the cap: no more rows are fetched, kept
+or encoded. Datasette builds every non-streamed response (HTML, JSON, canned and custom SQL, CSV
+of a query) from such queries of at most `max_returned_rows` rows. A streamed export (table CSV
+with `_stream=on`) is a query per page of rows, each counted on its own, so it still sends every
+row with flat memory.
+
+A result is counted as the bytes Datasette's JSON, its widest encoding, makes of it: values,
+column names (repeated in every row of `_shape=objects`) and an allowance per cell. Measuring a
+string's JSON escapes costs ~10-18 us a paper, so a result is first counted by the length of its
+values (~0.7 us a paper) and measured as JSON only past a third of the cap. Below that its JSON
+can still pass the cap (six bytes for a control character), and HTML escaping (`<` is `&lt;`)
+can make a page larger than its count, so as a second line a non-streamed body longer than the
+cap is replaced by the same 400 before it is sent.
+"""
+
+import weakref
+from json.encoder import encode_basestring_ascii
+
+from datasette import handle_exception as default_exceptions
+from datasette import hookimpl
+from datasette.utils.asgi import Request
+from datasette.views.base import DatasetteError
+
+# the largest page the catalog serves is 1,000 papers of ~3.6 KB (a 6 KB paper at most), so
+# 16 MiB is far above any legitimate result and far below what exhausts the server
+MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+# quotes, separators, a JSON key's punctuation or a table cell's markup
+CELL_ALLOWANCE = 8
+# an integer, float or null as JSON: at most 24 characters (-1.2345678901234567e-308)
+NUMBER_BYTES = 24
+# JSON writes a control or non-ASCII character as a six-byte \uXXXX escape, and Datasette's
+# JSON a blob byte the same way
+ESCAPE_BYTES = 6
+# a result is measured as JSON once its values' length passes a third of the cap; below that,
+# measuring would cost ~10 us a paper (a fifth of a CSV export's time) on every 1,000-row page
+# (~4.3 MB), and its JSON is at most six times that, which the body check bounds
+MEASURE_FROM_FRACTION = 3
+REFUSAL = (
+    "Response too large: a response may hold at most {cap:,} bytes. "
+    "Select fewer rows or columns, or shorter values (substr(), length())."
+)
+
+
+class ResponseTooLarge(Exception):
+    """A query result passed MAX_RESPONSE_BYTES."""
+
+
+def rough_bytes(values):
+    """A row's characters and bytes, a number as NUMBER_BYTES: ~0.7 us a paper. Its JSON is at
+    most six times this (a control or non-ASCII character, or a blob byte, as a \\uXXXX escape),
+    twelve for a character outside the BMP."""
+    total = 0
+    for value in values:
+        kind = value.__class__
+        total += len(value) if kind is str or kind is bytes else NUMBER_BYTES
+    return total
+
+
+def json_bytes(values):
+    """A row's values as Datasette's JSON writes them (blob bytes as escapes)."""
+    total = 0
+    for value in values:
+        kind = value.__class__
+        if kind is str:
+            total += len(encode_basestring_ascii(value)) - 2
+        elif kind is bytes:
+            total += ESCAPE_BYTES * len(value)
+        else:
+            total += NUMBER_BYTES
+    return total
+
+
+class ResultCount:
+    """One query's result so far: counted by length up to a third of the cap, then as JSON (the
+    rows seen until then are kept, to be measured too)."""
+
+    __slots__ = ("exact", "fixed", "rough", "rows")
+
+    def __init__(self, description):
+        # column names and cell allowances, the same in every row
+        self.fixed = sum(len(column[0]) + CELL_ALLOWANCE for column in description)
+        self.rough = 0
+        self.exact = None
+        self.rows = []
+
+    def add(self, values, cap):
+        if self.exact is None:
+            self.rough += rough_bytes(values) + self.fixed
+            self.rows.append(values)
+            if self.rough <= cap // MEASURE_FROM_FRACTION:
+                return
+            self.exact = sum(json_bytes(row) + self.fixed for row in self.rows)
+            self.rows = None
+        else:
+            self.exact += json_bytes(values) + self.fixed
+        if self.exact > cap:
+            raise ResponseTooLarge(REFUSAL.format(cap=cap))
+
+
+def counting_row_factory(row_class, cap):
+    """A row factory that makes row_class rows and counts each cursor's rows against cap."""
+    # one count per cursor (one query), forgotten with it
+    counts = weakref.WeakKeyDictionary()
+
+    def make_row(cursor, values):
+        count = counts.get(cursor)
+        if count is None:
+            count = counts[cursor] = ResultCount(cursor.description)
+        count.add(values, cap)
+        return row_class(cursor, values)
+
+    return make_row
+
+
+@hookimpl
+def prepare_connection(conn):
+    # Datasette has set sqlite3.Row; keep it, counted
+    conn.row_factory = counting_row_factory(conn.row_factory, MAX_RESPONSE_BYTES)
+
+
+def refusal_error():
+    return DatasetteError(
+        REFUSAL.format(cap=MAX_RESPONSE_BYTES), title="Response too large", status=400
+    )
+
+
+@hookimpl
+def handle_exception(datasette, request, exception):
+    if isinstance(exception, ResponseTooLarge):
+        return default_exceptions.handle_exception(datasette, request, refusal_error())
+    return None
+
+
+def cap_bodies(app, datasette):
+    """Replace a one-piece response body longer than the cap with the 400; streams pass."""
+
+    async def capped(scope, receive, send):
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        start = None
+
+        async def guarded_send(message):
+            nonlocal start
+            if message["type"] == "http.response.start":
+                start = message
+                return
+            if start is not None:
+                held, start = start, None
+                body = message.get("body", b"")
+                if not message.get("more_body") and len(body) > MAX_RESPONSE_BYTES:
+                    request = Request(scope, receive)
+                    error = default_exceptions.handle_exception(datasette, request, refusal_error())
+                    response = await error()
+                    await response.asgi_send(send)
+                    return
+                await send(held)
+            await send(message)
+
+        await app(scope, receive, guarded_send)
+
+    return capped
+
+
+@hookimpl
+def asgi_wrapper(datasette):
+    return lambda app: cap_bodies(app, datasette)
