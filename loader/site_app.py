@@ -55,11 +55,9 @@ class Site:
 
 
 def site_files(metadata, plugins_dir):
-    """Where metadata.yml, the plugin modules and the templates are.
-
-    Taken as given for now; loader/site.py (from the packaging work) will answer this for a
-    checkout and an installed wheel alike, and this is the one place that asks it.
-    """
+    """Where metadata.yml, the plugin modules and the templates are: as `serve` was given them
+    (by default loader/site.py's, from a checkout or an installed wheel alike), with the
+    templates beside the plugins."""
     plugins = Path(plugins_dir)
     templates = plugins / "templates"
     return Path(metadata), plugins, templates if templates.is_dir() else None
