@@ -6,7 +6,7 @@ DB ?= catalog.db
 HOST ?= 127.0.0.1
 PORT ?= 8001
 
-.PHONY: serve test build check bench bench-smoke publish load lint clean
+.PHONY: serve test build check bench bench-smoke publish load throughput lint clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,8 +22,10 @@ build: $(DB)
 check: $(BIN)/.installed
 	$(BIN)/paper-catalog check seeds
 
+# one uvicorn worker per core (WORKERS=n to choose), the site rebuilt-while-serving safe
+WORKERS ?=
 serve: $(DB)
-	$(BIN)/paper-catalog serve --db $(DB) --host $(HOST) --port $(PORT)
+	$(BIN)/paper-catalog serve --db $(DB) --host $(HOST) --port $(PORT) $(if $(WORKERS),--workers $(WORKERS))
 
 # a container image built from what it copies: a wheel of this checkout, the pinned dependencies,
 # the catalog and a Dockerfile starting `paper-catalog serve` (needs gcloud; '--platform fly'
@@ -34,6 +36,12 @@ publish: $(DB)
 # wrk, 64 connections for 30 s over search, facet, paper and author pages (bench/out/load.*)
 load: $(DB)
 	$(BIN)/python bench/load.py --db $(DB) --duration 30 --connections 64
+
+# ours against stock `datasette serve -i` on the same catalog and URL mix, 16 and 64
+# connections, with and without our response cache (bench/out/throughput-*); ~6 minutes
+throughput: $(DB)
+	$(BIN)/python bench/throughput.py --db $(DB) --duration 15 --connections 16 64
+	$(BIN)/python bench/throughput.py --db $(DB) --duration 15 --connections 16 64 --cache-mb 0
 
 # the scale benchmark, never part of `make test`: 10k, 100k and 1M papers (corpora and catalogs
 # under BENCH_WORK, ~8 GB), tables in bench/results/latest.{md,json}, then table CSV with and

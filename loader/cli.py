@@ -15,7 +15,7 @@ from . import site
 from .atomic import TargetRefused
 from .build import BuildFailed, CatalogCheckFailed, build_catalog
 from .publish import PLATFORMS, PublishError, deploy_command, write_context
-from .serve import serve_catalog
+from .serve import ListenError, serve_catalog
 from .sources import FORMATS, check_sources, plan_inputs
 
 paths_argument = click.argument(
@@ -148,13 +148,26 @@ plugins_option = click.option(
     type=click.FloatRange(min=0.05),
     help="Seconds between checks of --db for a new build.",
 )
-def serve(db, host, port, metadata, plugins_dir, poll):
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    help="Worker processes, each a full replica of the site.  [default: one per usable core]",
+)
+@click.option(
+    "--cache-mb",
+    default=32,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="Memory each worker may use to keep answers to repeated GETs (0: no cache).",
+)
+def serve(db, host, port, metadata, plugins_dir, poll, workers, cache_mb):
     """Serve the catalog read-only with Datasette, with limits fit for a public site.
 
-    The server reads a hard-linked snapshot of the build under .serving/ beside --db, never
-    --db itself. Rebuild whenever you like: when --db is replaced, the new build is inspected
-    while the old one keeps answering, then the server restarts on it (a second or two of
-    refused connections) and the old snapshot is removed.
+    One worker process per core answers requests. The server reads a hard-linked snapshot of
+    the build under .serving/ beside --db, never --db itself. Rebuild whenever you like: when
+    --db is replaced, the new build is inspected while the old one keeps answering, then the
+    workers are replaced (new connections wait a second or two meanwhile) and the old snapshot
+    is removed.
 
     Example:
 
@@ -162,10 +175,20 @@ def serve(db, host, port, metadata, plugins_dir, poll):
     """
     try:
         status = serve_catalog(
-            db, host, port, metadata, plugins_dir, poll, say=lambda m: click.echo(m, err=True)
+            db,
+            host,
+            port,
+            metadata,
+            plugins_dir,
+            poll,
+            say=lambda m: click.echo(m, err=True),
+            workers=workers,
+            cache_bytes=cache_mb * 1024 * 1024,
         )
     except subprocess.CalledProcessError as error:
         raise click.ClickException(f"cannot inspect {db}: {error}")
+    except ListenError as error:
+        raise click.ClickException(str(error))
     except KeyboardInterrupt:
         status = 0
     sys.exit(status)

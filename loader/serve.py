@@ -10,19 +10,30 @@ itself: it serves a hard link to the build, `<dir>/.serving/<build-id>/catalog.d
 the database is still `catalog` in URLs), which no later build touches. When catalog.db changes,
 the supervisor links and inspects the new build while the old server keeps answering, then
 restarts Datasette on it and removes snapshots nobody serves any more.
+
+The server itself (loader/server.py) is uvicorn with one worker process per core, each an
+identical read-only replica of the site. The supervisor opens the listening socket once and hands
+it to every server it starts, so during a restart new connections wait in the kernel's queue
+instead of being refused; and it stops every worker of the old build before the new build's
+start, so no answer from an old build ever follows one from the new build.
 """
 
 import ctypes
+import dataclasses
 import errno
 import fcntl
 import os
+import secrets
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from .connections import ACCEPT_BATCH
 
 SETTINGS = {
     # a public read-only site: every query has a time limit and a row cap
@@ -42,6 +53,8 @@ LOCK_NAME = "lock"
 # the name the snapshot gives every build: Datasette names a database after its file
 SERVED_NAME = "catalog.db"
 STOP_TIMEOUT_SECONDS = 10
+# a stable signing secret for every worker of every build, unless the host gives one
+SECRET_VARIABLE = "DATASETTE_SECRET"
 
 
 def setting_text(value):
@@ -70,17 +83,6 @@ def inspect_command(db, inspect_file):
     ]
 
 
-def datasette_command(db, inspect_file, host, port, metadata, plugins_dir):
-    """`datasette serve` for one immutable catalog; never with --load-extension."""
-    command = [sys.executable, "-m", "datasette", "serve", "-i", str(db)]
-    command += ["--inspect-file", str(inspect_file), "--metadata", str(metadata)]
-    command += ["--plugins-dir", str(plugins_dir), "--host", host, "--port", str(port)]
-    templates = Path(plugins_dir) / "templates"
-    if templates.is_dir():
-        command += ["--template-dir", str(templates)]
-    return command + setting_options()
-
-
 def build_id(stat):
     """Names one build: os.replace() gives every build a new inode and modification time."""
     return f"{stat.st_mtime_ns:x}-{stat.st_ino:x}-{stat.st_size:x}"
@@ -90,7 +92,7 @@ def build_id(stat):
 class Snapshot:
     """One build as served: a hard link that later builds never touch, and its inspect file.
 
-    The shared flock on `lock` says "in use"; the Datasette process inherits the descriptor, so
+    The shared flock on `lock` says "in use"; the server process inherits the descriptor, so
     the snapshot stays protected for as long as either process lives.
     """
 
@@ -220,26 +222,85 @@ def die_with_parent():
         pass
 
 
-def start_server(snapshot, host, port, metadata, plugins_dir):
-    command = datasette_command(
-        snapshot.database, snapshot.inspect_file, host, port, metadata, plugins_dir
+class ListenError(Exception):
+    """The address cannot be listened on (taken, or not this machine's)."""
+
+
+def open_listener(host, port):
+    """The listening socket every server of this run accepts on, opened once."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind((host, port))
+    except OSError as error:
+        listener.close()
+        raise ListenError(f"cannot listen on {host}:{port}: {error.strerror}") from error
+    # connections the kernel queues while no worker accepts them (e.g. during a restart); the
+    # workers listen again with the same figure
+    listener.listen(ACCEPT_BATCH)
+    return listener
+
+
+def server_command(listener, workers):
+    command = [sys.executable, "-m", "loader.server", "--fd", str(listener.fileno())]
+    return command + (["--workers", str(workers)] if workers else [])
+
+
+def server_environment(snapshot, site):
+    """The site for this build, in the environment (not the command line, which any local user
+    can read with ps: it holds the signing secret)."""
+    site = dataclasses.replace(
+        site,
+        db=str(snapshot.database),
+        inspect_file=str(snapshot.inspect_file),
+        build_id=snapshot.build_id,
     )
+    return {**os.environ, site.ENVIRONMENT_VARIABLE: site.to_environment()}
+
+
+def start_server(snapshot, listener, site, workers):
+    command = server_command(listener, workers)
+    # its own process group: stopping it stops every worker it started, whatever happens to it;
     # the supervisor runs no threads, so preexec_fn is safe here
     return subprocess.Popen(
         command,
-        pass_fds=(snapshot.lock,),
+        env=server_environment(snapshot, site),
+        pass_fds=(snapshot.lock, listener.fileno()),
         preexec_fn=die_with_parent,  # noqa: PLW1509
+        process_group=0,
     )
 
 
+def group_alive(process):
+    """True while any process of the server's group exists; reaps those that are ours."""
+    process.poll()  # an exited server is a zombie, and a zombie still counts as a member
+    try:
+        # workers orphaned by a server that died are re-parented to us when we are PID 1
+        while os.waitpid(-process.pid, os.WNOHANG)[0]:
+            pass
+    except ChildProcessError:
+        pass
+    try:
+        os.killpg(process.pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 def stop_server(process):
+    """Stop the server and every worker in its process group; return when none is left."""
     if process.poll() is None:
         process.terminate()
         try:
             process.wait(STOP_TIMEOUT_SECONDS)
         except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+            pass
+    deadline = time.monotonic() + STOP_TIMEOUT_SECONDS
+    while group_alive(process):
+        if time.monotonic() > deadline:
+            os.killpg(process.pid, signal.SIGKILL)
+        time.sleep(0.05)
 
 
 def current_build(db):
@@ -249,14 +310,36 @@ def current_build(db):
         return None
 
 
-def serve_catalog(db, host, port, metadata, plugins_dir, poll_seconds=1.0, say=print):
-    """Serve db until interrupted, restarting Datasette on every new build of db.
+def serve_catalog(
+    db,
+    host,
+    port,
+    metadata,
+    plugins_dir,
+    poll_seconds=1.0,
+    say=print,
+    workers=None,
+    cache_bytes=None,
+):
+    """Serve db until interrupted, restarting the server on every new build of db.
 
-    Returns the server's exit status if it stops by itself (e.g. the port is taken).
+    Returns the server's exit status if it stops by itself (e.g. its workers cannot start).
     """
+    from .site_app import DEFAULT_CACHE_BYTES, Site  # imports Datasette: only when serving
+
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    site = Site(
+        db=str(db),
+        inspect_file=None,
+        metadata=str(Path(metadata).resolve()),
+        plugins_dir=str(Path(plugins_dir).resolve()),
+        build_id="",
+        secret=os.environ.get(SECRET_VARIABLE) or secrets.token_hex(32),
+        cache_bytes=DEFAULT_CACHE_BYTES if cache_bytes is None else cache_bytes,
+    )
+    listener = open_listener(host, port)
     snapshot = take_snapshot(db)
-    process = start_server(snapshot, host, port, metadata, plugins_dir)
+    process = start_server(snapshot, listener, site, workers)
     remove_stale_snapshots(db, keep=snapshot.directory)
     refused = None
     try:
@@ -275,10 +358,11 @@ def serve_catalog(db, host, port, metadata, plugins_dir, poll_seconds=1.0, say=p
             stop_server(process)
             snapshot.release()
             snapshot = new
-            process = start_server(snapshot, host, port, metadata, plugins_dir)
+            process = start_server(snapshot, listener, site, workers)
             remove_stale_snapshots(db, keep=snapshot.directory)
         return process.returncode
     finally:
         stop_server(process)
+        listener.close()
         snapshot.release()
         remove_stale_snapshots(db)

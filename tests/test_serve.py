@@ -3,6 +3,7 @@ build while clients keep asking it questions."""
 
 import contextlib
 import importlib.util
+import json
 import os
 import shutil
 import signal
@@ -19,11 +20,13 @@ from loader.build import build_catalog
 from loader.serve import (
     SERVING_DIRECTORY,
     SETTINGS,
-    datasette_command,
     remove_stale_snapshots,
+    server_command,
+    server_environment,
     setting_text,
     take_snapshot,
 )
+from loader.site_app import Site
 from loader.sources import discover
 
 from .conftest import ROOT, SEEDS
@@ -53,14 +56,19 @@ def wait_until_answering(url, process, seconds=STARTUP_SECONDS):
 
 
 @contextlib.contextmanager
-def served(db, poll=0.2):
+def served(db, poll=0.2, workers=2, log=subprocess.DEVNULL, preexec_fn=None):
     """`paper-catalog serve` on db as a real process; yields (base URL, process)."""
     port = free_port()
     command = [sys.executable, "-c", "from loader.cli import cli; cli()", "serve"]
     command += ["--db", str(db), "--port", str(port), "--poll", str(poll)]
     command += ["--metadata", str(ROOT / "metadata.yml"), "--plugins-dir", str(ROOT / "plugins")]
+    command += ["--workers", str(workers)]
     process = subprocess.Popen(
-        command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        command,
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT if log is not subprocess.DEVNULL else log,
+        preexec_fn=preexec_fn,  # noqa: PLW1509 - the test runs no threads while starting it
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -93,19 +101,22 @@ def port_is_open(url):
     return True
 
 
-def test_serve_command_is_immutable_with_inspect_file_and_public_settings(tmp_path):
-    command = datasette_command(
-        tmp_path / "catalog.db", tmp_path / "i.json", "127.0.0.1", 8001, "metadata.yml", "plugins"
-    )
-    assert command[command.index("-i") + 1] == str(tmp_path / "catalog.db")
-    assert command[command.index("--inspect-file") + 1] == str(tmp_path / "i.json")
-    settings = {
-        command[i + 1]: command[i + 2] for i, part in enumerate(command) if part == "--setting"
-    }
-    assert settings["sql_time_limit_ms"] == str(SETTINGS["sql_time_limit_ms"])
-    assert settings["suggest_facets"] == "off"
-    assert set(settings) == set(SETTINGS)
-    assert not {"--load-extension", "--crossdb", "--root", "--reload"} & set(command)
+def test_server_command_passes_the_snapshot_socket_and_site(tmp_path):
+    db = tmp_path / "catalog.db"
+    build_catalog(discover([SEEDS])[:1], db)
+    snapshot = take_snapshot(db)
+    site = Site(str(db), None, "metadata.yml", "plugins", "", "s3cret")
+    with contextlib.closing(socket.socket()) as listener:
+        command = server_command(listener, workers=3)
+        assert command[command.index("--fd") + 1] == str(listener.fileno())
+    assert command[1:3] == ["-m", "loader.server"]
+    assert command[command.index("--workers") + 1] == "3"
+    assert not any("s3cret" in part for part in command), "ps shows the command line"
+    served_site = Site(**json.loads(server_environment(snapshot, site)[Site.ENVIRONMENT_VARIABLE]))
+    assert served_site.db == str(snapshot.database) and served_site.build_id == snapshot.build_id
+    assert served_site.inspect_file == str(snapshot.inspect_file)
+    assert served_site.secret == "s3cret"
+    snapshot.release()
 
 
 def test_snapshots_in_use_survive_cleanup_and_unused_ones_go(tmp_path):
@@ -244,3 +255,44 @@ def test_short_load_run_answers_everything(tmp_path, seed_catalog):
 def test_setting_text_keeps_zero_apart_from_off():
     # 0 == False in Python: max_csv_mb 0 (no cap) once went out as "off" and Datasette refused it
     assert [setting_text(v) for v in (0, False, True, 1000)] == ["0", "off", "on", "1000"]
+
+
+def test_served_site_is_catalog_whatever_the_file_and_revalidates_with_the_build(tmp_path):
+    db = tmp_path / "big.db"
+    build_catalog(discover([SEEDS])[:1], db)
+    with served(db, workers=1) as (url, _):
+        page = httpx.get(f"{url}/catalog/papers", headers={"accept-encoding": "gzip"}, timeout=10)
+        assert page.status_code == 200 and page.headers["content-encoding"] == "gzip"
+        assert "papers" in page.text
+        etag = page.headers["etag"]
+        assert page.headers["cache-control"] == "no-cache"
+        again = httpx.get(f"{url}/catalog/papers", headers={"if-none-match": etag}, timeout=10)
+        assert again.status_code == 304 and again.content == b""
+        assert paper_count(url) == sqlite3_count(db)
+        assert httpx.get(f"{url}/big", timeout=10).status_code == 404
+        settings = httpx.get(f"{url}/-/settings.json", timeout=10).json()
+        assert {name: settings[name] for name in SETTINGS} == SETTINGS
+        build_catalog(discover([SEEDS]), db)
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while paper_count(url) != sqlite3_count(db) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        # a new build answers the old tag with the new page
+        fresh = httpx.get(f"{url}/catalog/papers", headers={"if-none-match": etag}, timeout=10)
+        assert fresh.status_code == 200 and fresh.headers["etag"] != etag
+
+
+def test_a_site_that_cannot_start_is_one_error_line_not_a_restart_loop(tmp_path):
+    db = tmp_path / "catalog.db"
+    build_catalog(discover([SEEDS])[:1], db)
+    metadata = tmp_path / "metadata.yml"
+    metadata.write_text("title: [unclosed\n")
+    command = [sys.executable, "-c", "from loader.cli import cli; cli()", "serve"]
+    command += ["--db", str(db), "--port", str(free_port()), "--metadata", str(metadata)]
+    command += ["--plugins-dir", str(ROOT / "plugins")]
+    result = subprocess.run(
+        command, check=False, cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode != 0
+    assert "Error: cannot start the site: Metadata is not valid JSON or YAML" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert snapshot_directories(db) == []

@@ -1,0 +1,126 @@
+"""How long a connection may take to ask, and how many one worker holds.
+
+uvicorn's `timeout_keep_alive` is armed only after a response and cancelled by any byte that
+arrives, so a client that connects and says nothing, or sends one header byte a second, keeps its
+socket (and a file descriptor) for ever: enough of them and the worker cannot accept anyone. Here
+every connection gets `timeout_keep_alive` seconds to send each complete request head, counted
+from the moment it is accepted or its previous response is done, however the bytes trickle in.
+
+A worker also refuses connections beyond a cap below its descriptor limit with an immediate 503,
+so a flood turns into quick refusals and the worker never reaches "Too many open files" (which
+asyncio answers by logging a traceback and pausing accept()). uvicorn's own `limit_concurrency`
+counts idle connections too: under an idle flood it would answer 503 to requests on connections
+that are already open, so the cap is enforced here, where a connection is made.
+"""
+
+import logging
+import resource
+import time
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+# descriptors a worker needs besides client sockets: SQLite files (one per SQL thread), the
+# listening socket, pipes to the supervisor, log files, imported modules
+RESERVED_DESCRIPTORS = 64
+# asyncio accepts up to `backlog` sockets each time the listener is readable, and a socket is
+# counted here only two loop turns after its accept(): room for three batches stays free
+ACCEPT_BATCH = 128
+UNCOUNTED_DESCRIPTORS = 3 * ACCEPT_BATCH
+# beyond this a reverse proxy should hold the crowd (see the README); each held connection
+# costs some 10 KB of Python objects
+MAX_CONNECTIONS_PER_WORKER = 4096
+BUSY_RESPONSE = (
+    b"HTTP/1.1 503 Service Unavailable\r\n"
+    b"Content-Type: text/plain; charset=utf-8\r\n"
+    b"Retry-After: 1\r\n"
+    b"Connection: close\r\n"
+    b"Content-Length: 20\r\n\r\n"
+    b"Too many connections"
+)
+LOG_INTERVAL_SECONDS = 10.0
+
+logger = logging.getLogger("uvicorn.error")
+
+
+def raise_descriptor_limit():
+    """Take the descriptors the cap wants, up to the hard limit (as nginx's
+    worker_rlimit_nofile does): a soft limit of 1024 would otherwise cap a worker at 576."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = MAX_CONNECTIONS_PER_WORKER + RESERVED_DESCRIPTORS + UNCOUNTED_DESCRIPTORS
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        target = wanted if hard == resource.RLIM_INFINITY else min(hard, wanted)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, target), hard))
+
+
+def connection_cap():
+    """How many client sockets one worker may hold without accept() failing for descriptors."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return MAX_CONNECTIONS_PER_WORKER
+    free = soft - RESERVED_DESCRIPTORS - UNCOUNTED_DESCRIPTORS
+    return max(1, min(MAX_CONNECTIONS_PER_WORKER, free))
+
+
+class HeadDeadlineProtocol(H11Protocol):
+    """uvicorn's h11 protocol, plus a deadline on each request head and a connection cap."""
+
+    max_connections = None  # per worker process, from its descriptor limit at first use
+    refused = 0
+    refused_logged_at = 0.0
+
+    def connection_made(self, transport):
+        super().connection_made(transport)
+        self.head_deadline = None
+        cls = type(self)
+        if cls.max_connections is None:
+            cls.max_connections = connection_cap()
+        if len(self.connections) > cls.max_connections:
+            self.refuse()
+            return
+        self.arm_head_deadline()
+
+    def refuse(self):
+        self.transport.write(BUSY_RESPONSE)
+        self.transport.close()
+        cls = type(self)
+        cls.refused += 1
+        now = time.monotonic()
+        # one line per interval, however hard the flood: the log must not fill the disk
+        if now - cls.refused_logged_at >= LOG_INTERVAL_SECONDS:
+            cls.refused_logged_at = now
+            logger.warning(
+                "%d connections refused: over %d open in this worker",
+                cls.refused,
+                cls.max_connections,
+            )
+            cls.refused = 0
+
+    def data_received(self, data):
+        super().data_received(data)
+        if self.conn.their_state is not h11.IDLE:
+            self.cancel_head_deadline()  # the head is complete: the request is being answered
+
+    def on_response_complete(self):
+        super().on_response_complete()
+        # pipelined requests may already have started the next cycle
+        if not self.transport.is_closing() and self.conn.their_state is h11.IDLE:
+            self.arm_head_deadline()
+
+    def connection_lost(self, exc):
+        self.cancel_head_deadline()
+        super().connection_lost(exc)
+
+    def arm_head_deadline(self):
+        self.cancel_head_deadline()
+        self.head_deadline = self.loop.call_later(self.timeout_keep_alive, self.head_timed_out)
+
+    def cancel_head_deadline(self):
+        if self.head_deadline is not None:
+            self.head_deadline.cancel()
+            self.head_deadline = None
+
+    def head_timed_out(self):
+        self.head_deadline = None
+        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+            self.transport.close()

@@ -1,0 +1,27 @@
+"""What the ASGI wrappers read from a request scope."""
+
+from http.cookies import CookieError, SimpleCookie
+
+# Datasette's signed actor cookie: a page for a signed-in actor may differ from the public one
+ACTOR_COOKIE = "ds_actor"
+
+
+def header(scope, name):
+    """The first value of header `name` (lower-case bytes), or None."""
+    for key, value in scope["headers"]:
+        if key == name:
+            return value
+    return None
+
+
+def is_personal(scope):
+    """True when the answer may depend on who asks: never shared or revalidated for others."""
+    if header(scope, b"authorization") is not None:
+        return True
+    cookie = header(scope, b"cookie")
+    if cookie is None:
+        return False
+    try:
+        return ACTOR_COOKIE in SimpleCookie(cookie.decode("latin-1"))
+    except CookieError:
+        return True

@@ -1,0 +1,114 @@
+"""A per-worker cache of whole answers to repeated GETs, bounded in bytes.
+
+Safe because a worker serves one immutable build: the same URL gives the same page until the
+worker is replaced, and a rebuild replaces every worker (and so every cache). Only complete 200
+answers sent in one piece are kept: never an error, a time-limited partial page's status, a
+stream (CSV exports come in many pieces), an answer that sets a cookie, or anything for a
+signed-in actor. The key is the full URL and whether the client takes gzip, since the cache sits
+outside the compression. Requests for a page that is being built wait for it instead of building
+it again: a popular page asked by many visitors at once costs one build, not one each.
+"""
+
+import asyncio
+from collections import OrderedDict
+
+from .http_scope import header, is_personal
+
+# bytes an entry costs besides its body and headers: the key, the tuples, the dict slot
+ENTRY_OVERHEAD = 400
+
+
+def cache_key(scope):
+    accepts_gzip = b"gzip" in (header(scope, b"accept-encoding") or b"")
+    return (
+        scope["scheme"],
+        header(scope, b"host"),
+        scope.get("root_path", ""),
+        scope["raw_path"],
+        scope["query_string"],
+        accepts_gzip,
+    )
+
+
+class ResponseCache:
+    """ASGI wrapper: answer a repeated GET from memory, least recently used out first."""
+
+    def __init__(self, app, max_bytes, max_entry_bytes=None):
+        self.app = app
+        self.max_bytes = max_bytes
+        self.max_entry_bytes = max_entry_bytes or max_bytes // 16
+        self.entries = OrderedDict()
+        self.size = 0
+        self.building = {}  # key -> Event set when the first request for it is answered
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope["method"] != "GET" or is_personal(scope):
+            await self.app(scope, receive, send)
+            return
+        key = cache_key(scope)
+        building = self.building.get(key)
+        if building is not None:
+            await building.wait()
+        if await self.answer_from_memory(key, send):
+            return
+        if building is not None:
+            # the first answer could not be kept (an error, a stream): build our own
+            await self.app(scope, receive, send)
+            return
+        built = self.building[key] = asyncio.Event()
+        try:
+            await self.build(key, scope, receive, send, built)
+        finally:
+            del self.building[key]
+            built.set()
+
+    async def answer_from_memory(self, key, send):
+        entry = self.entries.get(key)
+        if entry is None:
+            return False
+        self.entries.move_to_end(key)
+        start, body, _ = entry
+        await send(start)
+        await send({"type": "http.response.body", "body": body})
+        return True
+
+    async def build(self, key, scope, receive, send, built):
+        """Answer through the app, keeping the answer if it may be kept; `built` is set as soon
+        as waiting requests can tell (kept, or not keepable), before a slow client is served."""
+        recorded = {}
+
+        async def send_recording(message):
+            if message["type"] == "http.response.start":
+                if keepable(message):
+                    recorded["start"] = message
+                else:
+                    built.set()
+            elif message["type"] == "http.response.body" and "start" in recorded:
+                if message.get("more_body", False):
+                    recorded.clear()  # a stream: never kept
+                else:
+                    self.store(key, recorded.pop("start"), message.get("body", b""))
+                built.set()
+            await send(message)
+
+        await self.app(scope, receive, send_recording)
+
+    def store(self, key, start, body):
+        cost = len(body) + sum(len(n) + len(v) for n, v in start["headers"]) + ENTRY_OVERHEAD
+        if cost > self.max_entry_bytes:
+            return
+        old = self.entries.pop(key, None)
+        if old is not None:
+            self.size -= old[2]
+        # a copy: wrappers outside may edit the header list of the message they were sent
+        self.entries[key] = (dict(start, headers=list(start["headers"])), body, cost)
+        self.size += cost
+        while self.size > self.max_bytes:
+            _, (_, _, evicted) = self.entries.popitem(last=False)
+            self.size -= evicted
+
+
+def keepable(start):
+    if start["status"] != 200:
+        return False
+    return not any(name.lower() == b"set-cookie" for name, _ in start.get("headers", []))

@@ -1,0 +1,115 @@
+"""The server process `paper-catalog serve` starts for one build: uvicorn with one worker process
+per core on a listening socket the supervisor opened, each worker an identical replica of the
+site (loader/site_app.py). Run as `python -m loader.server --fd N` with the site in the
+environment (PAPER_CATALOG_SITE, JSON); not a user command.
+
+uvicorn's own multi-process supervisor starts the workers, replaces any that die and stops them
+all on SIGTERM; this module only fixes the settings: the connection deadlines and cap of
+loader/connections.py, no access log (the reverse proxy in front keeps one; a line per request
+costs CPU and, under a flood, the disk), and a bounded graceful shutdown.
+"""
+
+import argparse
+import logging
+import os
+import socket
+import sys
+import time
+
+import uvicorn
+from uvicorn.config import STARTUP_FAILURE
+from uvicorn.supervisors import Multiprocess
+
+from .connections import ACCEPT_BATCH, raise_descriptor_limit
+from .site_app import ENVIRONMENT_VARIABLE, Site, create_app
+
+# seconds a connection has to send each complete request head (see loader/connections.py)
+HEAD_TIMEOUT_SECONDS = 5
+GRACEFUL_SHUTDOWN_SECONDS = 5
+LOG_INTERVAL_SECONDS = 10.0
+
+
+def usable_cores():
+    return len(os.sched_getaffinity(0))
+
+
+class OncePerInterval(logging.Filter):
+    """Lets each distinct message through once per interval: a flood of bad requests or
+    refused connections leaves a line every few seconds, not gigabytes."""
+
+    def __init__(self, interval=LOG_INTERVAL_SECONDS):
+        super().__init__()
+        self.interval = interval
+        self.last = {}
+
+    def filter(self, record):
+        now = time.monotonic()
+        key = (record.name, record.msg)
+        if now - self.last.get(key, -self.interval) < self.interval:
+            return False
+        self.last[key] = now
+        return True
+
+
+def die_with_parent():
+    """The worker gets SIGTERM when the process that started it dies, even by kill -9."""
+    from .serve import die_with_parent as set_parent_death_signal
+
+    set_parent_death_signal()
+    if os.getppid() == 1:
+        sys.exit(1)  # the parent died before the signal was set
+
+
+def worker_app():
+    """uvicorn's app factory, called once in each worker process."""
+    die_with_parent()
+    raise_descriptor_limit()
+    for name in ("uvicorn.error", "asyncio"):
+        logging.getLogger(name).addFilter(OncePerInterval())
+    return create_app(Site.from_environment())
+
+
+def server_config(workers):
+    return uvicorn.Config(
+        "loader.server:worker_app",
+        factory=True,
+        workers=workers,
+        http="loader.connections:HeadDeadlineProtocol",
+        timeout_keep_alive=HEAD_TIMEOUT_SECONDS,
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
+        backlog=ACCEPT_BATCH,  # also the kernel's queue: asyncio ties the two together
+        access_log=False,
+        lifespan="on",
+        log_level="info",
+    )
+
+
+def run(fd, workers):
+    listener = socket.socket(fileno=fd)
+    config = server_config(workers)
+    if workers > 1:
+        Multiprocess(config, sockets=[listener]).run()
+    else:
+        uvicorn.Server(config).run(sockets=[listener])
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m loader.server")
+    parser.add_argument("--fd", type=int, required=True, help="a listening socket")
+    parser.add_argument("--workers", type=int, default=usable_cores())
+    args = parser.parse_args(argv)
+    # the workers are new processes: they read the site from the environment they inherit
+    if ENVIRONMENT_VARIABLE not in os.environ:
+        parser.error(f"{ENVIRONMENT_VARIABLE} is not set")
+    # build the site once here: bad metadata or a plugin that cannot be imported is one
+    # `Error:` line and an exit, not a worker that uvicorn restarts for ever
+    try:
+        create_app(Site.from_environment())
+    except Exception as error:  # noqa: BLE001 - whatever stops the site, say it and stop
+        print(f"Error: cannot start the site: {error}", file=sys.stderr)
+        sys.exit(STARTUP_FAILURE)
+    run(args.fd, max(1, args.workers))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,138 @@
+"""The site as one ASGI app: Datasette on the immutable catalog with our metadata, plugins,
+templates and settings, behind the HTTP wrappers a read-only catalog can afford.
+
+Every worker process builds the same app from a `Site` (one build of the catalog, the site's
+files, a shared signing secret), so the workers are identical read-only replicas. Outside in:
+the build ETag (a matching If-None-Match costs nothing), the response cache (a repeated GET costs
+a dictionary look-up), gzip, then Datasette.
+"""
+
+import hashlib
+import json
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from asgi_gzip import GZipMiddleware
+from datasette.app import Datasette
+from datasette.database import Database
+from datasette.utils import parse_metadata
+from datasette.version import __version__ as datasette_version
+
+from .etag import BuildETag
+from .response_cache import ResponseCache
+from .serve import SETTINGS
+
+DATABASE_NAME = "catalog"
+# level 6 compresses HTML and JSON almost as well as 9 at a third of the CPU
+GZIP_LEVEL = 6
+GZIP_MINIMUM_BYTES = 500
+DEFAULT_CACHE_BYTES = 32 * 1024 * 1024
+ENVIRONMENT_VARIABLE = "PAPER_CATALOG_SITE"
+
+
+@dataclass
+class Site:
+    """What a worker serves. `build_id` names the catalog build; `secret` signs cookies and must
+    be the same in every worker, or a token made by one is refused by another."""
+
+    db: str
+    inspect_file: str | None
+    metadata: str
+    plugins_dir: str
+    build_id: str
+    secret: str
+    cache_bytes: int = DEFAULT_CACHE_BYTES
+
+    ENVIRONMENT_VARIABLE = ENVIRONMENT_VARIABLE
+
+    def to_environment(self):
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_environment(cls):
+        return cls(**json.loads(os.environ[ENVIRONMENT_VARIABLE]))
+
+
+def site_files(metadata, plugins_dir):
+    """Where metadata.yml, the plugin modules and the templates are: as `serve` was given them
+    (by default loader/site.py's, from a checkout or an installed wheel alike), with the
+    templates beside the plugins."""
+    plugins = Path(plugins_dir)
+    templates = plugins / "templates"
+    return Path(metadata), plugins, templates if templates.is_dir() else None
+
+
+def site_fingerprint(site):
+    """The build and the site's own files: a new deploy of the code changes every ETag too."""
+    metadata, plugins, templates = site_files(site.metadata, site.plugins_dir)
+    digest = hashlib.sha256(datasette_version.encode())
+    files = [metadata, *sorted(plugins.rglob("*"))]
+    if templates is not None and not templates.is_relative_to(plugins):
+        files += sorted(templates.rglob("*"))
+    for path in files:
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(str(path.relative_to(path.anchor)).encode())
+            digest.update(path.read_bytes())
+    return f"{site.build_id}-{digest.hexdigest()[:12]}"
+
+
+def load_inspect_data(inspect_file):
+    """Inspect data keyed by the served name, whatever the file was called when inspected."""
+    if inspect_file is None:
+        return None
+    data = json.loads(Path(inspect_file).read_text())
+    return {DATABASE_NAME: next(iter(data.values()))} if data else None
+
+
+def create_datasette(site):
+    metadata, plugins, templates = site_files(site.metadata, site.plugins_dir)
+    datasette = Datasette(
+        immutables=[site.db],
+        inspect_data=load_inspect_data(site.inspect_file),
+        metadata=parse_metadata(metadata.read_text()),
+        plugins_dir=str(plugins),
+        template_dir=str(templates) if templates else None,
+        settings=SETTINGS,
+        secret=site.secret,
+    )
+    name = next(n for n, db in datasette.databases.items() if db.path == site.db)
+    if name != DATABASE_NAME:
+        # URLs, metadata and plugins all say `catalog`, whatever the file is called
+        datasette.remove_database(name)
+        datasette.add_database(Database(datasette, site.db, is_mutable=False), DATABASE_NAME)
+    return datasette
+
+
+def with_startup(app, datasette):
+    """Run Datasette's startup hooks and open the catalog before the worker takes requests
+    (Datasette would otherwise do it on the first request, which then waits for it)."""
+
+    async def started(scope, receive, send):
+        if scope["type"] != "lifespan":
+            await app(scope, receive, send)
+            return
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                try:
+                    await datasette.invoke_startup()
+                    await datasette.get_database(DATABASE_NAME).table_counts(limit=3_600_000)
+                except Exception as error:  # noqa: BLE001 - the server reports and stops
+                    await send({"type": "lifespan.startup.failed", "message": str(error)})
+                    return
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    return started
+
+
+def create_app(site):
+    datasette = create_datasette(site)
+    app = GZipMiddleware(datasette.app(), minimum_size=GZIP_MINIMUM_BYTES, compresslevel=GZIP_LEVEL)
+    if site.cache_bytes:
+        app = ResponseCache(app, site.cache_bytes)
+    app = BuildETag(app, site_fingerprint(site))
+    return with_startup(app, datasette)

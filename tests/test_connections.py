@@ -1,0 +1,220 @@
+"""Idle and slow-header connections against a real `paper-catalog serve` on 127.0.0.1 whose
+descriptor limit is lowered to 1024: they are closed, the workers refuse what they cannot hold
+with a quick 503 instead of running out of descriptors, and a normal request still gets its
+answer within a bounded wait."""
+
+import contextlib
+import resource
+import selectors
+import shutil
+import socket
+import threading
+import time
+
+import httpx
+import pytest
+
+from .test_serve import load_module, served
+
+DESCRIPTOR_LIMIT = 1024
+IDLE_SOCKETS = 1300  # more than the two workers hold together under the limit (2 x 576)
+SLOW_SOCKETS = 60
+WAIT_BOUND_SECONDS = 15  # a bound on the wait, far above the 5 s head deadline
+CLOSE_BOUND_SECONDS = 30
+LOG_BOUND_BYTES = 20_000
+
+
+def lower_descriptor_limit():
+    resource.setrlimit(resource.RLIMIT_NOFILE, (DESCRIPTOR_LIMIT, DESCRIPTOR_LIMIT))
+
+
+@contextlib.contextmanager
+def descriptors_for_the_test(needed):
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < needed:
+        pytest.skip(f"needs {needed} descriptors, the hard limit is {hard}")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, needed), hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def open_sockets(address, count):
+    sockets = []
+    for _ in range(count):
+        sock = socket.create_connection(address, timeout=10)
+        sock.setblocking(False)
+        sockets.append(sock)
+    return sockets
+
+
+def trickle_headers(sockets, stop):
+    """A slowloris: a request line, then one header byte a second, never the blank line."""
+    for sock in sockets:
+        with contextlib.suppress(OSError):
+            sock.send(b"GET /catalog/papers HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+    while not stop.wait(1.0):
+        for sock in sockets:
+            with contextlib.suppress(OSError):
+                sock.send(b"a")
+
+
+def wait_until_closed(sockets, seconds):
+    """Read every socket until the server closes it; returns (still open, answered 503)."""
+    selector = selectors.DefaultSelector()
+    received = {}
+    for sock in sockets:
+        selector.register(sock, selectors.EVENT_READ)
+        received[sock] = b""
+    deadline = time.monotonic() + seconds
+    open_ = set(sockets)
+    while open_ and time.monotonic() < deadline:
+        for key, _ in selector.select(timeout=0.5):
+            sock = key.fileobj
+            try:
+                data = sock.recv(4096)
+            except (ConnectionResetError, BlockingIOError) as error:
+                data = b"" if isinstance(error, ConnectionResetError) else None
+            if data is None:
+                continue
+            if data:
+                received[sock] += data
+            else:
+                selector.unregister(sock)
+                open_.discard(sock)
+    selector.close()
+    busy = sum(1 for data in received.values() if data.startswith(b"HTTP/1.1 503"))
+    return len(open_), busy
+
+
+def get_within(url, seconds):
+    """A normal visitor that retries a refused or 503 answer, as browsers and proxies do."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            response = httpx.get(url, timeout=max(0.1, deadline - time.monotonic()))
+        except httpx.TransportError:
+            response = None
+        if response is not None and response.status_code == 200:
+            return response
+        time.sleep(0.2)
+    return None
+
+
+@pytest.mark.slow
+def test_idle_and_slow_header_sockets_cannot_starve_the_server(tmp_path, seed_catalog):
+    db = tmp_path / "catalog.db"
+    shutil.copy(seed_catalog, db)
+    log_path = tmp_path / "server.log"
+    with (
+        descriptors_for_the_test(IDLE_SOCKETS + SLOW_SOCKETS + 256),
+        log_path.open("wb") as log,
+        served(db, workers=2, log=log, preexec_fn=lower_descriptor_limit) as (url, process),
+    ):
+        address = ("127.0.0.1", int(url.rsplit(":", 1)[1]))
+        idle = open_sockets(address, IDLE_SOCKETS)
+        slow = open_sockets(address, SLOW_SOCKETS)
+        stop = threading.Event()
+        trickler = threading.Thread(target=trickle_headers, args=(slow, stop))
+        trickler.start()
+        try:
+            response = get_within(f"{url}/catalog/papers", WAIT_BOUND_SECONDS)
+            assert response is not None, "a normal request waited past the bound"
+            assert "papers" in response.text
+            still_open, _ = wait_until_closed(idle + slow, CLOSE_BOUND_SECONDS)
+        finally:
+            stop.set()
+            trickler.join()
+            for sock in idle + slow:
+                sock.close()
+        assert still_open == 0, f"{still_open} idle or slow-header sockets never closed"
+        assert process.poll() is None
+        assert get_within(f"{url}/catalog/papers", WAIT_BOUND_SECONDS) is not None
+
+        if shutil.which("wrk") is not None:
+            load = load_module()
+            kinds = load.pick_urls(db)
+            paths = [path for kind in kinds.values() for path in kind]
+            figures, _ = load.run_wrk(url, paths, duration=3, connections=64, threads=2)
+            assert figures["requests"] > 0
+            assert figures["non_2xx"] == 0 and load.socket_errors(figures) == 0
+    text = log_path.read_text(errors="replace")
+    assert "Too many open files" not in text
+    assert log_path.stat().st_size < LOG_BOUND_BYTES, text[-2000:]
+
+
+@pytest.mark.slow
+def test_a_worker_over_its_cap_answers_503_at_once(tmp_path, seed_catalog):
+    """512 descriptors leave one worker room for 64 client sockets (the rest is kept for
+    SQLite, its pipes and asyncio's accept batches): the 65th and later get a 503 and a close,
+    and the worker still answers once the idle ones are gone."""
+    db = tmp_path / "catalog.db"
+    shutil.copy(seed_catalog, db)
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (512, 512))
+
+    with served(db, workers=1, preexec_fn=limit) as (url, process):
+        address = ("127.0.0.1", int(url.rsplit(":", 1)[1]))
+        idle = open_sockets(address, 200)
+        try:
+            still_open, busy = wait_until_closed(idle, CLOSE_BOUND_SECONDS)
+        finally:
+            for sock in idle:
+                sock.close()
+        assert still_open == 0
+        assert busy > 0, "over the cap, a worker answers 503 at once"
+        assert process.poll() is None
+        assert get_within(f"{url}/catalog/papers", WAIT_BOUND_SECONDS) is not None
+
+
+@pytest.mark.slow
+def test_a_connection_gets_a_deadline_for_each_request_head(tmp_path, seed_catalog):
+    """Between keep-alive requests too: a client that got its answer and then trickles the next
+    head byte by byte is cut off, while one that asks promptly is served again."""
+    db = tmp_path / "catalog.db"
+    shutil.copy(seed_catalog, db)
+    with served(db, workers=1) as (url, _):
+        address = ("127.0.0.1", int(url.rsplit(":", 1)[1]))
+        request = b"GET /-/versions.json HTTP/1.1\r\nHost: x\r\n\r\n"
+        with socket.create_connection(address, timeout=10) as prompt:
+            for _ in range(3):
+                prompt.sendall(request)
+                assert read_response(prompt).startswith(b"HTTP/1.1 200")
+        with socket.create_connection(address, timeout=10) as trickler:
+            trickler.sendall(request)
+            assert read_response(trickler).startswith(b"HTTP/1.1 200")
+            closed_at = None
+            started = time.monotonic()
+            for byte in b"GET /-/versions.json HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 60:
+                try:
+                    trickler.send(bytes([byte]))
+                    if trickler.recv(1, socket.MSG_DONTWAIT) == b"":
+                        closed_at = time.monotonic()
+                        break
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    closed_at = time.monotonic()
+                    break
+                time.sleep(0.25)
+            assert closed_at is not None, "a trickled head kept its connection"
+            assert closed_at - started < WAIT_BOUND_SECONDS
+
+
+def read_response(sock):
+    """The head of one whole response (Content-Length or chunked body read to its end)."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        assert chunk, "closed before the response head"
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = [line.lower() for line in head.split(b"\r\n")]
+    lengths = [int(line.split(b":", 1)[1]) for line in lines if line.startswith(b"content-length:")]
+    while (len(body) < lengths[0]) if lengths else not body.endswith(b"0\r\n\r\n"):
+        chunk = sock.recv(65536)
+        assert chunk, "closed before the response body ended"
+        body += chunk
+    return head
