@@ -6,6 +6,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from .markup import plain_text
 from .records import Problem
 
 LISTING_MARKER = "论文检索"
@@ -25,7 +26,11 @@ NAME_WORD = re.compile(
 )
 # a word ending in a dot is initials or a short form ("J.", "C.S.", "J.-P.", "Jr.", "Rif."),
 # never a sentence's end
-INITIALS = re.compile(rf"^(?:[^\W\d_]{{1,3}}\.[{HYPHENS}]?)+$")
+# (after a hyphenated given name: "Hui-H. Hsu"; a doubled dot is a typo: "C. A.. Micchelli")
+INITIALS = re.compile(rf"^(?:[^\W\d_]+[{HYPHENS}])?(?:[^\W\d_]{{1,3}}\.{{1,2}}[{HYPHENS}]?)+$")
+# TeX accents in scraped names ("Jo\~{a}o", "Tom\'a\v s"): after a letter-named accent TeX
+# takes the next letter across the space ("\v S" is "\v{S}"), which the LaTeX reader needs braced
+TEX_LETTER_ACCENT = re.compile(r"\\([uvHcdbkrt])\s+([^\W\d_])")
 # what surrounds a nickname: "Tianhe (Kevin) Yu", "Huazhe(Harry) Xu", "Zhangyang “Atlas” Wang"
 NICKNAME_MARKS = re.compile(r"[()\"“”«»]")
 # a title or a footnote mark is not part of the name: "Prof. Dr. Paul Lukowicz", "Sahil Sharma*"
@@ -200,7 +205,10 @@ def clean_name(text):
     ("Anna Levit, \\x06 Daniel Crawford"), spaces collapsed; a leading title and footnote
     marks taken off. Nicknames in brackets or quotes and dotted initials stay as given.
     """
-    name = unicodedata.normalize("NFC", html.unescape(text))
+    name = html.unescape(text)
+    if "\\" in name:
+        name = plain_text(TEX_LETTER_ACCENT.sub(r"\\\1{\2}", name))
+    name = unicodedata.normalize("NFC", name)
     name = INVISIBLE.sub("", name)
     name = " ".join(name.split()).strip(FOOTNOTE_MARKS + " ")
     words = name.split()

@@ -38,9 +38,9 @@ class HiddenColumns:
 
 
 def chooses_columns(query_string):
-    return any(
-        part.split("=", 1)[0] in ("_col", "_nocol") for part in query_string.split("&") if part
-    )
+    """The URL chooses columns itself, or sorts by one (a sort column must stay shown)."""
+    names = {part.split("=", 1)[0] for part in query_string.split("&") if part}
+    return bool(names & {"_col", "_nocol", "_sort", "_sort_desc"})
 
 
 def hide_columns(app, datasette):

@@ -157,7 +157,7 @@ def test_open_a_paper_and_see_its_math(site, page):
     page.fill("#home-search", MATH_PAPER_WORD)
     page.press("#home-search", "Enter")
     page.wait_for_load_state()
-    page.locator("td.col-label a").first.click()
+    page.locator("li.result h3 a").first.click()
     page.wait_for_load_state()
     assert re.fullmatch(r"/catalog/papers/[0-9a-f]{16}", urlsplit(page.url).path)
     math = page.locator(".abstract math").first

@@ -405,3 +405,21 @@ def test_real_json_lines_venue_year_status_and_openreview_url():
         ("NeurIPS", 2018, "poster", None),  # "2018" as text; a nips.cc link is no identifier
     ]
     assert entries[0].authors[0] == "Junbo (Jake) Zhao"
+
+
+@pytest.mark.parametrize(
+    "line, names",
+    [
+        # NeurIPS 1993 and ICLR 2018 author lines as papercopilot/paperlists has them
+        (
+            "Jose C. Principe, Hui-H. Hsu, Jyh-Ming Kuo",
+            ["Jose C. Principe", "Hui-H. Hsu", "Jyh-Ming Kuo"],
+        ),
+        ("H. N. Mhaskar, C. A.. Micchelli", ["H. N. Mhaskar", "C. A.. Micchelli"]),
+        ("Jo\\~{a}o P. Costeira, Tom\\'a\\v s Pevn\\'y", ["João P. Costeira", "Tomáš Pevný"]),
+    ],
+)
+def test_real_names_with_hyphenated_initials_typos_and_tex_accents(line, names):
+    from loader.text import clean_name
+
+    assert [clean_name(part) for part in line.split(", ")] == names
