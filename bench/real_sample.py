@@ -20,8 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from loader.markup import render_html  # noqa: E402
-from loader.names import is_well_cased  # noqa: E402
+from loader.markup import render_html
+from loader.names import is_well_cased
 
 # a macro name glued into the search text ("mathcalO", "frac1ε") or left as a word ("textrm")
 LEFTOVER_MACRO = re.compile(
@@ -33,16 +33,19 @@ RAW_TEX = re.compile(r"\\[a-zA-Z]+")
 
 def build(folder, db):
     started, before = time.monotonic(), resource.getrusage(resource.RUSAGE_CHILDREN)
-    command = [sys.executable, "-m", "loader.cli", "build", str(folder), "--db", str(db)]
-    result = subprocess.run([*command, "--skip-invalid"], capture_output=True, text=True)
+    command = [sys.executable, "-c", "from loader.cli import cli; cli()", "build", str(folder)]
+    command += ["--db", str(db)]
+    subprocess.run(
+        [*command, "--skip-invalid"], capture_output=True, text=True, check=True, cwd=ROOT
+    )
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    return result.stdout.strip().splitlines()[-1], time.monotonic() - started, cpu
+    return time.monotonic() - started, cpu
 
 
 def html_is_clean(abstract):
     html = render_html(abstract)
-    outside_math = re.sub(r"<math.*?</math>", "", html, flags=re.S)
+    outside_math = re.sub(r"<math.*?</math>", "", html, flags=re.DOTALL)
     return "<math" in html and not RAW_TEX.search(outside_math) and "$" not in outside_math
 
 
@@ -52,9 +55,9 @@ def main():
     parser.add_argument("--db", default="/tmp/real-sample/catalog.db")
     args = parser.parse_args()
     Path(args.db).parent.mkdir(parents=True, exist_ok=True)
-    summary, wall, cpu = build(args.folder, args.db)
+    wall, cpu = build(args.folder, args.db)
     db = sqlite3.connect(args.db)
-    one = lambda sql: db.execute(sql).fetchone()[0]  # noqa: E731
+    one = lambda sql: db.execute(sql).fetchone()[0]
     names = db.execute("select id, name from authors").fetchall()
     variants = {}
     for author_id, name in db.execute("select author_id, name from author_variants"):
@@ -68,7 +71,10 @@ def main():
     math = math.fetchall()
     clean_text = sum(1 for _, text in math if not LEFTOVER_MACRO.search(text) and "\\" not in text)
     clean_html = sum(1 for abstract, _ in math if html_is_clean(abstract))
-    print(summary)
+    print(
+        f"papers: {one('select count(*) from papers')}, authors: {one('select count(*) from authors')}"
+        f", tracks: {one('select count(*) from tracks')}"
+    )
     print(f"build: {wall:.1f} s wall, {cpu:.1f} s CPU (parsing workers included)")
     print(f"problems: {one('select count(*) from load_problems')}")
     print(f"versions merged into another paper: {one('select count(*) from paper_aliases')}")

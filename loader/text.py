@@ -14,7 +14,9 @@ LISTING_MARKER = "论文检索"
 # may start with a repeated class like `\s*`: searched on a long line it backtracks
 # quadratically (a 40 000-character line of spaces took 30 s).
 TRUNCATION_MARK = re.compile(r"(?:\bet\s+al\.?|等)\Z", re.IGNORECASE)
-NAME_SEPARATOR = re.compile(r"[,，、]")
+# "A, B, C & D" (ICLR 2017 listings join the last two names with an ampersand; never
+# "D&#x27;Oro": entities are decoded after the split, and an entity has no spaces)
+NAME_SEPARATOR = re.compile(r"[,，、]|\s&\s")
 UNDECODABLE = re.compile(r"[\udc80-\udcff]")
 APOSTROPHES = "'’ʼ‘"
 HYPHENS = r"\-‐‑"  # escaped: these go inside character classes

@@ -423,3 +423,13 @@ def test_real_names_with_hyphenated_initials_typos_and_tex_accents(line, names):
     from loader.text import clean_name
 
     assert [clean_name(part) for part in line.split(", ")] == names
+
+
+def test_an_ampersand_joins_the_last_two_names():
+    from loader.text import split_authors
+
+    # ICLR 2017 (papercopilot/paperlists), as the listing page shows it
+    line = "Masayoshi Ishikawa, Mariko Okude, Takehisa Nishida & Kazuo Muto"
+    names, truncated = split_authors(line)
+    assert names == ["Masayoshi Ishikawa", "Mariko Okude", "Takehisa Nishida", "Kazuo Muto"]
+    assert split_authors("Pierluca D&#x27;Oro, Bo Li")[0] == ["Pierluca D'Oro", "Bo Li"]

@@ -55,7 +55,7 @@ def stock_datasette(datasette, seed_catalog):
 
 
 def without_header_search(html):
-    return re.sub(r'\n<form class="header-search".*?</form>\n', "", html, flags=re.S)
+    return re.sub(r'\n<form class="header-search".*?</form>\n', "", html, flags=re.DOTALL)
 
 
 def table_body(html):

@@ -25,7 +25,11 @@ def browser():
 
 
 def total(page):
-    return int(re.match(r"([\d,]+) papers?", page.locator(".result-count").inner_text())[1].replace(",", ""))
+    return int(
+        re.match(r"([\d,]+) papers?", page.locator(".result-count").inner_text())[1].replace(
+            ",", ""
+        )
+    )
 
 
 @pytest.mark.parametrize("width", WIDTHS)
