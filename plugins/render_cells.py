@@ -63,31 +63,35 @@ def paper_id_of(row):
     return None
 
 
-def render_names(value):
-    """A JSON list of names as "A, B, C"; anything else is left to Datasette."""
+# Datasette shows its raw value ("[]") for an empty rendering
+EMPTY_LIST = Markup('<span class="empty-list"></span>')
+
+
+def json_names(value):
+    """A JSON list of strings, or None for anything else (left to Datasette)."""
     try:
         names = json.loads(value)
     except ValueError:
         return None
     if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
         return None
-    if not names:
-        # Datasette shows its raw value for an empty rendering: "[]"
-        return Markup('<span class="empty-list"></span>')
-    return escape(", ".join(names))
+    return names
+
+
+def render_names(value):
+    """A JSON list of names as "A, B, C"."""
+    names = json_names(value)
+    if names is None:
+        return None
+    return escape(", ".join(names)) if names else EMPTY_LIST
 
 
 def linked_names(value, column, datasette, database):
     """In the papers table, each author links to their page (by name: /-/author), each
     affiliation to its papers, shown by name rather than slug."""
-    try:
-        names = json.loads(value)
-    except ValueError:
-        return None
-    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
-        return None
+    names = json_names(value)
     if not names:
-        return Markup('<span class="empty-list"></span>')
+        return names if names is None else EMPTY_LIST
     if column == "authors":
         author_page = datasette.urls.path("/-/author")
         links = [link(f"{author_page}?{urlencode({'name': name})}", name) for name in names]

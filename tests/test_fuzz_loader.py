@@ -23,7 +23,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from loader import sources
+from loader import markup, sources
 from loader.build import BuildFailed, build_catalog
 from loader.cli import cli
 from loader.normalize import paper_id
@@ -107,9 +107,12 @@ def entry_span(entry, format, lines, nonblank):
         index += 1
     if index >= len(nonblank):
         return f"{where}: no authors line in the file"
-    # names as the format defines them: entities decoded, Unicode composed, invisible
-    # characters dropped, spaces collapsed
-    authors_line = unicodedata.normalize("NFC", html.unescape(lines[nonblank[index] - 1]))
+    # names as the format defines them: entities and TeX accents (`Jo\~{a}o`) decoded, Unicode
+    # composed, invisible characters dropped, spaces collapsed
+    authors_line = html.unescape(lines[nonblank[index] - 1])
+    if "\\" in authors_line:
+        authors_line = markup.plain_text(authors_line)
+    authors_line = unicodedata.normalize("NFC", authors_line)
     authors_line = " ".join(INVISIBLE.sub("", authors_line).split())
     if not all(name in authors_line for name in entry.authors):
         return f"{where}: authors {entry.authors} are not on line {nonblank[index]}"

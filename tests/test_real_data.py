@@ -1,9 +1,9 @@
 """The real loader on real public paper metadata (tests/fixtures/real/, see its README.md).
 
 The sample holds real ICLR/NeurIPS listing pages, author profile pages and ICML/UAI/arXiv
-JSON Lines, written out the way scraped pages show them. Tests without a mark state what
-holds today; tests marked xfail(strict=True) state what issue 11 makes true, so each one
-fails loudly (XPASS) the day its rule lands and its mark must go.
+JSON Lines, written out the way scraped pages show them: every page entry is one paper with
+no problem, real name shapes and area-only tracks are kept, venue and year come from
+sources.yml and JSON Lines, versions merge, spellings merge.
 """
 
 import json
@@ -32,11 +32,6 @@ PAGE_ENTRIES = {
     "profile_yoshua_bengio.txt": 30,
     "profile_shixiang_gu.txt": 10,
 }
-ISSUE_11 = "issue 11: real scraped shapes, venue/year and merged versions"
-
-
-def issue_11(rule):
-    return pytest.mark.xfail(strict=True, reason=f"{ISSUE_11}: {rule}")
 
 
 @pytest.fixture(scope="module")
@@ -141,13 +136,11 @@ def test_arxiv_and_conference_versions_with_the_same_abstract_are_one_paper(cata
     assert files_of(catalog, paper) - {"arxiv.jsonl"}
 
 
-@issue_11("a listing or profile page of real names and tracks has no problem")
 def test_real_pages_load_without_problems(catalog):
     counted = sources(catalog)
     assert {name: counted[name][1] for name in PAGE_ENTRIES} == dict.fromkeys(PAGE_ENTRIES, 0)
 
 
-@issue_11("one bad entry never takes a good one with it: every entry is one paper")
 def test_every_page_entry_is_one_paper(catalog):
     counted = sources(catalog)
     assert {name: counted[name][0] for name in PAGE_ENTRIES} == PAGE_ENTRIES
