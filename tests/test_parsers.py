@@ -430,6 +430,6 @@ def test_an_ampersand_joins_the_last_two_names():
 
     # ICLR 2017 (papercopilot/paperlists), as the listing page shows it
     line = "Masayoshi Ishikawa, Mariko Okude, Takehisa Nishida & Kazuo Muto"
-    names, truncated = split_authors(line)
+    names, _truncated = split_authors(line)
     assert names == ["Masayoshi Ishikawa", "Mariko Okude", "Takehisa Nishida", "Kazuo Muto"]
     assert split_authors("Pierluca D&#x27;Oro, Bo Li")[0] == ["Pierluca D'Oro", "Bo Li"]
