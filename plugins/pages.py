@@ -34,7 +34,8 @@ where paper_affiliations.paper_id = :id
 order by affiliations.name
 """
 PAPER_SOURCES_SQL = """
-select sources.id, sources.path, sources.format, paper_sources.line
+select sources.id, sources.path, sources.format, paper_sources.line,
+  paper_sources.venue, paper_sources.year, paper_sources.status
 from paper_sources
 join sources on sources.id = paper_sources.source_id
 where paper_sources.paper_id = :id

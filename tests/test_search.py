@@ -266,3 +266,15 @@ async def test_zero_results_say_so(site):
 async def test_zero_results_suggest_words_the_catalog_uses(site):
     html = (await site.client.get("/search?q=imitaton+lerning")).text
     assert 'Did you mean <a href="/search?q=imitation+learning">imitation learning</a>' in html
+
+
+async def test_a_paper_page_shows_its_venue_and_each_versions_own(site, sql):
+    paper_id, venue, year = sql(
+        "select id, venue, year from papers where venue = 'ICLR' and status is not null limit 1"
+    )[0]
+    html = (await site.client.get(f"/catalog/papers/{paper_id}")).text
+    assert (
+        f'<a href="/search?venue={venue}">{venue}</a> <a href="/search?year={year}">{year}</a>'
+        in html
+    )
+    assert f"; {venue} {year}" in html, "the version's own venue and year in Found in"
