@@ -191,6 +191,12 @@ def hits_sql(request, params, exact_ids=(), leave_out=None):
 
 
 def count_sql(request, exact_ids=()):
+    if request.expression is not None and not request.filters:
+        # nothing to check in papers: the index alone counts (half the papers at 1M: no lookups)
+        return (
+            "select count(*) from papers_fts where papers_fts match :expression",
+            {"expression": request.expression},
+        )
     params = {}
     return (
         f"with hits as ({hits_sql(request, params, exact_ids)}) select count(*) from hits",
