@@ -6,6 +6,7 @@ memory: each batch is its own time-limited query that continues after the last r
 The SQL and the parameter rules live in loader/search.py.
 """
 
+import asyncio
 import csv
 import io
 import json
@@ -333,8 +334,10 @@ async def search_view(datasette, request):
             datasette, request, extension, "This search took too long: add words or filters."
         )
     facets, timed_out = {}, []
-    for name in search.FILTERS:
-        items, interrupted = await searcher.facet(name)
+    # side by side on Datasette's SQL threads: at 1M a common term's facets each run into the
+    # facet time limit, and one after the other those waits added up to seconds
+    counted = await asyncio.gather(*(searcher.facet(name) for name in search.FILTERS))
+    for name, (items, interrupted) in zip(search.FILTERS, counted):
         if items or parsed.chosen(name):
             facets[name] = items
         if interrupted:
