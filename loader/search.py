@@ -125,26 +125,30 @@ def normalized_title(text):
     return " ".join(words)
 
 
+def bind(params, prefix, values):
+    """Bind values as :prefix_0, :prefix_1, ... and return the placeholders, comma-separated."""
+    names = []
+    for index, value in enumerate(values):
+        params[f"{prefix}_{index}"] = value
+        names.append(f":{prefix}_{index}")
+    return ", ".join(names)
+
+
 def filter_clause(name, values, params):
     """One filter as SQL over `papers`, its values bound as parameters."""
-    names = []
-    for index, value in enumerate(v for v in values if v is not None):
-        key = f"{name}_{index}"
-        params[key] = value
-        names.append(f":{key}")
+    placeholders = bind(params, name, [v for v in values if v is not None])
     if name == "affiliation":
         return (
             "papers.id in (select paper_affiliations.paper_id from paper_affiliations"
             " join affiliations on affiliations.id = paper_affiliations.affiliation_id"
-            f" where affiliations.slug in ({', '.join(names)}))"
+            f" where affiliations.slug in ({placeholders}))"
         )
     if name == "author":
         return (
-            "papers.id in (select paper_id from paper_authors"
-            f" where author_id in ({', '.join(names)}))"
+            f"papers.id in (select paper_id from paper_authors where author_id in ({placeholders}))"
         )
     column = f"papers.{COLUMN_FILTERS[name]}"
-    tests = [f"{column} in ({', '.join(names)})"] if names else []
+    tests = [f"{column} in ({placeholders})"] if placeholders else []
     if None in values:
         tests.append(f"{column} is null")
     return "(" + " or ".join(tests) + ")"
@@ -169,10 +173,7 @@ def hits_sql(request, params, exact_ids=(), leave_out=None):
     where_sql = (" where " + " and ".join(where)) if where else ""
     exact = "0"
     if exact_ids:
-        for index, paper_id in enumerate(exact_ids):
-            params[f"exact_{index}"] = paper_id
-        names = ", ".join(f":exact_{index}" for index in range(len(exact_ids)))
-        exact = f"(papers.id not in ({names}))"
+        exact = f"(papers.id not in ({bind(params, 'exact', exact_ids)}))"
     if request.expression is None:
         return (
             "select papers.rowid as rowid, papers.id as id, papers.year as year,"
@@ -212,9 +213,7 @@ def ranked_hits_sql(request, params, exact_ids):
     weights = ", ".join(str(weight) for weight in FTS_WEIGHTS)
     exact = "0"
     if exact_ids:
-        for index, paper_id in enumerate(exact_ids):
-            params[f"exact_{index}"] = paper_id
-        names = ", ".join(f":exact_{index}" for index in range(len(exact_ids)))
+        names = bind(params, "exact", exact_ids)
         exact = f"(rowid not in (select rowid from papers where id in ({names})))"
     return (
         f"select rowid, rowid as tiebreak, {exact} as exact, bm25(papers_fts, {weights}) as rank"
@@ -234,10 +233,7 @@ def page_sql(request, exact_ids=(), after=None, limit=None, offset=0):
     sql += ", ".join(f"{key} as key_{index}" for index, key in enumerate(keys))
     sql += " from hits"
     if after is not None:
-        for index, value in enumerate(after):
-            params[f"after_{index}"] = value
-        names = ", ".join(f":after_{index}" for index in range(len(keys)))
-        sql += f" where ({', '.join(keys)}) > ({names})"
+        sql += f" where ({', '.join(keys)}) > ({bind(params, 'after', after)})"
     sql += " order by " + ", ".join(keys)
     params["limit"] = request.size if limit is None else limit
     params["offset"] = offset
@@ -272,11 +268,8 @@ def facet_sql(request, name, exact_ids=(), only=None):
         group = "authors.id"
     where = ""
     if only is not None:
-        names = []
-        for index, chosen in enumerate(v for v in only if v is not None):
-            params[f"only_{index}"] = chosen
-            names.append(f":only_{index}")
-        tests = [f"{value} in ({', '.join(names)})"] if names else []
+        placeholders = bind(params, "only", [v for v in only if v is not None])
+        tests = [f"{value} in ({placeholders})"] if placeholders else []
         if None in only:
             tests.append(f"{value} is null")
         where = " where " + " or ".join(tests)
@@ -301,14 +294,14 @@ def exact_title_sql(request):
 
 
 def details_sql(rowids):
-    params = {f"r{index}": rowid for index, rowid in enumerate(rowids)}
-    names = ", ".join(f":r{index}" for index in range(len(rowids)))
+    params = {}
+    names = bind(params, "r", rowids)
     return f"select rowid, {PAGE_COLUMNS} from papers where rowid in ({names})", params
 
 
 def authors_sql(paper_ids):
-    params = {f"p{index}": paper_id for index, paper_id in enumerate(paper_ids)}
-    names = ", ".join(f":p{index}" for index in range(len(paper_ids)))
+    params = {}
+    names = bind(params, "p", paper_ids)
     return (
         "select paper_authors.paper_id, authors.id, authors.name from paper_authors"
         " join authors on authors.id = paper_authors.author_id"
@@ -319,8 +312,8 @@ def authors_sql(paper_ids):
 
 
 def affiliations_sql(paper_ids):
-    params = {f"p{index}": paper_id for index, paper_id in enumerate(paper_ids)}
-    names = ", ".join(f":p{index}" for index in range(len(paper_ids)))
+    params = {}
+    names = bind(params, "p", paper_ids)
     return (
         "select paper_affiliations.paper_id, affiliations.slug, affiliations.name"
         " from paper_affiliations"
@@ -331,9 +324,8 @@ def affiliations_sql(paper_ids):
 
 
 def snippets_sql(request, rowids):
-    params = {f"r{index}": rowid for index, rowid in enumerate(rowids)}
-    params["expression"] = request.expression
-    names = ", ".join(f":r{index}" for index in range(len(rowids)))
+    params = {"expression": request.expression}
+    names = bind(params, "r", rowids)
     return (
         f"select rowid, snippet(papers_fts, {SNIPPET_COLUMN}, char(57344), char(57345),"
         f" '…', {SNIPPET_TOKENS}) from papers_fts"
