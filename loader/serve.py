@@ -18,7 +18,6 @@ instead of being refused; and it stops every worker of the old build before the 
 start, so no answer from an old build ever follows one from the new build.
 """
 
-import ctypes
 import dataclasses
 import errno
 import fcntl
@@ -34,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .connections import ACCEPT_BATCH
+from .lifetime import die_with_parent
 
 SETTINGS = {
     # a public read-only site: every query has a time limit and a row cap
@@ -212,14 +212,6 @@ def remove_if_unused(directory):
         pass
     finally:
         os.close(descriptor)
-
-
-def die_with_parent():
-    """Runs in the Datasette child: it gets SIGTERM if the supervisor dies, even by kill -9."""
-    try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except OSError:
-        pass
 
 
 class ListenError(Exception):

@@ -21,6 +21,7 @@ from uvicorn.config import STARTUP_FAILURE
 from uvicorn.supervisors import Multiprocess
 
 from .connections import ACCEPT_BATCH, raise_descriptor_limit
+from .lifetime import die_with_parent
 from .site_app import ENVIRONMENT_VARIABLE, Site, create_app
 
 # seconds a connection has to send each complete request head (see loader/connections.py)
@@ -51,18 +52,16 @@ class OncePerInterval(logging.Filter):
         return True
 
 
-def die_with_parent():
+def stop_with_parent():
     """The worker gets SIGTERM when the process that started it dies, even by kill -9."""
-    from .serve import die_with_parent as set_parent_death_signal
-
-    set_parent_death_signal()
+    die_with_parent()
     if os.getppid() == 1:
         sys.exit(1)  # the parent died before the signal was set
 
 
 def worker_app():
     """uvicorn's app factory, called once in each worker process."""
-    die_with_parent()
+    stop_with_parent()
     raise_descriptor_limit()
     for name in ("uvicorn.error", "asyncio"):
         logging.getLogger(name).addFilter(OncePerInterval())

@@ -57,3 +57,21 @@ def datasette(seed_catalog):
         template_dir=str(ROOT / "plugins" / "templates"),
         settings=SETTINGS,
     )
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Chromium (Debian's) for every browser test."""
+    from .browser import chromium
+
+    with chromium() as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def search_site(search_catalog, tmp_path_factory):
+    """The search catalog served by a real Datasette, for the browser tests."""
+    from .browser import datasette_server
+
+    with datasette_server(search_catalog, tmp_path_factory.mktemp("search-logs")) as url:
+        yield url

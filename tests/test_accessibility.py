@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .browser import chromium, datasette_server, requires_chromium, screenshot
+from .browser import requires_chromium, screenshot
 
 AXE = Path(__file__).resolve().parent / "js" / "node_modules" / "axe-core" / "axe.min.js"
 WIDTHS = {"desktop": 1280, "phone": 390}
@@ -20,18 +20,6 @@ pytestmark = [
     requires_chromium,
     pytest.mark.skipif(not AXE.exists(), reason="needs axe-core: npm install --prefix tests/js"),
 ]
-
-
-@pytest.fixture(scope="module")
-def site(search_catalog, tmp_path_factory):
-    with datasette_server(search_catalog, tmp_path_factory.mktemp("axe-logs")) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as browser:
-        yield browser
 
 
 def pages(search_catalog):
@@ -66,11 +54,11 @@ def violations(page):
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_no_serious_violation_and_no_sideways_scroll(site, browser, search_catalog, width):
+def test_no_serious_violation_and_no_sideways_scroll(search_site, browser, search_catalog, width):
     page = browser.new_page(viewport={"width": WIDTHS[width], "height": 900})
     found, wide = {}, {}
     for name, path in pages(search_catalog).items():
-        response = page.goto(site + path)
+        response = page.goto(search_site + path)
         assert response.status == 200, path
         problems = violations(page)
         if problems:
@@ -85,9 +73,9 @@ def test_no_serious_violation_and_no_sideways_scroll(site, browser, search_catal
         assert wide == {}
 
 
-def test_keyboard_users_skip_to_the_content(site, browser):
+def test_keyboard_users_skip_to_the_content(search_site, browser):
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    page.goto(site + "/search?q=learning")
+    page.goto(search_site + "/search?q=learning")
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.textContent") == "Skip to content"
     page.keyboard.press("Enter")

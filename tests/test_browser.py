@@ -12,7 +12,6 @@ import pytest
 
 from loader.build import build_catalog
 from tests.browser import (
-    chromium,
     datasette_server,
     new_page,
     requires_chromium,
@@ -84,12 +83,6 @@ def hostile_site(tmp_path_factory):
     build_catalog([source], db_path)
     with datasette_server(db_path, folder) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as running:
-        yield running
 
 
 @pytest.fixture

@@ -6,22 +6,10 @@ import re
 
 import pytest
 
-from .browser import chromium, datasette_server, requires_chromium, screenshot
+from .browser import requires_chromium, screenshot
 
 pytestmark = [pytest.mark.browser, requires_chromium]
 WIDTHS = {"desktop": 1280, "phone": 390}
-
-
-@pytest.fixture(scope="module")
-def site(search_catalog, tmp_path_factory):
-    with datasette_server(search_catalog, tmp_path_factory.mktemp("search-logs")) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as running:
-        yield running
 
 
 def total(page):
@@ -33,11 +21,11 @@ def total(page):
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_search_narrow_open_and_come_back(site, browser, width):
+def test_search_narrow_open_and_come_back(search_site, browser, width):
     page = browser.new_page(viewport={"width": WIDTHS[width], "height": 900})
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
-    page.goto(site + "/")
+    page.goto(search_site + "/")
     page.fill("#home-search", "learning")
     page.press("#home-search", "Enter")
     page.wait_for_load_state()
@@ -76,9 +64,9 @@ def test_search_narrow_open_and_come_back(site, browser, width):
     page.close()
 
 
-def test_page_two_and_an_author(site, browser):
+def test_page_two_and_an_author(search_site, browser):
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    page.goto(site + "/search?q=learning&size=5")
+    page.goto(search_site + "/search?q=learning&size=5")
     first_page = page.locator("li.result h3 a").all_inner_texts()
     page.locator("nav.pages").get_by_role("link", name="Page 2").click()
     page.wait_for_load_state()
@@ -93,9 +81,9 @@ def test_page_two_and_an_author(site, browser):
     page.close()
 
 
-def test_exports_download_a_file(site, browser):
+def test_exports_download_a_file(search_site, browser):
     page = browser.new_page(viewport={"width": 1280, "height": 900}, accept_downloads=True)
-    page.goto(site + "/search?q=imitation&venue=ICLR")
+    page.goto(search_site + "/search?q=imitation&venue=ICLR")
     for label, extension in (("CSV", "csv"), ("BibTeX", "bib")):
         with page.expect_download() as download:
             page.locator(".exports").get_by_role("link", name=label).click()
@@ -103,9 +91,9 @@ def test_exports_download_a_file(site, browser):
     page.close()
 
 
-def test_a_misspelling_offers_the_right_word(site, browser):
+def test_a_misspelling_offers_the_right_word(search_site, browser):
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    page.goto(site + "/search?q=imitaton")
+    page.goto(search_site + "/search?q=imitaton")
     page.get_by_role("link", name="imitation").click()
     page.wait_for_load_state()
     assert total(page) > 0

@@ -11,7 +11,7 @@ import pytest
 
 from loader.build import build_catalog
 
-from .browser import chromium, new_page, requires_chromium, screenshot
+from .browser import new_page, requires_chromium, screenshot
 from .conftest import FIXTURES
 from .test_serve import served
 
@@ -92,44 +92,42 @@ def site_paths(db):
     return paths
 
 
-def test_no_payload_runs_on_any_page(hostile_site):
+def test_no_payload_runs_on_any_page(hostile_site, browser):
     url, db = hostile_site
     problems, visited = [], 0
-    with chromium() as browser:
-        dialogs, errors = [], []
-        page = new_page(browser, dialogs=dialogs, errors=errors)
-        # the detectors themselves: a page that does run a payload is caught both ways
-        page.set_content("<img src=x onerror=\"alert('xss-control')\">")
-        page.wait_for_timeout(200)
-        assert dialogs == ["xss-control"] and page.evaluate(INJECTED)
-        dialogs.clear()
-        for path in site_paths(db):
-            before = len(dialogs)
-            page.goto(url + path, wait_until="load")
-            visited += 1
-            injected = page.evaluate(INJECTED)
-            if injected or len(dialogs) > before:
-                problems.append((path, injected, dialogs[before:]))
-            if path.startswith("/catalog/papers/") and visited < 20:
-                screenshot(page, f"xss-paper-{visited}")
-        page.close()
+    dialogs, errors = [], []
+    page = new_page(browser, dialogs=dialogs, errors=errors)
+    # the detectors themselves: a page that does run a payload is caught both ways
+    page.set_content("<img src=x onerror=\"alert('xss-control')\">")
+    page.wait_for_timeout(200)
+    assert dialogs == ["xss-control"] and page.evaluate(INJECTED)
+    dialogs.clear()
+    for path in site_paths(db):
+        before = len(dialogs)
+        page.goto(url + path, wait_until="load")
+        visited += 1
+        injected = page.evaluate(INJECTED)
+        if injected or len(dialogs) > before:
+            problems.append((path, injected, dialogs[before:]))
+        if path.startswith("/catalog/papers/") and visited < 20:
+            screenshot(page, f"xss-paper-{visited}")
+    page.close()
     assert visited > 50
     assert not problems, problems
     assert not dialogs
 
 
-def test_the_payloads_are_shown_as_text(hostile_site):
+def test_the_payloads_are_shown_as_text(hostile_site, browser):
     """The same strings must still be visible: escaped, not silently dropped."""
     url, db = hostile_site
     with closing(sqlite3.connect(db)) as connection:
         paper = connection.execute("select id from papers where title like '<script>%'").fetchone()
         author = connection.execute("select id from authors where name like '<script>%'").fetchone()
-    with chromium() as browser:
-        page = new_page(browser)
-        page.goto(f"{url}/catalog/papers/{paper[0]}", wait_until="load")
-        assert "<script>alert('xss-title')</script>" in page.inner_text("body")
-        page.goto(f"{url}/catalog/authors/{author[0]}", wait_until="load")
-        assert "<script>alert('xss-author')</script>" in page.inner_text("body")
-        page.goto(f"{url}/catalog/search?q={quoted(PAYLOADS[0])}", wait_until="load")
-        assert page.locator("textarea, input").count() >= 1
-        page.close()
+    page = new_page(browser)
+    page.goto(f"{url}/catalog/papers/{paper[0]}", wait_until="load")
+    assert "<script>alert('xss-title')</script>" in page.inner_text("body")
+    page.goto(f"{url}/catalog/authors/{author[0]}", wait_until="load")
+    assert "<script>alert('xss-author')</script>" in page.inner_text("body")
+    page.goto(f"{url}/catalog/search?q={quoted(PAYLOADS[0])}", wait_until="load")
+    assert page.locator("textarea, input").count() >= 1
+    page.close()
