@@ -49,9 +49,16 @@ class SourceConfig:
     problems: list
 
 
+def shown_path(path):
+    """A sources.yml as problems name it: relative to the current folder when inside it, like
+    the input files given relatively (the folders are made absolute to compare them)."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith(os.pardir) else relative
+
+
 def read_config(path):
     """sources.yml -> (rules, problems). Line numbers come from the YAML nodes."""
-    name = str(path)
+    name = shown_path(str(path))
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:

@@ -167,3 +167,18 @@ def test_settings_reach_entries_parsed_in_worker_processes(tmp_path):
         for item in items
     ]
     assert read == [("ICLR", 2024), ("NeurIPS", 2023)]
+
+
+def test_problems_name_sources_yml_as_the_folder_was_given(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from loader.cli import cli
+
+    folder = tmp_path / "pages"
+    folder.mkdir()
+    (folder / "sources.yml").write_text('- match: "*.txt"\n  venue: ICLR\n  year: [\n')
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["check", "pages"])
+    assert result.exit_code == 1
+    assert "pages/sources.yml:3: not valid YAML" in result.output
+    assert str(tmp_path) not in result.output
