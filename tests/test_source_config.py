@@ -170,13 +170,12 @@ def test_settings_reach_entries_parsed_in_worker_processes(tmp_path):
 
 
 def test_problems_name_sources_yml_as_the_folder_was_given(tmp_path, monkeypatch):
-    from click.testing import CliRunner
-
-    from loader.cli import cli
-
     folder = tmp_path / "pages"
     folder.mkdir()
     (folder / "sources.yml").write_text('- match: "*.txt"\n  venue: ICLR\n  year: [\n')
+    (folder / "a.jsonl").write_text(
+        '{"abstract": "We study it in depth here.", "authors": ["A B"]}\n'
+    )
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(cli, ["check", "pages"])
     assert result.exit_code == 1
