@@ -180,5 +180,5 @@ def test_problems_name_sources_yml_as_the_folder_was_given(tmp_path, monkeypatch
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(cli, ["check", "pages"])
     assert result.exit_code == 1
-    assert re.search(r"^pages/sources.yml:\d+: not valid YAML", result.output, re.M)
+    assert re.search(r"^pages/sources.yml:\d+: not valid YAML", result.output, re.MULTILINE)
     assert str(tmp_path) not in result.output
