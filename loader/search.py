@@ -33,6 +33,21 @@ COLUMN_FILTERS = {
     "status": "status",
 }
 FILTERS = tuple(COLUMN_FILTERS) + ("affiliation", "author")
+# facets as readers see them, in the order pages show them: /search's (one per filter) and the
+# papers table's (its columns, plugins/template_patches.py)
+FACET_TITLES = {
+    "venue": "Venue",
+    "year": "Year",
+    "status": "Status",
+    "area": "Area",
+    "track": "Track",
+    "affiliation": "Affiliation",
+    "author": "Author",
+    "authors": "Authors",
+    "affiliations": "Affiliations",
+    "authors_truncated": "Author list cut short",
+    "source_count": "Sources",
+}
 INTEGER_FILTERS = ("year", "author")
 # an empty value asks for papers with no value at all (they facet as null)
 NULLABLE_FILTERS = ("area", "track", "venue", "year", "status")

@@ -3,19 +3,13 @@
 from datasette import hookimpl
 from datasette.utils.asgi import Response
 
+from loader import search
 from loader.bibtex import format_entry
 
 DATABASE = "catalog"
 PAPER_SQL = (
     "select id, label, title, venue, year, url, authors_truncated from papers where id = :id"
 )
-AUTHORS_SQL = """
-select authors.name
-from paper_authors
-join authors on authors.id = paper_authors.author_id
-where paper_authors.paper_id = :id
-order by paper_authors.position is null, paper_authors.position, authors.id
-"""
 
 
 def paper_entry(paper, author_names):
@@ -48,7 +42,9 @@ async def bibtex_download(datasette, request):
     found = (await db.execute(PAPER_SQL, {"id": paper_id})).rows
     if not found:
         return Response.text(f"No paper with id {paper_id[:40]}", status=404)
-    names = [row[0] for row in (await db.execute(AUTHORS_SQL, {"id": paper_id})).rows]
+    # the authors in the order /search lists them (a profile owner of unknown position last)
+    sql, params = search.authors_sql([paper_id])
+    names = [row[2] for row in (await db.execute(sql, params)).rows]
     return Response(
         paper_entry(found[0], names),
         content_type="application/x-bibtex; charset=utf-8",

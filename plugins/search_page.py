@@ -35,15 +35,6 @@ CSV_COLUMNS = (
     "url",
     "abstract",
 )
-FACET_TITLES = {
-    "venue": "Venue",
-    "year": "Year",
-    "status": "Status",
-    "area": "Area",
-    "track": "Track",
-    "affiliation": "Affiliation",
-    "author": "Author",
-}
 PAGE_LINKS_AROUND = 2
 
 
@@ -363,10 +354,10 @@ async def search_view(datasette, request):
         "facets": [
             {
                 "name": name,
-                "title": FACET_TITLES[name],
+                "title": search.FACET_TITLES[name],
                 "values": facet_links(datasette, pairs, name, facets[name], parsed.chosen(name)),
             }
-            for name in FACET_TITLES
+            for name in search.FACET_TITLES
             if name in facets
         ],
         "timed_out": timed_out,
@@ -394,7 +385,7 @@ async def search_view(datasette, request):
         ],
         "chosen": [
             {
-                "title": FACET_TITLES[name],
+                "title": search.FACET_TITLES[name],
                 "value": "(none)" if value is None else str(value),
                 "url": query_url(
                     datasette,

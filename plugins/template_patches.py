@@ -10,6 +10,8 @@ the filter controls of table pages (table.html).
 from datasette import hookimpl
 from jinja2 import BaseLoader, ChoiceLoader, TemplateNotFound
 
+from loader.search import FACET_TITLES
+
 PATCHES = {
     "base.html": [
         ("<html>", '<html lang="en">'),
@@ -77,19 +79,6 @@ PATCHES = {
             '<select name="_sort" id="sort_by" aria-label="Sort by">',
         ),
     ],
-}
-
-
-FACET_TITLES = {
-    "venue": "Venue",
-    "year": "Year",
-    "status": "Status",
-    "area": "Area",
-    "track": "Track",
-    "authors": "Authors",
-    "affiliations": "Affiliations",
-    "authors_truncated": "Author list cut short",
-    "source_count": "Sources",
 }
 
 
