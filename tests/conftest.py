@@ -59,9 +59,10 @@ def datasette(seed_catalog):
     )
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """One headless Chromium (Debian's) for every browser test."""
+    """A headless Chromium (Debian's) for a module's browser tests. Not one for the session:
+    Playwright's sync API holds an event loop open, and the asyncio tests after it would fail."""
     from .browser import chromium
 
     with chromium() as running:
