@@ -9,7 +9,7 @@ Writes bench/results/latest.json and latest.md.
 
 Example:
 
-    python bench/run.py --sizes 10000 100000 1000000 --work /tmp/bench
+    python bench/run.py --sizes 20000 100000 1000000 --work /tmp/bench
 """
 
 import argparse
@@ -658,7 +658,7 @@ def csv_line(c):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[20_000, 100_000, 1_000_000])
     parser.add_argument("--work", default="/tmp/bench", help="corpora and catalogs go here")
     parser.add_argument("--out", default=str(BENCH / "results"))
     parser.add_argument("--requests", type=int, default=40, help="timed requests per page")
@@ -668,6 +668,12 @@ def main():
         action="store_true",
         help="no corpora or builds: time the site on the largest size's existing catalog, "
         "keeping the build figures of the last latest.json in --out",
+    )
+    parser.add_argument(
+        "--keep-builds",
+        action="store_true",
+        help="keep the last latest.json's build figures for the sizes this run does not build "
+        "(`make bench` builds 1M in a step of its own)",
     )
     args = parser.parse_args()
     work, out = Path(args.work), Path(args.out)
@@ -687,6 +693,11 @@ def main():
             results["builds"].append(build_figures(size, work))
             print(json.dumps(results["builds"][-1]), flush=True)
         catalog = results["builds"][-1]["catalog"]
+        if args.keep_builds and (out / "latest.json").exists():
+            built = set(args.sizes)
+            earlier = json.loads((out / "latest.json").read_text())["builds"]
+            kept = [b for b in earlier if b["size"] not in built]
+            results["builds"] = sorted(kept + results["builds"], key=lambda b: b["size"])
     if not args.no_serve:
         results["serve"] = serve_figures(catalog, args.requests)
     results["machine"]["load_average_end"] = os.getloadavg()
