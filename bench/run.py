@@ -269,32 +269,16 @@ def page_statements(kind, key, queries):
 
 
 def search_statements(raw, pairs):
-    """What /search runs for these parameters (loader/search.py), as one raw SQLite call: the
-    exact-title check, the total, the page, its details and snippets, and every facet."""
-    from loader import search
+    """What /search runs for these parameters, as one raw SQLite call: the same sequence
+    (loader/search_run.py: exact titles, facets and total, the page, its details and snippets,
+    the author and affiliation facets unless the match set is too large for them)."""
+    from loader import search, search_run
 
     request = search.parse_search(pairs)
+    up_to = load_plugin("search_page").LINK_FACETS_UP_TO
 
     def call():
-        run = raw.connection.execute
-        exact = ()
-        if request.expression:
-            sql, params = search.exact_title_sql(request)
-            if sql:
-                wanted = search.normalized_title(request.q)
-                exact = tuple(
-                    row[0] for row in run(sql, params) if search.normalized_title(row[1]) == wanted
-                )
-        run(*search.count_sql(request, exact)).fetchall()
-        rowids = [row[0] for row in run(*search.page_sql(request, exact)).fetchall()]
-        if rowids:
-            ids = [row[1] for row in run(*search.details_sql(rowids)).fetchall()]
-            run(*search.authors_sql(ids)).fetchall()
-            run(*search.affiliations_sql(ids)).fetchall()
-            if request.expression:
-                run(*search.snippets_sql(request, rowids)).fetchall()
-        for name in search.FILTERS:
-            run(*search.facet_sql(request, name, exact)).fetchall()
+        search_run.answer_search(raw.connection, request, link_facets_up_to=up_to)
 
     return call
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import sqlite_utils
 
 from . import atomic
+from .facet_table import add_facet_table
 from .merge import DIRECT, Version, VersionGroups, resolve, title_matches
 from .names import display_name, name_key, spelling
 from .normalize import TRACK_SEPARATOR, affiliation_name, affiliation_slug, split_track
@@ -646,6 +647,7 @@ def finish_database(db, path):
         name = f"idx_{table}_{'__'.join(columns)}"
         db[table].create_index(columns, index_name=name, if_not_exists=True)
     db["papers"].optimize()
+    add_facet_table(db.conn)
     # per-term document counts: "related papers" picks a paper's rarest terms from it
     db.execute("create virtual table papers_fts_vocab using fts5vocab(papers_fts, 'row')")
     db.analyze()

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from datasette.utils import escape_fts
 
+from .facet_table import COLUMNS as FACET_COLUMNS
+
 DEFAULT_SIZE = 20
 MAX_SIZE = 100
 FACET_LIMIT = 20
@@ -149,101 +151,122 @@ def bind(params, prefix, values):
     return ", ".join(names)
 
 
-def filter_clause(name, values, params):
-    """One filter as SQL over `papers`, its values bound as parameters."""
-    placeholders = bind(params, name, [v for v in values if v is not None])
+def link_filter(name, placeholders, rowid):
+    """An author or affiliation filter as a test on a paper's rowid."""
     if name == "affiliation":
-        return (
-            "papers.id in (select paper_affiliations.paper_id from paper_affiliations"
+        ids = (
+            "select paper_affiliations.paper_id from paper_affiliations"
             " join affiliations on affiliations.id = paper_affiliations.affiliation_id"
-            f" where affiliations.slug in ({placeholders}))"
+            f" where affiliations.slug in ({placeholders})"
         )
-    if name == "author":
-        return (
-            f"papers.id in (select paper_id from paper_authors where author_id in ({placeholders}))"
-        )
-    column = f"papers.{COLUMN_FILTERS[name]}"
+    else:
+        ids = f"select paper_id from paper_authors where author_id in ({placeholders})"
+    return f"{rowid} in (select papers.rowid from papers where papers.id in ({ids}))"
+
+
+def filter_clause(name, values, params, table, rowid):
+    """One filter as SQL, its values bound as parameters: the five facet columns read from
+    `table` (papers, or facet_combos), the link filters test `rowid`."""
+    placeholders = bind(params, name, [v for v in values if v is not None])
+    if name not in COLUMN_FILTERS:
+        return link_filter(name, placeholders, rowid)
+    column = f"{table}.{COLUMN_FILTERS[name]}"
     tests = [f"{column} in ({placeholders})"] if placeholders else []
     if None in values:
         tests.append(f"{column} is null")
     return "(" + " or ".join(tests) + ")"
 
 
-def sort_keys(request):
-    """Sort keys that are never NULL, so pages and streamed exports can continue after a row."""
-    if request.sort == "relevance":
-        return ["exact", "rank", "id"]
-    if request.sort == "newest":
-        return ["year is null", "coalesce(-year, 0)", "id"]
-    return ["year is null", "coalesce(year, 0)", "id"]
-
-
-def hits_sql(request, params, exact_ids=(), leave_out=None):
-    """`hits`: every paper matching q and the filters (but `leave_out`'s), with its sort keys."""
+def where_sql(request, params, table, rowid, keep=lambda name: True):
     where = [
-        filter_clause(name, values, params)
+        filter_clause(name, values, params, table, rowid)
         for name, values in request.filters.items()
-        if name != leave_out
+        if keep(name)
     ]
-    where_sql = (" where " + " and ".join(where)) if where else ""
-    exact = "0"
-    if exact_ids:
-        exact = f"(papers.id not in ({bind(params, 'exact', exact_ids)}))"
-    if request.expression is None:
-        return (
-            "select papers.rowid as rowid, papers.id as id, papers.year as year,"
-            f" 0 as exact, 0 as rank from papers{where_sql}"
-        )
+    return (" where " + " and ".join(where)) if where else ""
+
+
+def sort_keys(request):
+    """Sort keys that are never NULL, so pages and streamed exports can continue after a row.
+    Ties break on the row (build order), which the index and the facet table both hold."""
+    if request.sort == "relevance":
+        return ["exact", "rank", "rowid"]
+    if request.sort == "newest":
+        return ["year is null", "coalesce(-year, 0)", "rowid"]
+    return ["year is null", "coalesce(year, 0)", "rowid"]
+
+
+def exact_sql(params, exact_rowids, rowid):
+    """0 for the papers whose title is the query (they sort first), else 1."""
+    if not exact_rowids:
+        return "0"
+    return f"({rowid} not in ({bind(params, 'exact', exact_rowids)}))"
+
+
+def matches_sql(request, params, ranked=True):
+    """The full-text match alone, ranked or not."""
     params["expression"] = request.expression
-    weights = ", ".join(str(weight) for weight in FTS_WEIGHTS)
-    # the FTS match runs alone, then its rowids are looked up in papers
+    rank = ""
+    if ranked:
+        rank = f", bm25(papers_fts, {', '.join(str(weight) for weight in FTS_WEIGHTS)}) as rank"
+    return f"select rowid{rank} from papers_fts where papers_fts match :expression"
+
+
+def hits_sql(request, params, exact_rowids=(), leave_out=None, ranked=True):
+    """`hits`: every paper matching q and the filters (but `leave_out`'s), with its sort keys.
+
+    A search reads the facet columns from the narrow facet table, never from `papers`' wide
+    rows; without words, `papers` and its column indexes answer."""
+    keep = lambda name: name != leave_out  # noqa: E731
+    if request.expression is None:
+        where = where_sql(request, params, "papers", "papers.rowid", keep)
+        return (
+            "select papers.rowid as rowid, papers.year as year,"
+            f" 0 as exact, 0 as rank from papers{where}"
+        )
+    where = where_sql(request, params, "facet_combos", "matches.rowid", keep)
+    exact = exact_sql(params, exact_rowids, "matches.rowid")
     return (
-        "select papers.rowid as rowid, papers.id as id, papers.year as year,"
-        f" {exact} as exact, matches.rank as rank"
-        f" from (select rowid, bm25(papers_fts, {weights}) as rank from papers_fts"
-        " where papers_fts match :expression) as matches"
-        f" join papers on papers.rowid = matches.rowid{where_sql}"
+        "select matches.rowid as rowid, facet_combos.year as year,"
+        f" {exact} as exact, {'matches.rank' if ranked else '0'} as rank"
+        f" from ({matches_sql(request, params, ranked)}) as matches"
+        " join paper_facets on paper_facets.paper = matches.rowid"
+        f" join facet_combos on facet_combos.id = paper_facets.combo{where}"
     )
 
 
-def count_sql(request, exact_ids=()):
+def count_sql(request):
     if request.expression is not None and not request.filters:
-        # nothing to check in papers: the index alone counts (half the papers at 1M: no lookups)
+        # nothing to check beyond the index: it alone counts (half the papers at 1M: no lookups)
         return (
             "select count(*) from papers_fts where papers_fts match :expression",
             {"expression": request.expression},
         )
     params = {}
-    return (
-        f"with hits as ({hits_sql(request, params, exact_ids)}) select count(*) from hits",
-        params,
-    )
+    hits = hits_sql(request, params, ranked=False)
+    return f"with hits as ({hits}) select count(*) from hits", params
 
 
-def ranked_hits_sql(request, params, exact_ids):
+def ranked_hits_sql(request, params, exact_rowids):
     """`hits` of a ranked search with no filter, from the index alone: half the papers of a
-    1M catalog joined to `papers` only to be sorted took 0.9 s; ranked in the index, 0.35 s.
-    Ties break on the index's row (build order) instead of the id."""
-    params["expression"] = request.expression
+    1M catalog joined to `papers` only to be sorted took 0.9 s; ranked in the index, 0.35 s."""
+    exact = exact_sql(params, exact_rowids, "rowid")
     weights = ", ".join(str(weight) for weight in FTS_WEIGHTS)
-    exact = "0"
-    if exact_ids:
-        names = bind(params, "exact", exact_ids)
-        exact = f"(rowid not in (select rowid from papers where id in ({names})))"
+    params["expression"] = request.expression
     return (
-        f"select rowid, rowid as tiebreak, {exact} as exact, bm25(papers_fts, {weights}) as rank"
+        f"select rowid, {exact} as exact, bm25(papers_fts, {weights}) as rank"
         " from papers_fts where papers_fts match :expression"
     )
 
 
-def page_sql(request, exact_ids=(), after=None, limit=None, offset=0):
+def page_sql(request, exact_rowids=(), after=None, limit=None, offset=0):
     """Rowids of one page in the request's order; `after` continues past a row's sort keys."""
     params = {}
     keys = sort_keys(request)
-    hits = hits_sql(request, params, exact_ids)
     if request.sort == "relevance" and not request.filters:
-        keys = ["exact", "rank", "tiebreak"]
-        hits = ranked_hits_sql(request, params, exact_ids)
+        hits = ranked_hits_sql(request, params, exact_rowids)
+    else:
+        hits = hits_sql(request, params, exact_rowids, ranked=request.sort == "relevance")
     sql = f"with hits as ({hits}) select rowid, "
     sql += ", ".join(f"{key} as key_{index}" for index, key in enumerate(keys))
     sql += " from hits"
@@ -255,44 +278,99 @@ def page_sql(request, exact_ids=(), after=None, limit=None, offset=0):
     return sql + " limit :limit offset :offset", params
 
 
-def facet_sql(request, name, exact_ids=(), only=None):
-    """Counts of one facet's values over the match set, its own filter left out.
+def combo_counts_sql(request):
+    """Matches per combination of the five facet columns (loader/facet_table.py), with every
+    filter but those columns': one pass gives the total and all five facets (column_facets)."""
+    params = {}
+    links = lambda name: name not in COLUMN_FILTERS  # noqa: E731
+    combos = f"facet_combos.id, {', '.join(f'facet_combos.{c}' for c in FACET_COLUMNS)}"
+    if request.expression is None:
+        where = where_sql(request, params, "", "paper_facets.paper", links)
+        if not where:
+            return f"select {combos}, facet_combos.paper_count from facet_combos", params
+        source = f"paper_facets{where}"
+    else:
+        where = where_sql(request, params, "", "matches.rowid", links)
+        source = (
+            f"({matches_sql(request, params, ranked=False)}) as matches"
+            f" join paper_facets on paper_facets.paper = matches.rowid{where}"
+        )
+    # grouped on the narrow table first: only then looked up in facet_combos
+    return (
+        f"select {combos}, grouped.count from (select paper_facets.combo as combo,"
+        f" count(*) as count from {source} group by paper_facets.combo) as grouped"
+        " join facet_combos on facet_combos.id = grouped.combo"
+    ), params
+
+
+def facet_order(item):
+    """As the SQL facets order: most frequent first, then no value last, then by value."""
+    value, count = item
+    return (-count, value is None, value if value is not None else 0)
+
+
+def column_facets(request, rows):
+    """(total, {facet: [(value, count)]}) from combo_counts_sql's rows: a facet counts the
+    combinations that pass every filter but its own, the total those that pass them all."""
+    chosen = {name: set(values) for name, values in request.filters.items()}
+    total = 0
+    counts = {name: {} for name in COLUMN_FILTERS}
+    for _combo, *values, count in rows:
+        row = dict(zip(FACET_COLUMNS, values))
+        missed = [
+            name
+            for name, column in COLUMN_FILTERS.items()
+            if name in chosen and row[column] not in chosen[name]
+        ]
+        if len(missed) > 1:
+            continue
+        names = missed or list(COLUMN_FILTERS)
+        if not missed:
+            total += count
+        for name in names:
+            value = row[COLUMN_FILTERS[name]]
+            counts[name][value] = counts[name].get(value, 0) + count
+    facets = {}
+    for name, found in counts.items():
+        ordered = sorted(found.items(), key=facet_order)
+        shown = ordered[:FACET_LIMIT]
+        listed = {value for value, _ in shown}
+        shown += [
+            (value, found.get(value, 0)) for value in request.chosen(name) if value not in listed
+        ]
+        facets[name] = shown
+    return total, facets
+
+
+def facet_sql(request, name, only=None):
+    """Counts of the author or affiliation facet over the match set, its own filter left out.
 
     `only` counts just those values (the chosen ones that missed the top FACET_LIMIT).
     """
     params = {}
-    hits = hits_sql(request, params, exact_ids, leave_out=name)
-    if name in COLUMN_FILTERS:
-        column = COLUMN_FILTERS[name]
-        value, label = f"papers.{column}", f"papers.{column}"
-        source = "hits join papers on papers.rowid = hits.rowid"
-        group = f"papers.{column}"
-    elif name == "affiliation":
+    hits = hits_sql(request, params, leave_out=name, ranked=False)
+    if name == "affiliation":
         value, label = "affiliations.slug", "affiliations.name"
         source = (
-            "hits join paper_affiliations on paper_affiliations.paper_id = hits.id"
+            "join paper_affiliations on paper_affiliations.paper_id = papers.id"
             " join affiliations on affiliations.id = paper_affiliations.affiliation_id"
         )
         group = "affiliations.id"
     else:
         value, label = "authors.id", "authors.name"
         source = (
-            "hits join paper_authors on paper_authors.paper_id = hits.id"
+            "join paper_authors on paper_authors.paper_id = papers.id"
             " join authors on authors.id = paper_authors.author_id"
         )
         group = "authors.id"
     where = ""
     if only is not None:
-        placeholders = bind(params, "only", [v for v in only if v is not None])
-        tests = [f"{value} in ({placeholders})"] if placeholders else []
-        if None in only:
-            tests.append(f"{value} is null")
-        where = " where " + " or ".join(tests)
+        where = f" where {value} in ({bind(params, 'only', only)})"
     params["facet_limit"] = FACET_LIMIT
     return (
         f"with hits as ({hits}) select {value} as value, {label} as label, count(*) as count"
-        f" from {source}{where} group by {group}"
-        " order by count desc, value is null, value limit :facet_limit"
+        f" from hits join papers on papers.rowid = hits.rowid {source}{where}"
+        f" group by {group} order by count desc, value limit :facet_limit"
     ), params
 
 
@@ -302,7 +380,7 @@ def exact_title_sql(request):
     if not words:
         return None, {}
     return (
-        "select papers.id, papers.label from papers_fts"
+        "select papers.rowid, papers.label from papers_fts"
         " join papers on papers.rowid = papers_fts.rowid"
         " where papers_fts match :phrase limit 50"
     ), {"phrase": 'label : "' + words.replace('"', "") + '"'}

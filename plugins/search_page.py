@@ -6,7 +6,6 @@ memory: each batch is its own time-limited query that continues after the last r
 The SQL and the parameter rules live in loader/search.py.
 """
 
-import asyncio
 import csv
 import io
 import json
@@ -16,7 +15,8 @@ from datasette import hookimpl
 from datasette.database import QueryInterrupted
 from datasette.utils.asgi import AsgiStream, Response
 
-from loader import search
+from loader import search, search_run
+from loader.site import STATIC_DIR
 from loader.bibtex import KeyMaker, format_entry
 
 DATABASE = "catalog"
@@ -36,145 +36,75 @@ CSV_COLUMNS = (
     "abstract",
 )
 PAGE_LINKS_AROUND = 2
+# fetches the facets left for a second request (the page works without it)
+SCRIPT = STATIC_DIR / "search.js"
+# metadata.yml `plugins:` key of this page's settings
+PLUGIN = "paper-catalog-search"
+# counting authors costs ~14 us a match at 1M papers: 10,000 matches stay near 0.15 s
+LINK_FACETS_UP_TO = 10_000
 
 
 class Searcher:
-    """Runs one request's statements on the catalog."""
+    """Runs one request's statements on the catalog, each batch in one call on one of
+    Datasette's SQL threads (loader/search_run.py)."""
 
     def __init__(self, datasette, request):
         self.datasette = datasette
         self.db = datasette.get_database(DATABASE)
         self.request = request
-        self.exact_ids = ()
+        self.limits = search_run.Limits(
+            datasette.setting("sql_time_limit_ms"), datasette.setting("facet_time_limit_ms")
+        )
+        self.exact_rowids = None
 
-    async def rows(self, sql_and_params, time_limit=None):
-        sql, params = sql_and_params
-        return (await self.db.execute(sql, params, custom_time_limit=time_limit)).rows
+    async def run(self, work):
+        return await self.db.execute_fn(work)
 
-    async def find_exact_titles(self):
-        """Papers whose title equals the query (case and punctuation aside) come first."""
-        if self.request.expression is None:
-            return
-        sql, params = search.exact_title_sql(self.request)
-        if sql is None:
-            return
-        wanted = search.normalized_title(self.request.q)
-        self.exact_ids = tuple(
-            row[0]
-            for row in await self.rows((sql, params))
-            if search.normalized_title(row[1]) == wanted
+    async def answer(self, link_facets_up_to):
+        return await self.run(
+            lambda conn: search_run.answer_search(
+                conn, self.request, self.limits, link_facets_up_to
+            )
         )
 
     async def total(self):
-        return (await self.rows(search.count_sql(self.request, self.exact_ids)))[0][0]
+        def count(conn):
+            with search_run.limited(conn, self.limits.sql_ms):
+                return search_run.count_total(conn, self.request)
 
-    async def facet(self, name):
-        """[{value, label, count}], most frequent first, the chosen values always listed."""
-        limit = self.datasette.setting("facet_time_limit_ms")
-        try:
-            rows = await self.rows(search.facet_sql(self.request, name, self.exact_ids), limit)
-            items = [
-                {"value": r[0], "label": label_of(name, r[0], r[1]), "count": r[2]} for r in rows
-            ]
-            chosen = self.request.chosen(name)
-            missing = [value for value in chosen if value not in {item["value"] for item in items}]
-            if missing:
-                sql = search.facet_sql(self.request, name, self.exact_ids, only=missing)
-                found = {r[0]: r for r in await self.rows(sql, limit)}
-                for value in missing:
-                    row = found.get(value)
-                    items.append(
-                        {
-                            "value": value,
-                            "label": label_of(name, value, row[1] if row else value),
-                            "count": row[2] if row else 0,
-                        }
-                    )
-            return items, False
-        except QueryInterrupted:
-            return [], True
-
-    async def page_rowids(self, after=None, limit=None, offset=0):
-        rows = await self.rows(search.page_sql(self.request, self.exact_ids, after, limit, offset))
-        return rows
-
-    async def results(self, rowids):
-        """The page's papers with authors, affiliations and snippets, in rowid order given."""
-        if not rowids:
-            return []
-        details = await self.rows(search.details_sql(rowids))
-        by_rowid = {row[0]: row for row in details}
-        paper_ids = [by_rowid[rowid][1] for rowid in rowids if rowid in by_rowid]
-        authors, affiliations, snippets = {}, {}, {}
-        for paper_id, author_id, name in await self.rows(search.authors_sql(paper_ids)):
-            authors.setdefault(paper_id, []).append({"id": author_id, "name": name})
-        for paper_id, slug, name in await self.rows(search.affiliations_sql(paper_ids)):
-            affiliations.setdefault(paper_id, []).append({"slug": slug, "name": name})
-        if self.request.expression is not None:
-            snippets = dict(await self.rows(search.snippets_sql(self.request, rowids)))
-        results = []
-        for rowid in rowids:
-            row = by_rowid.get(rowid)
-            if row is None:
-                continue
-            (_, paper_id, label, title, venue, year, status, track, url, truncated, abstract) = row
-            results.append(
-                {
-                    "id": paper_id,
-                    "label": label,
-                    "title": title,
-                    "authors": authors.get(paper_id, []),
-                    "authors_truncated": bool(truncated),
-                    "venue": venue,
-                    "year": year,
-                    "status": status,
-                    "track": track,
-                    "affiliations": affiliations.get(paper_id, []),
-                    "snippet": snippets.get(rowid),
-                    "url": url,
-                    "abstract": abstract,
-                }
-            )
-        return results
-
-    async def suggestions(self):
-        """This query with each misspelt word replaced by a word the catalog uses."""
-        words = search.query_words(self.request.q)
-        replacements = {}
-        for word in words:
-            if (
-                len(word) < 3
-                or word in replacements
-                or await self.rows(search.word_exists_sql(word))
-            ):
-                continue
-            stems = search.close_stems(word, await self.rows(search.stem_candidates_sql(word)))
-            surfaces = set()
-            for stem in stems:
-                for row in await self.rows(search.surface_word_sql(stem)):
-                    surfaces |= search.marked_words(row)
-            found = search.best_words(word, surfaces)
-            if found:
-                replacements[word] = found
-        return search.suggested_queries(words, replacements)
+        return await self.run(count)
 
     async def batches(self):
         """Every match in the page's order, EXPORT_BATCH papers at a time."""
         after = None
         while True:
-            rows = await self.page_rowids(after=after, limit=EXPORT_BATCH)
+
+            def batch(conn, after=after):
+                with search_run.limited(conn, self.limits.sql_ms):
+                    if self.exact_rowids is None:
+                        self.exact_rowids = search_run.find_exact_rowids(conn, self.request)
+                    rows = search_run.find_page(
+                        conn, self.request, self.exact_rowids, after, EXPORT_BATCH
+                    )
+                    results = search_run.fetch_results(conn, self.request, [r[0] for r in rows])
+                    return rows, results
+
+            rows, results = await self.run(batch)
             if not rows:
                 return
-            yield await self.results([row[0] for row in rows])
+            yield results
             if len(rows) < EXPORT_BATCH:
                 return
             after = tuple(rows[-1][1:])
 
 
-def label_of(name, value, label):
-    if value is None:
-        return "(none)"
-    return str(label if label is not None else value)
+def link_facets_up_to(datasette, request):
+    """Matches up to which the author and affiliation facets come with the page; `_facets=all`
+    counts them however many match (the link the page shows instead, and its script)."""
+    if request.args.get("_facets") == "all":
+        return None
+    config = datasette.plugin_config(PLUGIN) or {}
+    return config.get("link_facets_up_to", LINK_FACETS_UP_TO)
 
 
 def public_result(result, base_url):
@@ -309,58 +239,39 @@ async def search_view(datasette, request):
     except search.SearchError as error:
         return await error_response(datasette, request, extension, str(error))
     searcher = Searcher(datasette, request=parsed)
+    if extension in ("csv", "bib") or (extension == "json" and request.args.get("_all")):
+        return export_stream(searcher, extension)
     try:
-        await searcher.find_exact_titles()
-        if extension in ("csv", "bib") or (extension == "json" and request.args.get("_all")):
-            return export_stream(searcher, extension)
-        total = await searcher.total()
-        last_page = max(1, -(-total // parsed.size))
-        if parsed.page > last_page:
-            parsed = parsed.with_page(last_page)
-            searcher.request = parsed
-        rows = await searcher.page_rowids(offset=parsed.offset)
-        results = await searcher.results([row[0] for row in rows])
+        answer = await searcher.answer(link_facets_up_to(datasette, request))
     except QueryInterrupted:
         return await error_response(
             datasette, request, extension, "This search took too long: add words or filters."
         )
-    facets, timed_out = {}, []
-    # side by side on Datasette's SQL threads: at 1M a common term's facets each run into the
-    # facet time limit, and one after the other those waits added up to seconds
-    counted = await asyncio.gather(*(searcher.facet(name) for name in search.FILTERS))
-    for name, (items, interrupted) in zip(search.FILTERS, counted):
-        if items or parsed.chosen(name):
-            facets[name] = items
-        if interrupted:
-            timed_out.append(name)
+    parsed = answer.request
     base_url = datasette.urls.row(DATABASE, "papers", "")
     if extension == "json":
         body = {
-            "total": total,
+            "total": answer.total,
             "page": parsed.page,
             "size": parsed.size,
-            "results": [public_result(result, base_url) for result in results],
-            "facets": facets,
+            "results": [public_result(result, base_url) for result in answer.results],
+            "facets": answer.facets,
         }
-        if timed_out:
-            body["facets_timed_out"] = timed_out
+        if answer.timed_out:
+            body["facets_timed_out"] = answer.timed_out
+        if answer.deferred:
+            body["facets_deferred"] = answer.deferred
         return Response.json(body)
     pairs = request_pairs(request)
+    last_page = max(1, -(-answer.total // parsed.size))
     context = {
         "q": parsed.q,
         "parsed": parsed,
-        "total": total,
-        "results": [dict(result, page_url=base_url + result["id"]) for result in results],
-        "facets": [
-            {
-                "name": name,
-                "title": search.FACET_TITLES[name],
-                "values": facet_links(datasette, pairs, name, facets[name], parsed.chosen(name)),
-            }
-            for name in search.FACET_TITLES
-            if name in facets
-        ],
-        "timed_out": timed_out,
+        "total": answer.total,
+        "results": [dict(result, page_url=base_url + result["id"]) for result in answer.results],
+        "facets": facet_sections(datasette, pairs, parsed, answer.facets),
+        "deferred": deferred_facets(datasette, pairs, parsed, answer.deferred),
+        "timed_out": answer.timed_out,
         "pages": [
             {"number": n, "url": query_url(datasette, pairs, page=n), "current": n == parsed.page}
             for n in page_numbers(parsed.page, last_page)
@@ -402,12 +313,67 @@ async def search_view(datasette, request):
         ],
         "suggestions": [
             {"q": suggestion, "url": query_url(datasette, pairs, q=suggestion, page=None)}
-            for suggestion in (
-                await searcher.suggestions() if not total and parsed.expression else []
-            )
+            for suggestion in answer.suggestions
         ],
     }
     return Response.html(await datasette.render_template("search.html", context, request=request))
+
+
+def facet_sections(datasette, pairs, parsed, facets):
+    """The facets in the order pages show them, each value with its link."""
+    return [
+        {
+            "name": name,
+            "title": search.FACET_TITLES[name],
+            "values": facet_links(datasette, pairs, name, facets[name], parsed.chosen(name)),
+        }
+        for name in search.FACET_TITLES
+        if name in facets
+    ]
+
+
+def deferred_facets(datasette, pairs, parsed, names):
+    """What stands in for facets left for a second request: their titles, the page's own URL
+    counting them (without script), and the fragment its script fetches instead."""
+    if not names:
+        return None
+    page = parsed.page if parsed.page > 1 else None
+    return {
+        "titles": [search.FACET_TITLES[name] for name in names],
+        "url": query_url(datasette, pairs, page=page, _facets="all"),
+        "fragment_url": datasette.urls.path("/search/facets") + "?" + urlencode(pairs),
+    }
+
+
+async def facets_fragment(datasette, request):
+    """The author and affiliation facets alone, as HTML for the page's script to put in."""
+    try:
+        parsed = search.parse_search(
+            [(name, value) for name in request.args for value in request.args.getlist(name)]
+        )
+    except search.SearchError as error:
+        return Response.text(str(error), status=400)
+    searcher = Searcher(datasette, request=parsed)
+    facets, timed_out = await searcher.run(
+        lambda conn: search_run.count_link_facets(conn, parsed, searcher.limits)
+    )
+    html = await datasette.render_template(
+        "_search_facets.html",
+        {
+            "facets": facet_sections(datasette, request_pairs(request), parsed, facets),
+            "timed_out": timed_out,
+        },
+        request=request,
+    )
+    return Response.html(html)
+
+
+async def serve_script():
+    return Response(
+        SCRIPT.read_text(encoding="utf-8"),
+        content_type="text/javascript; charset=utf-8",
+        headers={"cache-control": "max-age=3600"},
+    )
 
 
 def pairs_for_export(pairs, extension):
@@ -426,4 +392,8 @@ async def error_response(datasette, request, extension, message):
 
 @hookimpl
 def register_routes():
-    return [(r"^/search(\.(?P<format>json|csv|bib))?$", search_view)]
+    return [
+        (r"^/search(\.(?P<format>json|csv|bib))?$", search_view),
+        (r"^/search/facets$", facets_fragment),
+        (r"^/-/search\.js$", serve_script),
+    ]

@@ -1,0 +1,46 @@
+"""The facet table: each paper's venue, year, status, area and track as one small number.
+
+/search counts those five facets over its whole match set. Read from `papers`, every match is a
+visit to a wide row (abstracts: ~4 KB a paper), once per facet: a term in half of a 1M catalog
+took 0.6-0.7 s a facet. Papers share few combinations of the five values (45 at 1M synthetic
+papers, a few thousand in real listings), so `facet_combos` lists each combination once with its
+paper count, and `paper_facets` gives each paper (by `papers.rowid`, the full-text index's row)
+its combination: ~10 bytes a paper. One pass over the matches, grouped by combination, then gives
+all five facets at once (0.19 s for that term), and a filter on those columns reads the narrow
+table instead of `papers`.
+"""
+
+COLUMNS = ("venue", "year", "status", "area", "track")
+
+
+def add_facet_table(connection):
+    """Create and fill facet_combos and paper_facets from the finished `papers` table."""
+    connection.execute(
+        "create table facet_combos (id integer primary key, venue text, year integer,"
+        " status text, area text, track text, paper_count integer not null)"
+    )
+    connection.execute(
+        "create table paper_facets (paper integer primary key,"
+        " combo integer not null references facet_combos(id))"
+    )
+    combos, counts = {}, []
+
+    def paper_rows():
+        # one pass in rowid order, numbering combinations as they come: same catalog, same codes
+        for rowid, *values in connection.execute(
+            f"select rowid, {', '.join(COLUMNS)} from papers order by rowid"
+        ):
+            key = tuple(values)
+            combo = combos.get(key)
+            if combo is None:
+                combo = combos[key] = len(combos) + 1
+                counts.append(0)
+            counts[combo - 1] += 1
+            yield rowid, combo
+
+    connection.executemany("insert into paper_facets (paper, combo) values (?, ?)", paper_rows())
+    connection.executemany(
+        "insert into facet_combos (id, venue, year, status, area, track, paper_count)"
+        " values (?, ?, ?, ?, ?, ?, ?)",
+        [(combo, *key, counts[combo - 1]) for key, combo in combos.items()],
+    )
