@@ -177,11 +177,12 @@ def filter_clause(name, values, params, table, rowid):
     return "(" + " or ".join(tests) + ")"
 
 
-def where_sql(request, params, table, rowid, keep=lambda name: True):
+def where_sql(request, params, table, rowid, names):
+    """The request's filters of those names as a where clause."""
     where = [
         filter_clause(name, values, params, table, rowid)
         for name, values in request.filters.items()
-        if keep(name)
+        if name in names
     ]
     return (" where " + " and ".join(where)) if where else ""
 
@@ -217,7 +218,7 @@ def hits_sql(request, params, exact_rowids=(), leave_out=None, ranked=True):
 
     A search reads the facet columns from the narrow facet table, never from `papers`' wide
     rows; without words, `papers` and its column indexes answer."""
-    keep = lambda name: name != leave_out  # noqa: E731
+    keep = [name for name in request.filters if name != leave_out]
     if request.expression is None:
         where = where_sql(request, params, "papers", "papers.rowid", keep)
         return (
@@ -282,7 +283,7 @@ def combo_counts_sql(request):
     """Matches per combination of the five facet columns (loader/facet_table.py), with every
     filter but those columns': one pass gives the total and all five facets (column_facets)."""
     params = {}
-    links = lambda name: name not in COLUMN_FILTERS  # noqa: E731
+    links = [name for name in request.filters if name not in COLUMN_FILTERS]
     combos = f"facet_combos.id, {', '.join(f'facet_combos.{c}' for c in FACET_COLUMNS)}"
     if request.expression is None:
         where = where_sql(request, params, "", "paper_facets.paper", links)

@@ -39,6 +39,9 @@ class Answer:
     suggestions: list = field(default_factory=list)
 
 
+NO_LIMITS = Limits()
+
+
 @contextmanager
 def limited(conn, ms):
     """Datasette's time limit on one step; QueryInterrupted when it runs past it."""
@@ -176,7 +179,7 @@ def find_suggestions(conn, request):
     return search.suggested_queries(words, replacements)
 
 
-def count_link_facets(conn, request, limits=Limits()):
+def count_link_facets(conn, request, limits=NO_LIMITS):
     """({facet: items}, timed-out facets) of the author and affiliation facets."""
     facets, timed_out = {}, []
     for name in LINK_FACETS:
@@ -190,7 +193,7 @@ def count_link_facets(conn, request, limits=Limits()):
     return facets, timed_out
 
 
-def answer_search(conn, request, limits=Limits(), link_facets_up_to=None):
+def answer_search(conn, request, limits=NO_LIMITS, link_facets_up_to=None):
     """Everything a /search page shows. Author and affiliation facets are left for a second
     request (`deferred`) when more than `link_facets_up_to` papers match (None: never).
     QueryInterrupted when the total or the page runs past its limit; a facet that does is

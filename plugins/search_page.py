@@ -16,8 +16,8 @@ from datasette.database import QueryInterrupted
 from datasette.utils.asgi import AsgiStream, Response
 
 from loader import search, search_run
-from loader.site import STATIC_DIR
 from loader.bibtex import KeyMaker, format_entry
+from loader.site import STATIC_DIR
 
 DATABASE = "catalog"
 EXPORT_BATCH = 1000
