@@ -14,6 +14,7 @@ import pytest
 import yaml
 from datasette.app import Datasette
 
+from loader import search, search_run
 from loader.serve import SETTINGS
 
 from .conftest import ROOT
@@ -156,6 +157,169 @@ async def test_author_names_are_searched(site, sql):
 async def test_a_paper_whose_title_equals_the_query_comes_first(site):
     body = await get_json(site, "/search.json?q=third+person+imitation+learning!")
     assert body["results"][0]["title"] == "Third Person Imitation Learning"
+
+
+# --- the facet table path against plain SQL ------------------------------------------------
+
+
+def plain_filter(name, values, params):
+    """A filter on `papers` written out here, apart from loader/search.py."""
+    if name == "author":
+        params.extend(values)
+        marks = ", ".join("?" * len(values))
+        return f"id in (select paper_id from paper_authors where author_id in ({marks}))"
+    if name == "affiliation":
+        params.extend(values)
+        marks = ", ".join("?" * len(values))
+        return (
+            "id in (select paper_id from paper_affiliations join affiliations"
+            f" on affiliations.id = affiliation_id where slug in ({marks}))"
+        )
+    given = [value for value in values if value is not None]
+    params.extend(given)
+    tests = [f"{name} in ({', '.join('?' * len(given))})"] if given else []
+    return " or ".join(tests + ([f"{name} is null"] if None in values else []))
+
+
+def plain_facets(sql, request):
+    """The total and each column facet counted straight from `papers`, one statement each."""
+
+    def where(leave_out=None):
+        params, tests = [], []
+        if request.expression:
+            tests.append("rowid in (select rowid from papers_fts where papers_fts match ?)")
+            params.append(request.expression)
+        for name, values in request.filters.items():
+            if name != leave_out:
+                tests.append("(" + plain_filter(name, values, params) + ")")
+        return (" where " + " and ".join(tests) if tests else ""), params
+
+    clause, params = where()
+    total = sql(f"select count(*) from papers{clause}", params)[0][0]
+    facets = {}
+    for name in search.COLUMN_FILTERS:
+        clause, params = where(leave_out=name)
+        rows = sql(
+            f"select {name}, count(*) from papers{clause} group by {name}"
+            f" order by count(*) desc, {name} is null, {name} limit {search.FACET_LIMIT}",
+            params,
+        )
+        listed = [tuple(row) for row in rows]
+        for value in request.chosen(name):
+            if value not in {row[0] for row in listed}:
+                clause, params = where(leave_out=name)
+                test = f"{name} is null" if value is None else f"{name} = ?"
+                extra = [] if value is None else [value]
+                count = sql(
+                    f"select count(*) from papers{clause}{' and' if clause else ' where'} {test}",
+                    params + extra,
+                )[0][0]
+                listed.append((value, count))
+        facets[name] = listed
+    return total, facets
+
+
+def facet_requests(sql):
+    author = sql("select id from authors where name = 'Huishuai Zhang'")[0][0]
+    track, area = sql("select track, area from papers group by track order by count(*) desc")[0]
+    filters = [
+        [],
+        [("venue", "ICLR")],
+        [("venue", "ICLR"), ("year", "2018")],
+        [("venue", "NeurIPS"), ("venue", ""), ("status", "Poster")],
+        [("track", track), ("area", area)],
+        [("area", area), ("year", "1999")],
+        [("author", str(author))],
+        [("affiliation", "pku"), ("venue", "")],
+        [("year", "2017"), ("year", "2018"), ("status", "Oral")],
+    ]
+    for q in ("", "learning", "imitation", "reinforcement learning", "zzzqqq"):
+        for chosen in filters:
+            yield [("q", q)] + chosen
+
+
+async def test_column_facets_and_total_equal_plain_sql(search_catalog, sql):
+    """Seeds and real conference papers: every total and the venue, year, status, area and
+    track facets from one pass over the facet table equal GROUP BYs over `papers`."""
+    connection = sqlite3.connect(search_catalog)
+    checked = 0
+    for pairs in facet_requests(sql):
+        request = search.parse_search(pairs)
+        total, facets = search_run.count_column_facets(connection, request)
+        expected_total, expected = plain_facets(sql, request)
+        assert total == expected_total == search_run.count_total(connection, request), pairs
+        for name, rows in expected.items():
+            assert [(item["value"], item["count"]) for item in facets[name]] == rows, (name, pairs)
+        checked += bool(total)
+    assert checked > 20
+
+
+async def test_the_seeds_facets_equal_plain_sql(seed_catalog, query):
+    connection = sqlite3.connect(seed_catalog)
+    for q in ("", "learning", "optimization"):
+        request = search.parse_search([("q", q), ("area", "Deep Learning")])
+        total, facets = search_run.count_column_facets(connection, request)
+        expected_total, expected = plain_facets(query, request)
+        assert total == expected_total > 0
+        assert {n: [(i["value"], i["count"]) for i in items] for n, items in facets.items()} == {
+            n: rows for n, rows in expected.items()
+        }
+
+
+# --- author and affiliation facets past the limit -------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def deferring_site(search_catalog, datasette):
+    """The search catalog with the author and affiliation facets left for a second request
+    past 5 matches."""
+    metadata = yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8"))
+    metadata.setdefault("plugins", {})["paper-catalog-search"] = {"link_facets_up_to": 5}
+    return Datasette(
+        immutables=[str(search_catalog)],
+        metadata=metadata,
+        template_dir=str(ROOT / "plugins" / "templates"),
+        settings=SETTINGS,
+    )
+
+
+async def test_a_large_match_set_leaves_author_facets_for_a_second_request(site, deferring_site):
+    full = await get_json(site, "/search.json?q=learning")
+    assert {"author", "affiliation"} <= set(full["facets"]) and "facets_deferred" not in full
+    deferred = await get_json(deferring_site, "/search.json?q=learning")
+    assert deferred["total"] == full["total"] > 5
+    assert deferred["facets_deferred"] == ["affiliation", "author"]
+    assert "author" not in deferred["facets"] and "affiliation" not in deferred["facets"]
+    assert {k: v for k, v in full["facets"].items() if k not in ("author", "affiliation")} == (
+        deferred["facets"]
+    )
+    asked = await get_json(deferring_site, "/search.json?q=learning&_facets=all")
+    assert asked["facets"] == full["facets"] and "facets_deferred" not in asked
+    few = await get_json(deferring_site, "/search.json?q=imitation+abbeel")
+    assert few["total"] <= 5 and "author" in few["facets"]
+
+
+async def test_the_deferred_facets_page_and_fragment(site, deferring_site):
+    full = (await get_json(site, "/search.json?q=learning"))["facets"]
+    html = (await deferring_site.client.get("/search?q=learning&page=2")).text
+    assert 'data-url="/search/facets?q=learning"' in html
+    assert 'href="/search?q=learning&amp;page=2&amp;_facets=all"' in html
+    assert '<script src="/-/search.js" defer></script>' in html
+    assert "<h2>Author</h2>" not in html
+    counted = (await deferring_site.client.get("/search?q=learning&_facets=all")).text
+    fragment = await deferring_site.client.get("/search/facets?q=learning")
+    assert fragment.status_code == 200 and "<html" not in fragment.text
+    for text in (counted, fragment.text):
+        assert "<h2>Author</h2>" in text and "<h2>Affiliation</h2>" in text
+        top = full["author"][0]
+        assert f'<a href="/search?q=learning&amp;author={top["value"]}">' in text
+        assert f'<span class="count">{top["count"]:,}</span>' in text
+    assert "<h2>Venue</h2>" not in fragment.text, "the fragment holds only what was left out"
+    script = await deferring_site.client.get("/-/search.js")
+    assert script.headers["content-type"].startswith("text/javascript")
+    assert "data-url" in script.text or "dataset.url" in script.text
+    bad = await deferring_site.client.get("/search/facets?year=soon")
+    assert bad.status_code == 400 and "year" in bad.text
 
 
 # --- pages and sorts ------------------------------------------------------------------------

@@ -5,8 +5,9 @@ test-artifacts/ (the README's come from here)."""
 import re
 
 import pytest
+import yaml
 
-from .browser import requires_chromium, screenshot
+from .browser import ROOT, datasette_server, requires_chromium, screenshot
 
 pytestmark = [pytest.mark.browser, requires_chromium]
 WIDTHS = {"desktop": 1280, "phone": 390}
@@ -99,3 +100,51 @@ def test_a_misspelling_offers_the_right_word(search_site, browser):
     assert total(page) > 0
     screenshot(page, "search-suggestion")
     page.close()
+
+
+@pytest.fixture(scope="module")
+def deferring_site(search_catalog, tmp_path_factory):
+    """The search catalog served with the author and affiliation facets left for a second
+    request past 5 matches, as a 1M catalog leaves them past 10,000."""
+    folder = tmp_path_factory.mktemp("deferring")
+    metadata = yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8"))
+    metadata.setdefault("plugins", {})["paper-catalog-search"] = {"link_facets_up_to": 5}
+    path = folder / "metadata.yml"
+    path.write_text(yaml.safe_dump(metadata, allow_unicode=True), encoding="utf-8")
+    with datasette_server(search_catalog, folder, metadata=path) as url:
+        yield url
+
+
+def author_facet(page):
+    return page.locator(".facet", has=page.get_by_role("heading", name="Author", exact=True))
+
+
+def test_author_facets_of_a_large_match_set_load_by_themselves(deferring_site, browser):
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(deferring_site + "/search?q=learning")
+    everything = total(page)
+    assert everything > 5
+    author = author_facet(page).get_by_role("link").first
+    author.wait_for()
+    assert page.locator(".deferred-facets a", has_text="Count by").count() == 0
+    author.click()
+    page.wait_for_load_state()
+    assert "author=" in page.url and 0 < total(page) < everything
+    assert errors == []
+    page.close()
+
+
+def test_without_script_a_link_counts_the_author_facets(deferring_site, browser):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(deferring_site + "/search?q=learning")
+    assert author_facet(page).count() == 0
+    page.get_by_role("link", name="Count by affiliation and author").click()
+    page.wait_for_load_state()
+    assert "_facets=all" in page.url
+    author_facet(page).get_by_role("link").first.click()
+    page.wait_for_load_state()
+    assert "author=" in page.url and total(page) > 0
+    context.close()
