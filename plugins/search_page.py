@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 from datasette import hookimpl
 from datasette.database import QueryInterrupted
 from datasette.utils.asgi import AsgiStream, Response
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from loader import search, search_run
 from loader.bibtex import KeyMaker, format_entry
@@ -37,7 +37,6 @@ CSV_COLUMNS = (
     "abstract",
 )
 PAGE_LINKS_AROUND = 2
-AUTHOR_LINK = Markup('<a href="{}">{}</a>')
 # fetches the facets left for a second request (the page works without it)
 SCRIPT = STATIC_DIR / "search.js"
 # metadata.yml `plugins:` key of this page's settings
@@ -216,13 +215,16 @@ def request_pairs(request):
 def facet_links(datasette, pairs, name, items, chosen):
     """Each facet value with the URL that adds it to the filters, or removes it when chosen."""
     links = []
+    path = datasette.urls.path("/search")
+    current = [value for key, value in pairs if key == name]
+    # the other parameters encoded once: a page lists up to 140 values
+    others = urlencode([(key, value) for key, value in pairs if key not in (name, "page")])
     for item in items:
         text = "" if item["value"] is None else str(item["value"])
-        current = [value for key, value in pairs if key == name]
         selected = item["value"] in chosen
         values = [v for v in current if v != text] if selected else current + [text]
-        others = [(key, value) for key, value in pairs if key not in (name, "page")]
-        url = query_url(datasette, others, **{name: values})
+        query = "&".join(part for part in (others, urlencode([(name, v) for v in values])) if part)
+        url = path + ("?" + query if query else "")
         links.append(dict(item, url=url, selected=selected, count_text=f"{item['count']:,}"))
     return links
 
@@ -250,7 +252,7 @@ async def search_view(datasette, request):
             datasette, request, extension, "This search took too long: add words or filters."
         )
     parsed = answer.request
-    base_url = datasette.urls.row(DATABASE, "papers", "")
+    base_url = str(datasette.urls.row(DATABASE, "papers", ""))
     if extension == "json":
         body = {
             "total": answer.total,
@@ -331,9 +333,12 @@ async def search_view(datasette, request):
 def author_links(datasette, result):
     """A result's authors as links, built here: in the template's loop they took ~1.7 ms of a
     20-result page (~14 us an author)."""
-    base = datasette.urls.row(DATABASE, "authors", "")
-    return Markup(", ").join(
-        AUTHOR_LINK.format(base + str(author["id"]), author["name"]) for author in result["authors"]
+    base = str(datasette.urls.row(DATABASE, "authors", ""))
+    return Markup(
+        ", ".join(
+            f'<a href="{escape(base + str(author["id"]))}">{escape(author["name"])}</a>'
+            for author in result["authors"]
+        )
     )
 
 
