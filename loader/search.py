@@ -164,23 +164,23 @@ def link_filter(name, placeholders, rowid):
     return f"{rowid} in (select papers.rowid from papers where papers.id in ({ids}))"
 
 
-def filter_clause(name, values, params, table, rowid):
+def filter_clause(name, values, params, rowid):
     """One filter as SQL, its values bound as parameters: the five facet columns read from
-    `table` (papers, or facet_combos), the link filters test `rowid`."""
+    facet_combos, the author and affiliation filters test `rowid`."""
     placeholders = bind(params, name, [v for v in values if v is not None])
     if name not in COLUMN_FILTERS:
         return link_filter(name, placeholders, rowid)
-    column = f"{table}.{COLUMN_FILTERS[name]}"
+    column = f"facet_combos.{COLUMN_FILTERS[name]}"
     tests = [f"{column} in ({placeholders})"] if placeholders else []
     if None in values:
         tests.append(f"{column} is null")
     return "(" + " or ".join(tests) + ")"
 
 
-def where_sql(request, params, table, rowid, names):
+def where_sql(request, params, rowid, names):
     """The request's filters of those names as a where clause."""
     where = [
-        filter_clause(name, values, params, table, rowid)
+        filter_clause(name, values, params, rowid)
         for name, values in request.filters.items()
         if name in names
     ]
@@ -216,23 +216,26 @@ def matches_sql(request, params, ranked=True):
 def hits_sql(request, params, exact_rowids=(), leave_out=None, ranked=True):
     """`hits`: every paper matching q and the filters (but `leave_out`'s), with its sort keys.
 
-    A search reads the facet columns from the narrow facet table, never from `papers`' wide
-    rows; without words, `papers` and its column indexes answer."""
-    keep = [name for name in request.filters if name != leave_out]
+    The facet columns are read from the narrow facet table, never from `papers`' wide rows (a
+    track's papers in year order at 1M: 0.72 s from `papers`, 0.05 s from the facet table).
+    With no words and no filter, `papers`' year index orders every paper."""
+    names = [name for name in request.filters if name != leave_out]
+    if request.expression is None and not names:
+        return "select rowid, year, 0 as exact, 0 as rank from papers"
     if request.expression is None:
-        where = where_sql(request, params, "papers", "papers.rowid", keep)
-        return (
-            "select papers.rowid as rowid, papers.year as year,"
-            f" 0 as exact, 0 as rank from papers{where}"
+        rowid, exact, rank, source = "paper_facets.paper", "0", "0", "paper_facets"
+    else:
+        rowid = "matches.rowid"
+        exact = exact_sql(params, exact_rowids, rowid)
+        rank = "matches.rank" if ranked else "0"
+        source = (
+            f"({matches_sql(request, params, ranked)}) as matches"
+            " join paper_facets on paper_facets.paper = matches.rowid"
         )
-    where = where_sql(request, params, "facet_combos", "matches.rowid", keep)
-    exact = exact_sql(params, exact_rowids, "matches.rowid")
+    where = where_sql(request, params, rowid, names)
     return (
-        "select matches.rowid as rowid, facet_combos.year as year,"
-        f" {exact} as exact, {'matches.rank' if ranked else '0'} as rank"
-        f" from ({matches_sql(request, params, ranked)}) as matches"
-        " join paper_facets on paper_facets.paper = matches.rowid"
-        f" join facet_combos on facet_combos.id = paper_facets.combo{where}"
+        f"select {rowid} as rowid, facet_combos.year as year, {exact} as exact, {rank} as rank"
+        f" from {source} join facet_combos on facet_combos.id = paper_facets.combo{where}"
     )
 
 
@@ -286,12 +289,12 @@ def combo_counts_sql(request):
     links = [name for name in request.filters if name not in COLUMN_FILTERS]
     combos = f"facet_combos.id, {', '.join(f'facet_combos.{c}' for c in FACET_COLUMNS)}"
     if request.expression is None:
-        where = where_sql(request, params, "", "paper_facets.paper", links)
+        where = where_sql(request, params, "paper_facets.paper", links)
         if not where:
             return f"select {combos}, facet_combos.paper_count from facet_combos", params
         source = f"paper_facets{where}"
     else:
-        where = where_sql(request, params, "", "matches.rowid", links)
+        where = where_sql(request, params, "matches.rowid", links)
         source = (
             f"({matches_sql(request, params, ranked=False)}) as matches"
             f" join paper_facets on paper_facets.paper = matches.rowid{where}"
