@@ -203,7 +203,8 @@ def answer_search(conn, request, limits=NO_LIMITS, link_facets_up_to=None):
         exact = find_exact_rowids(conn, request)
     total = None
     try:
-        with limited(conn, limits.facet_ms):
+        # the page's total as well as five facets: the statement's limit, not a facet's
+        with limited(conn, limits.sql_ms):
             total, column = count_column_facets(conn, request)
         answer.facets.update(column)
     except QueryInterrupted:
