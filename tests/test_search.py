@@ -13,6 +13,7 @@ import sqlite3
 import pytest
 import yaml
 from datasette.app import Datasette
+from datasette.database import QueryInterrupted
 
 from loader import search, search_run
 from loader.serve import SETTINGS
@@ -264,6 +265,24 @@ async def test_the_seeds_facets_equal_plain_sql(seed_catalog, query):
         assert {n: [(i["value"], i["count"]) for i in items] for n, items in facets.items()} == {
             n: rows for n, rows in expected.items()
         }
+
+
+async def test_a_facet_pass_past_its_time_limit_still_gives_the_exact_total(
+    search_catalog, monkeypatch
+):
+    def too_slow(conn, request):
+        raise QueryInterrupted(None, "", {})
+
+    connection = sqlite3.connect(search_catalog)
+    request = search.parse_search([("q", "learning"), ("venue", "ICLR")])
+    expected = search_run.answer_search(connection, request)
+    monkeypatch.setattr(search_run, "count_column_facets", too_slow)
+    answer = search_run.answer_search(connection, request)
+    assert answer.total == expected.total > 0
+    assert [r["id"] for r in answer.results] == [r["id"] for r in expected.results]
+    assert answer.timed_out == list(search.COLUMN_FILTERS)
+    assert set(answer.facets) == {"venue", "author"}, "a chosen facet stays, with no counts"
+    assert answer.facets["venue"] == [] and answer.facets["author"] == expected.facets["author"]
 
 
 # --- author and affiliation facets past the limit -------------------------------------------
