@@ -9,6 +9,7 @@ The SQL and the parameter rules live in loader/search.py.
 import csv
 import io
 import json
+import weakref
 from urllib.parse import urlencode
 
 from datasette import hookimpl
@@ -37,6 +38,8 @@ CSV_COLUMNS = (
     "abstract",
 )
 PAGE_LINKS_AROUND = 2
+# per Datasette instance: a synchronous overlay of its template environment (render_partial)
+PARTIALS = weakref.WeakKeyDictionary()
 # fetches the facets left for a second request (the page works without it)
 SCRIPT = STATIC_DIR / "search.js"
 # metadata.yml `plugins:` key of this page's settings
@@ -272,15 +275,25 @@ async def search_view(datasette, request):
         "q": parsed.q,
         "parsed": parsed,
         "total": answer.total,
-        "results": [
-            dict(
-                result,
-                page_url=base_url + result["id"],
-                author_links=author_links(datasette, result),
-            )
-            for result in answer.results
-        ],
-        "facets": facet_sections(datasette, pairs, parsed, answer.facets),
+        "results_html": render_partial(
+            datasette,
+            "_search_results.html",
+            parsed=parsed,
+            results=[
+                dict(
+                    result,
+                    page_url=base_url + result["id"],
+                    author_links=author_links(datasette, result),
+                )
+                for result in answer.results
+            ],
+        ),
+        "facets_html": render_partial(
+            datasette,
+            "_search_facets.html",
+            facets=facet_sections(datasette, pairs, parsed, answer.facets),
+            timed_out=answer.timed_out,
+        ),
         "deferred": deferred_facets(datasette, pairs, parsed, answer.deferred),
         "timed_out": answer.timed_out,
         "pages": [
@@ -328,6 +341,16 @@ async def search_view(datasette, request):
         ],
     }
     return Response.html(await datasette.render_template("search.html", context, request=request))
+
+
+def render_partial(datasette, name, **context):
+    """A part of the page rendered without Jinja's async mode, which Datasette's environment
+    uses: it awaits every expression, and the results and facets (~300 of them) took 1.5 ms of
+    a page; the same templates, filters and escaping, synchronously, take about half."""
+    environment = PARTIALS.get(datasette)
+    if environment is None:
+        environment = PARTIALS[datasette] = datasette.jinja_env.overlay(enable_async=False)
+    return Markup(environment.get_template(name).render(**context))
 
 
 def author_links(datasette, result):
@@ -380,13 +403,11 @@ async def facets_fragment(datasette, request):
     facets, timed_out = await searcher.run(
         lambda conn: search_run.count_link_facets(conn, parsed, searcher.limits)
     )
-    html = await datasette.render_template(
+    html = render_partial(
+        datasette,
         "_search_facets.html",
-        {
-            "facets": facet_sections(datasette, request_pairs(request), parsed, facets),
-            "timed_out": timed_out,
-        },
-        request=request,
+        facets=facet_sections(datasette, request_pairs(request), parsed, facets),
+        timed_out=timed_out,
     )
     return Response.html(html)
 
