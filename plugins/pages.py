@@ -10,8 +10,9 @@ author of the 1M-paper benchmark has 2,181 papers and 9,506 co-authors.
 import asyncio
 
 from datasette import hookimpl
-from datasette.database import QueryInterrupted
-from datasette.utils import urlsafe_components
+from datasette.utils import sqlite_timelimit, urlsafe_components
+
+from loader.related import kept_counts, related_within
 
 PAPER_TEMPLATE = "row-catalog-papers.html"
 AUTHOR_TEMPLATE = "row-catalog-authors.html"
@@ -106,34 +107,40 @@ async def canned_rows(datasette, database, name, params, actor, limit=None):
     return await rows(datasette.get_database(database), sql, params)
 
 
-async def related_rows(datasette, database, paper_id, actor):
-    """The related_papers canned query's rows, or None when it ran out of time: it reads the
-    paper's words letter by letter, and a very long abstract can take longer than the time
-    limit; the page is still worth showing without them."""
-    try:
-        return await canned_rows(
-            datasette, database, "related_papers", {"paper_id": paper_id}, actor
-        )
-    except QueryInterrupted:
-        return None
+def paper_lookups(paper_id, time_limit_ms, kept):
+    """Everything the paper page shows, read in one go on one SQL thread: one hand-off
+    between the event loop and the thread instead of one per query."""
+
+    def read(connection):
+        def rows(sql):
+            return [dict(row) for row in connection.execute(sql, {"id": paper_id})]
+
+        with sqlite_timelimit(connection, time_limit_ms):
+            found = rows(PAPER_SQL)
+            if not found:
+                return {}
+            authors = rows(PAPER_AUTHORS_SQL)
+            affiliations = rows(PAPER_AFFILIATIONS_SQL)
+            sources = rows(PAPER_SOURCES_SQL)
+        return {
+            "paper": found[0],
+            "paper_url": safe_url(found[0]["url"]),
+            "paper_authors": [a for a in authors if a["position"] is not None],
+            # the profile owner: an author even when the cut-short list does not show them
+            "paper_owner": next((a for a in authors if a["position"] is None), None),
+            "paper_affiliations": affiliations,
+            "paper_sources": sources,
+            # the related_papers canned query's rows (loader/related.py), None past the limit
+            "related_papers": related_within(connection, paper_id, time_limit_ms, kept),
+        }
+
+    return read
 
 
-async def paper_context(datasette, database, paper_id, actor):
+async def paper_context(datasette, database, paper_id):
     db = datasette.get_database(database)
-    found = await rows(db, PAPER_SQL, {"id": paper_id})
-    if not found:
-        return {}
-    authors = await rows(db, PAPER_AUTHORS_SQL, {"id": paper_id})
-    return {
-        "paper": found[0],
-        "paper_url": safe_url(found[0]["url"]),
-        "paper_authors": [a for a in authors if a["position"] is not None],
-        # the profile owner: an author even when the cut-short list does not show them
-        "paper_owner": next((a for a in authors if a["position"] is None), None),
-        "paper_affiliations": await rows(db, PAPER_AFFILIATIONS_SQL, {"id": paper_id}),
-        "paper_sources": await rows(db, PAPER_SOURCES_SQL, {"id": paper_id}),
-        "related_papers": await related_rows(datasette, database, paper_id, actor),
-    }
+    time_limit_ms = datasette.setting("sql_time_limit_ms")
+    return await db.execute_fn(paper_lookups(paper_id, time_limit_ms, kept_counts(db)))
 
 
 async def author_context(datasette, database, author_id, actor):
@@ -176,5 +183,5 @@ def extra_template_vars(template, database, request, datasette):
     if key is None:
         return None
     if template == PAPER_TEMPLATE:
-        return paper_context(datasette, database, key, request.actor)
+        return paper_context(datasette, database, key)
     return author_context(datasette, database, key, request.actor)
