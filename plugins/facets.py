@@ -106,6 +106,22 @@ async def combined_rows(facet, matched_columns, arms):
     return by_arm
 
 
+def absolute_urls(datasette, request):
+    """datasette.absolute_url(request, path) for one request's many facet links. Datasette's
+    urljoin()s each path, a PrefixedUrlString whose every character access goes through
+    __getattribute__: ~60 us a link, a fifth of a search page's Python time with 150 links.
+    A plain path from the root only needs the request's origin in front."""
+    origin = datasette.absolute_url(request, "/")[:-1]
+
+    def absolute(path):
+        path = str(path)
+        if path.startswith("/") and not path.startswith("//") and "/." not in path:
+            return origin + path
+        return datasette.absolute_url(request, path)
+
+    return absolute
+
+
 def config_columns(facet):
     return [
         (config["config"].get("column") or config["config"]["simple"], config["source"])
@@ -133,6 +149,7 @@ class LinkFacet(ArrayFacet):
         if not configs:
             return [], []
         unfiltered = is_unfiltered(self.sql, self.params)
+        absolute = absolute_urls(self.ds, self.request)
         arms = [link_arm(LINKS[column], unfiltered, facet_size + 1) for column, _ in configs]
         by_arm = await combined_rows(self, "id", arms)
         if by_arm is None:
@@ -151,7 +168,7 @@ class LinkFacet(ArrayFacet):
                         "value": value,
                         "label": row["label"] or value,
                         "count": row["count"],
-                        "toggle_url": self.ds.absolute_url(self.request, toggle),
+                        "toggle_url": absolute(toggle),
                         "selected": selected,
                     }
                 )
@@ -196,6 +213,7 @@ class PresentFacet(ColumnFacet):
             db = self.ds.get_database(self.database)
             foreign_keys = {fk["column"] for fk in await db.foreign_keys_for_table(self.table)}
         pairs = self.get_querystring_pairs()
+        absolute = absolute_urls(self.ds, self.request)
         results = []
         for (column, source), rows in zip(configs, by_arm, strict=True):
             if not rows:
@@ -215,13 +233,15 @@ class PresentFacet(ColumnFacet):
                     "toggle_url": self.ds.urls.path(
                         path_with_removed_args(self.request, {"_facet": column})
                     ),
-                    "results": [self.value_result(column, row, expanded, pairs) for row in shown],
+                    "results": [
+                        self.value_result(column, row, expanded, pairs, absolute) for row in shown
+                    ],
                     "truncated": len(rows) > facet_size,
                 }
             )
         return results, []
 
-    def value_result(self, column, row, expanded, pairs):
+    def value_result(self, column, row, expanded, pairs, absolute):
         """One value of a box, as Datasette's ColumnFacet writes it."""
         argument = f"{column}__exact" if column.startswith("_") else column
         selected = (argument, str(row["value"])) in pairs
@@ -233,7 +253,7 @@ class PresentFacet(ColumnFacet):
             "value": row["value"],
             "label": expanded.get((column, row["value"]), row["value"]),
             "count": row["count"],
-            "toggle_url": self.ds.absolute_url(self.request, self.ds.urls.path(toggle)),
+            "toggle_url": absolute(self.ds.urls.path(toggle)),
             "selected": selected,
         }
 
