@@ -1,10 +1,12 @@
-"""The rows of a query page (canned queries, SQL) as one piece of HTML, written in Python.
+"""The rows of a query page (canned queries, SQL) and of a table page as one piece of HTML,
+written in Python.
 
 Datasette renders its templates with Jinja's async mode, where every loop step is an awaited
 generator: the stock `query.html` spent ~6.6 ms of a 20 ms search page on the 600 cells of 100
 results. `templates/query.html` is Datasette's own, with its row loop replaced by this filter;
 the markup is the same (`<td class="col-...">`), and every cell is escaped unless it is already
-Markup (what render_cell hooks return).
+Markup (what render_cell hooks return). A table page's `_table.html` gets the same treatment
+through plugins/template_patches.py: 25 papers x 16 columns.
 """
 
 from datasette import hookimpl
@@ -22,6 +24,24 @@ def render_result_rows(display_rows, columns):
     return Markup("\n".join(lines))
 
 
+def render_table_rows(display_rows):
+    """Datasette's `_table.html` row loop: each cell a dict of column, value and value type."""
+    classes = {}
+    lines = []
+    for row in display_rows:
+        lines.append("<tr>")
+        for cell in row:
+            column, value_type = cell["column"], cell["value_type"]
+            if (column, value_type) not in classes:
+                classes[column, value_type] = (
+                    f'<td class="col-{escape(to_css_class(column))} type-{escape(value_type)}">'
+                )
+            lines.append(f"{classes[column, value_type]}{escape(cell['value'])}</td>")
+        lines.append("</tr>")
+    return Markup("\n".join(lines))
+
+
 @hookimpl
 def prepare_jinja2_environment(env):
     env.filters["result_rows"] = render_result_rows
+    env.filters["table_rows"] = render_table_rows
