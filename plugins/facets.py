@@ -10,12 +10,13 @@ matching papers instead of parsing every row's JSON.
 """
 
 from dataclasses import dataclass
+from urllib.parse import parse_qsl, urlencode
 
 from datasette import hookimpl
 from datasette.database import QueryInterrupted
 from datasette.facets import ArrayFacet, ColumnFacet
 from datasette.filters import FilterArguments
-from datasette.utils import escape_sqlite, path_with_added_args, path_with_removed_args
+from datasette.utils import escape_sqlite, path_with_removed_args
 
 from loader.normalize import affiliation_slug, name_key
 
@@ -122,6 +123,18 @@ def absolute_urls(datasette, request):
     return absolute
 
 
+def added_arg_paths(request):
+    """path_with_added_args(request, {name: value}) for the many values of one request's
+    facets: Datasette parses and re-encodes the request's query for each link; here once."""
+    current = urlencode(parse_qsl(request.query_string))
+
+    def added(name, value):
+        pair = urlencode([(name, value)])
+        return f"{request.path}?{current}&{pair}" if current else f"{request.path}?{pair}"
+
+    return added
+
+
 def config_columns(facet):
     return [
         (config["config"].get("column") or config["config"]["simple"], config["source"])
@@ -150,6 +163,7 @@ class LinkFacet(ArrayFacet):
             return [], []
         unfiltered = is_unfiltered(self.sql, self.params)
         absolute = absolute_urls(self.ds, self.request)
+        added = added_arg_paths(self.request)
         arms = [link_arm(LINKS[column], unfiltered, facet_size + 1) for column, _ in configs]
         by_arm = await combined_rows(self, "id", arms)
         if by_arm is None:
@@ -160,9 +174,10 @@ class LinkFacet(ArrayFacet):
                 value = str(row["value"])
                 argument = {f"{column}__arraycontains": value}
                 selected = (f"{column}__arraycontains", value) in pairs
-                toggle = (path_with_removed_args if selected else path_with_added_args)(
-                    self.request, argument
-                )
+                if selected:
+                    toggle = path_with_removed_args(self.request, argument)
+                else:
+                    toggle = added(f"{column}__arraycontains", value)
                 values.append(
                     {
                         "value": value,
@@ -214,6 +229,7 @@ class PresentFacet(ColumnFacet):
             foreign_keys = {fk["column"] for fk in await db.foreign_keys_for_table(self.table)}
         pairs = self.get_querystring_pairs()
         absolute = absolute_urls(self.ds, self.request)
+        added = added_arg_paths(self.request)
         results = []
         for (column, source), rows in zip(configs, by_arm, strict=True):
             if not rows:
@@ -234,21 +250,22 @@ class PresentFacet(ColumnFacet):
                         path_with_removed_args(self.request, {"_facet": column})
                     ),
                     "results": [
-                        self.value_result(column, row, expanded, pairs, absolute) for row in shown
+                        self.value_result(column, row, expanded, pairs, absolute, added)
+                        for row in shown
                     ],
                     "truncated": len(rows) > facet_size,
                 }
             )
         return results, []
 
-    def value_result(self, column, row, expanded, pairs, absolute):
+    def value_result(self, column, row, expanded, pairs, absolute, added):
         """One value of a box, as Datasette's ColumnFacet writes it."""
         argument = f"{column}__exact" if column.startswith("_") else column
         selected = (argument, str(row["value"])) in pairs
         if selected:
             toggle = path_with_removed_args(self.request, {argument: str(row["value"])})
         else:
-            toggle = path_with_added_args(self.request, {argument: row["value"]})
+            toggle = added(argument, row["value"])
         return {
             "value": row["value"],
             "label": expanded.get((column, row["value"]), row["value"]),
