@@ -122,27 +122,51 @@ def refresh_schemas_once(datasette):
 
 # what a Database answers about its schema with a str, bool or None: fixed for a served build
 SCHEMA_LOOKUPS = ("table_exists", "get_table_definition", "get_view_definition")
+# the statement Datasette's permission_allowed() runs for each table permission check (two or
+# three a page) to spell the table's name as SQLite does
+NAME_SQL = (
+    "select name from sqlite_master where type in ('table', 'view') and name = ? collate nocase"
+)
 MAX_REMEMBERED = 256
 
 
+def remembering(look_up, key_of):
+    """look_up() with its answers kept by key_of(arguments). Names come from URLs: past a few
+    hundred answers, asking again costs less than the memory (None: not kept at all)."""
+    answers = {}
+
+    async def remembered(*args, **kwargs):
+        key = key_of(args, kwargs)
+        if key is not None and key in answers:
+            return answers[key]
+        answer = await look_up(*args, **kwargs)
+        if key is not None and len(answers) < MAX_REMEMBERED:
+            answers[key] = answer
+        return answer
+
+    remembered.answers = answers
+    return remembered
+
+
+def arguments_key(args, kwargs):
+    return args, tuple(sorted(kwargs.items()))
+
+
+def name_statement_key(args, kwargs):
+    sql, params = (list(args) + [kwargs.get("params")])[:2]
+    if sql == NAME_SQL and not set(kwargs) - {"params"} and isinstance(params, tuple | list):
+        return tuple(params)
+    return None
+
+
 def remember_schema_lookups(db):
-    """A table page asks SQLite whether `papers` is a view, a table, and for its definition:
-    five SQL-thread hand-offs on every request with the same answers. The served file never
-    changes, so each answer is kept (immutable values only, so no caller can change one)."""
+    """A table page asks SQLite whether `papers` is a view, a table, for its definition and,
+    for each permission check, for its name: seven SQL-thread hand-offs on every request with
+    the same answers. The served file never changes, so each answer is kept (answers nobody
+    changes: bool, str, None, and the name statement's Results, only read)."""
     for name in SCHEMA_LOOKUPS:
-        look_up, answers = getattr(db, name), {}
-
-        async def remembered(*args, look_up=look_up, answers=answers, **kwargs):
-            key = (args, tuple(sorted(kwargs.items())))
-            if key in answers:
-                return answers[key]
-            answer = await look_up(*args, **kwargs)
-            # names come from URLs: past a few hundred, asking again costs less than memory
-            if len(answers) < MAX_REMEMBERED:
-                answers[key] = answer
-            return answer
-
-        setattr(db, name, remembered)
+        setattr(db, name, remembering(getattr(db, name), arguments_key))
+    db.execute = remembering(db.execute, name_statement_key)
 
 
 def with_startup(app, datasette):

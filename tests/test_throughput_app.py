@@ -14,6 +14,7 @@ from loader.site_app import MAX_REMEMBERED, refresh_schemas_once, remember_schem
 from .conftest import ROOT
 
 SCHEMA_SQL = (
+    "collate nocase",
     "schema_version",
     "from sqlite_master where name = :n",
     "sqlite_master where type='table'",
@@ -65,5 +66,5 @@ async def test_answers_for_names_from_urls_are_kept_only_up_to_a_bound(datasette
     for number in range(MAX_REMEMBERED + 50):
         assert await db.table_exists(f"no_such_table_{number}") is False
     assert await db.table_exists("papers") is True
-    answers = db.table_exists.__kwdefaults__["answers"]
+    answers = db.table_exists.answers
     assert len(answers) == MAX_REMEMBERED
