@@ -49,3 +49,32 @@ async def test_table_page_rows_come_from_the_filter(datasette):
     tbody = response.text.split("<tbody>", 1)[1].split("</tbody>", 1)[0]
     assert tbody.count("<tr>") == 25
     assert tbody.count('<td class="col-label type-') == 25
+
+
+DATASETTE_FACETS = Path(datasette_package.__file__).parent / "templates" / "_facet_results.html"
+VALUES = [
+    {"value": 2018, "label": 2018, "count": 1234, "toggle_url": "/p?year=2018", "selected": False},
+    {"value": 0, "label": 0, "count": 1, "toggle_url": "/p?a=1&b=<2>", "selected": True},
+    {"value": "x", "label": None, "count": 5, "toggle_url": "/p?x", "selected": False},
+    {"value": "", "label": "", "count": 2, "toggle_url": "/p?e=", "selected": False},
+    {
+        "value": "m",
+        "label": Markup("<em>M</em>"),
+        "count": 3,
+        "toggle_url": "/m",
+        "selected": False,
+    },
+    {"value": "s", "label": '<b>"S"</b>', "count": 9, "toggle_url": '/s"', "selected": True},
+    {"value": "t", "label": "A · B & C", "count": 10**6, "toggle_url": "/t", "selected": False},
+]
+
+
+@pytest.mark.asyncio
+async def test_facet_values_are_the_items_datasettes_loop_writes(datasette):
+    await datasette.invoke_startup()
+    source = DATASETTE_FACETS.read_text()
+    start = source.index("{% for facet_value in facet_info.results %}")
+    end = source.index("{% endfor %}", start) + len("{% endfor %}")
+    stock = datasette.jinja_env.from_string(source[start:end])
+    expected = await stock.render_async(facet_info={"results": VALUES})
+    assert spaced(result_rows.render_facet_values(VALUES)) == spaced(expected)
