@@ -9,12 +9,13 @@ a filter hook adds the equivalent link-table condition to those links so SQLite 
 matching papers instead of parsing every row's JSON.
 """
 
+import asyncio
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlencode
 
 from datasette import hookimpl
 from datasette.database import QueryInterrupted
-from datasette.facets import ArrayFacet, ColumnFacet
+from datasette.facets import ArrayFacet, ColumnFacet, load_facet_configs
 from datasette.filters import FilterArguments
 from datasette.utils import escape_sqlite, path_with_removed_args
 
@@ -50,9 +51,13 @@ def is_unfiltered(sql, params):
 
 
 # Each facet box used to be its own query, each running the page's search or filter again: seven
-# full-text matches for one search page. Now every box of a kind comes from one statement that
-# finds the matching papers once (`matched`) and counts each box from them; the arms are
-# numbered so the rows can be told apart, and each arm keeps its own order and limit.
+# full-text matches for one search page. Now every box comes from one statement, run once a
+# page by whichever of the two facet classes asks first, that finds the matching papers once
+# (`matched`) and counts each box from them; the arms are numbered so the rows can be told
+# apart, and each arm keeps its own order and limit.
+SHARED_COUNTS = "paper_catalog.facet_counts"
+
+
 def combined_sql(matched_columns, arms, sql):
     numbered = (
         f"select * from (select {number} as facet, {arm})" for number, arm in enumerate(arms)
@@ -68,8 +73,8 @@ def column_arm(column, limit):
     """Datasette's column facet query (facets.py ColumnFacet), over the matched papers."""
     column = escape_sqlite(column)
     return (
-        f"{column} as value, count(*) as count from matched where {column} is not null "
-        f"group by {column} order by count desc, value limit {limit}"
+        f"{column} as value, null as label, count(*) as count from matched "
+        f"where {column} is not null group by {column} order by count desc, value limit {limit}"
     )
 
 
@@ -89,22 +94,67 @@ def link_arm(link, unfiltered, limit):
     )
 
 
-async def combined_rows(facet, matched_columns, arms):
-    """Rows of each arm, in order, or None when the statement ran out of facet time."""
+def box_columns(facet):
+    """The page's boxes: ("present", column, source) and ("link", column, source), from
+    metadata.yml and the URL's `_facet_present` / `_facet_link`."""
+    configs = load_facet_configs(facet.request, facet.metadata)
+    boxes = []
+    for kind in ("present", "link"):
+        for config in configs.get(kind) or []:
+            column = config["config"].get("column") or config["config"]["simple"]
+            if kind == "link" and (facet.table != TABLE or column not in LINKS):
+                continue
+            boxes.append((kind, column, config["source"]))
+    return boxes
+
+
+async def count_boxes(facet):
+    """{(kind, column): rows} for every box of the page, or None when the statement ran out of
+    facet time."""
+    boxes = box_columns(facet)
+    if not boxes:
+        return {}
+    limit = facet.get_facet_size() + 1
+    unfiltered = is_unfiltered(facet.sql, facet.params)
+    arms = [
+        column_arm(column, limit)
+        if kind == "present"
+        else link_arm(LINKS[column], unfiltered, limit)
+        for kind, column, _ in boxes
+    ]
+    matched = sorted({escape_sqlite(column) for kind, column, _ in boxes if kind == "present"})
+    if any(kind == "link" for kind, _, _ in boxes):
+        matched.append("id")
     try:
         rows = await facet.ds.execute(
             facet.database,
-            combined_sql(matched_columns, arms, facet.sql),
+            combined_sql(", ".join(matched), arms, facet.sql),
             facet.params,
             truncate=False,
             custom_time_limit=facet.ds.setting("facet_time_limit_ms"),
         )
     except QueryInterrupted:
         return None
-    by_arm = [[] for _ in arms]
+    counted = {(kind, column): [] for kind, column, _ in boxes}
     for row in rows.rows:
-        by_arm[row["facet"]].append(row)
-    return by_arm
+        kind, column, _ = boxes[row["facet"]]
+        counted[kind, column].append(row)
+    return counted
+
+
+async def shared_counts(facet):
+    """count_boxes() once a page: both facet classes of a request await the same run."""
+    runs = facet.request.scope.setdefault(SHARED_COUNTS, {})
+    # params: a dict, or an empty list for the whole table
+    key = (facet.sql, repr(sorted(dict(facet.params or {}).items())))
+    if key not in runs:
+        runs[key] = asyncio.ensure_future(count_boxes(facet))
+    return await runs[key]
+
+
+def own_boxes(facet):
+    """(column, source) of this facet class's boxes."""
+    return [(column, source) for kind, column, source in box_columns(facet) if kind == facet.type]
 
 
 def absolute_urls(datasette, request):
@@ -135,13 +185,6 @@ def added_arg_paths(request):
     return added
 
 
-def config_columns(facet):
-    return [
-        (config["config"].get("column") or config["config"]["simple"], config["source"])
-        for config in facet.get_configs()
-    ]
-
-
 class LinkFacet(ArrayFacet):
     """`facets: [{link: authors}]`: the array facet's results, counted through a link table."""
 
@@ -154,21 +197,16 @@ class LinkFacet(ArrayFacet):
         results = []
         facet_size = self.get_facet_size()
         pairs = self.get_querystring_pairs()
-        configs = [
-            (column, source)
-            for column, source in config_columns(self)
-            if self.table == TABLE and column in LINKS
-        ]
+        configs = own_boxes(self)
         if not configs:
             return [], []
-        unfiltered = is_unfiltered(self.sql, self.params)
+        counted = await shared_counts(self)
+        if counted is None:
+            return [], [column for column, _ in configs]
         absolute = absolute_urls(self.ds, self.request)
         added = added_arg_paths(self.request)
-        arms = [link_arm(LINKS[column], unfiltered, facet_size + 1) for column, _ in configs]
-        by_arm = await combined_rows(self, "id", arms)
-        if by_arm is None:
-            return [], [column for column, _ in configs]
-        for (column, source), rows in zip(configs, by_arm, strict=True):
+        for column, source in configs:
+            rows = counted["link", column]
             values = []
             for row in rows[:facet_size]:
                 value = str(row["value"])
@@ -214,15 +252,13 @@ class PresentFacet(ColumnFacet):
         return []
 
     async def facet_results(self):
-        configs = config_columns(self)
+        configs = own_boxes(self)
         if not configs:
             return [], []
-        facet_size = self.get_facet_size()
-        columns = sorted({escape_sqlite(column) for column, _ in configs})
-        arms = [column_arm(column, facet_size + 1) for column, _ in configs]
-        by_arm = await combined_rows(self, ", ".join(columns), arms)
-        if by_arm is None:
+        counted = await shared_counts(self)
+        if counted is None:
             return [], [column for column, _ in configs]
+        facet_size = self.get_facet_size()
         foreign_keys = set()
         if self.table:
             db = self.ds.get_database(self.database)
@@ -231,7 +267,8 @@ class PresentFacet(ColumnFacet):
         absolute = absolute_urls(self.ds, self.request)
         added = added_arg_paths(self.request)
         results = []
-        for (column, source), rows in zip(configs, by_arm, strict=True):
+        for column, source in configs:
+            rows = counted["present", column]
             if not rows:
                 continue
             shown = rows[:facet_size]

@@ -128,3 +128,17 @@ def test_added_arguments_are_datasettes(path, name, value):
     request = Request.fake(path)
     added = facets.added_arg_paths(request)
     assert added(name, value) == path_with_added_args(request, {name: value})
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("query", ["", "_search=learning", "_search=learning&year=2018"])
+async def test_every_box_of_a_page_comes_from_one_statement(site, query):
+    from datasette.tracer import capture_traces
+
+    traces = []
+    with capture_traces(traces):
+        response = await site.client.get(f"/catalog/papers.json?{query}")
+    assert response.status_code == 200
+    assert {"year", "authors"} <= set(response.json()["facet_results"])
+    facet_statements = [t for t in traces if "facet" in t.get("sql", "") and "matched" in t["sql"]]
+    assert len(facet_statements) == 1
