@@ -104,6 +104,71 @@ def create_datasette(site):
     return datasette
 
 
+def refresh_schemas_once(datasette):
+    """Datasette reads every database's schema version before every request (three SQL-thread
+    hand-offs, ~0.5 ms) to notice a changed schema. The served build never changes (a new
+    build starts new workers), so once its schema is read it stays read."""
+    refresh = datasette.refresh_schemas
+    refreshed = False
+
+    async def refresh_once():
+        nonlocal refreshed
+        if not refreshed:
+            await refresh()
+            refreshed = True
+
+    datasette.refresh_schemas = refresh_once
+
+
+# what a Database answers about its schema with a str, bool or None: fixed for a served build
+SCHEMA_LOOKUPS = ("table_exists", "get_table_definition", "get_view_definition")
+# the statement Datasette's permission_allowed() runs for each table permission check (two or
+# three a page) to spell the table's name as SQLite does
+NAME_SQL = (
+    "select name from sqlite_master where type in ('table', 'view') and name = ? collate nocase"
+)
+MAX_REMEMBERED = 256
+
+
+def remembering(look_up, key_of):
+    """look_up() with its answers kept by key_of(arguments). Names come from URLs: past a few
+    hundred answers, asking again costs less than the memory (None: not kept at all)."""
+    answers = {}
+
+    async def remembered(*args, **kwargs):
+        key = key_of(args, kwargs)
+        if key is not None and key in answers:
+            return answers[key]
+        answer = await look_up(*args, **kwargs)
+        if key is not None and len(answers) < MAX_REMEMBERED:
+            answers[key] = answer
+        return answer
+
+    remembered.answers = answers
+    return remembered
+
+
+def arguments_key(args, kwargs):
+    return args, tuple(sorted(kwargs.items()))
+
+
+def name_statement_key(args, kwargs):
+    sql, params = (list(args) + [kwargs.get("params")])[:2]
+    if sql == NAME_SQL and not set(kwargs) - {"params"} and isinstance(params, tuple | list):
+        return tuple(params)
+    return None
+
+
+def remember_schema_lookups(db):
+    """A table page asks SQLite whether `papers` is a view, a table, for its definition and,
+    for each permission check, for its name: seven SQL-thread hand-offs on every request with
+    the same answers. The served file never changes, so each answer is kept (answers nobody
+    changes: bool, str, None, and the name statement's Results, only read)."""
+    for name in SCHEMA_LOOKUPS:
+        setattr(db, name, remembering(getattr(db, name), arguments_key))
+    db.execute = remembering(db.execute, name_statement_key)
+
+
 def with_startup(app, datasette):
     """Run Datasette's startup hooks and open the catalog before the worker takes requests
     (Datasette would otherwise do it on the first request, which then waits for it)."""
@@ -117,6 +182,7 @@ def with_startup(app, datasette):
             if message["type"] == "lifespan.startup":
                 try:
                     await datasette.invoke_startup()
+                    await datasette.refresh_schemas()
                     await datasette.get_database(DATABASE_NAME).table_counts(limit=3_600_000)
                 except Exception as error:  # noqa: BLE001 - the server reports and stops
                     await send({"type": "lifespan.startup.failed", "message": str(error)})
@@ -131,6 +197,8 @@ def with_startup(app, datasette):
 
 def create_app(site):
     datasette = create_datasette(site)
+    refresh_schemas_once(datasette)
+    remember_schema_lookups(datasette.get_database(DATABASE_NAME))
     app = GZipMiddleware(datasette.app(), minimum_size=GZIP_MINIMUM_BYTES, compresslevel=GZIP_LEVEL)
     if site.cache_bytes:
         app = ResponseCache(app, site.cache_bytes)

@@ -7,11 +7,13 @@ papers and COAUTHORS_SHOWN co-authors, cut in SQL, and links to all of them: the
 author of the 1M-paper benchmark has 2,181 papers and 9,506 co-authors.
 """
 
-import asyncio
+import sqlite3
 
 from datasette import hookimpl
 from datasette.database import QueryInterrupted
-from datasette.utils import urlsafe_components
+from datasette.utils import sqlite_timelimit, urlsafe_components
+
+from loader.related import kept_counts, related_within
 
 PAPER_TEMPLATE = "row-catalog-papers.html"
 AUTHOR_TEMPLATE = "row-catalog-authors.html"
@@ -86,86 +88,100 @@ def primary_key(request):
     return values[0] if len(values) == 1 else None
 
 
-async def rows(db, sql, params):
-    return [dict(row) for row in await db.execute(sql, params)]
-
-
 def limited(sql):
     """A canned query's first :limit rows, in its own order."""
     return f"select * from ({sql}) limit :limit"
 
 
-async def canned_rows(datasette, database, name, params, actor, limit=None):
-    """Rows of a canned query from metadata.yml, so a page and its query never disagree."""
+async def canned_sql(datasette, database, name, actor):
+    """A canned query of metadata.yml, so a page and its query never disagree."""
     query = await datasette.get_canned_query(database, name, actor)
     if query is None:
         raise LookupError(f"canned query {name!r} is missing from metadata.yml")
-    sql, params = query["sql"], dict(params)
-    if limit is not None:
-        sql, params["limit"] = limited(sql), limit
-    return await rows(datasette.get_database(database), sql, params)
+    return query["sql"]
 
 
-async def related_rows(datasette, database, paper_id, actor):
-    """The related_papers canned query's rows, or None when it ran out of time: it reads the
-    paper's words letter by letter, and a very long abstract can take longer than the time
-    limit; the page is still worth showing without them."""
-    try:
-        return await canned_rows(
-            datasette, database, "related_papers", {"paper_id": paper_id}, actor
-        )
-    except QueryInterrupted:
-        return None
+def read_rows(connection, sql, params, time_limit_ms):
+    """A statement's rows as dicts within the time limit, past it QueryInterrupted, as
+    Datasette's own execute() gives them. A page runs all its statements in one go on one SQL
+    thread: one hand-off between the event loop and the thread instead of one per query."""
+    with sqlite_timelimit(connection, time_limit_ms):
+        try:
+            return [dict(row) for row in connection.execute(sql, params)]
+        except sqlite3.OperationalError as error:
+            if "interrupted" in str(error):
+                raise QueryInterrupted(error, sql, params) from error
+            raise
 
 
-async def paper_context(datasette, database, paper_id, actor):
+def paper_lookups(paper_id, time_limit_ms, kept):
+    """Everything the paper page shows."""
+
+    def read(connection):
+        def rows(sql):
+            return read_rows(connection, sql, {"id": paper_id}, time_limit_ms)
+
+        found = rows(PAPER_SQL)
+        if not found:
+            return {}
+        authors = rows(PAPER_AUTHORS_SQL)
+        return {
+            "paper": found[0],
+            "paper_url": safe_url(found[0]["url"]),
+            "paper_authors": [a for a in authors if a["position"] is not None],
+            # the profile owner: an author even when the cut-short list does not show them
+            "paper_owner": next((a for a in authors if a["position"] is None), None),
+            "paper_affiliations": rows(PAPER_AFFILIATIONS_SQL),
+            "paper_sources": rows(PAPER_SOURCES_SQL),
+            # the related_papers canned query's rows (loader/related.py), None past the limit
+            "related_papers": related_within(connection, paper_id, time_limit_ms, kept),
+        }
+
+    return read
+
+
+async def paper_context(datasette, database, paper_id):
     db = datasette.get_database(database)
-    found = await rows(db, PAPER_SQL, {"id": paper_id})
-    if not found:
-        return {}
-    authors = await rows(db, PAPER_AUTHORS_SQL, {"id": paper_id})
-    return {
-        "paper": found[0],
-        "paper_url": safe_url(found[0]["url"]),
-        "paper_authors": [a for a in authors if a["position"] is not None],
-        # the profile owner: an author even when the cut-short list does not show them
-        "paper_owner": next((a for a in authors if a["position"] is None), None),
-        "paper_affiliations": await rows(db, PAPER_AFFILIATIONS_SQL, {"id": paper_id}),
-        "paper_sources": await rows(db, PAPER_SOURCES_SQL, {"id": paper_id}),
-        "related_papers": await related_rows(datasette, database, paper_id, actor),
-    }
+    time_limit_ms = datasette.setting("sql_time_limit_ms")
+    return await db.execute_fn(paper_lookups(paper_id, time_limit_ms, kept_counts(db)))
+
+
+def author_lookups(author_id, papers_sql, time_limit_ms, max_returned_rows):
+    """Everything the author page shows."""
+
+    def read(connection):
+        def rows(sql, **params):
+            return read_rows(connection, sql, {"id": author_id, **params}, time_limit_ms)
+
+        found = rows(AUTHOR_SQL)
+        if not found:
+            return {}
+        author = found[0]
+        coauthors = rows(AUTHOR_COAUTHORS_SQL, limit=COAUTHORS_SHOWN)
+        return {
+            "author": author,
+            "author_papers": rows(papers_sql, author_id=str(author_id), limit=AUTHOR_PAPERS_SHOWN),
+            # the loader counts paper_authors rows into paper_count
+            "author_paper_count": author["paper_count"] or 0,
+            "coauthors": coauthors,
+            "coauthor_count": coauthors[0]["total"] if coauthors else 0,
+            # the canned coauthors query (the link to all of them) stops at this many rows
+            "query_row_limit": max_returned_rows,
+            "author_tracks": rows(AUTHOR_TRACKS_SQL),
+        }
+
+    return read
 
 
 async def author_context(datasette, database, author_id, actor):
-    db = datasette.get_database(database)
-    found = await rows(db, AUTHOR_SQL, {"id": author_id})
-    if not found:
-        return {}
-    author = found[0]
-    # three independent queries on Datasette's SQL threads: SQLite runs them side by side
-    papers, coauthors, tracks = await asyncio.gather(
-        canned_rows(
-            datasette,
-            database,
-            "papers_by_author",
-            {"author_id": str(author_id)},
-            actor,
-            limit=AUTHOR_PAPERS_SHOWN,
-        ),
-        rows(db, AUTHOR_COAUTHORS_SQL, {"id": author_id, "limit": COAUTHORS_SHOWN}),
-        rows(db, AUTHOR_TRACKS_SQL, {"id": author_id}),
+    papers_sql = limited(await canned_sql(datasette, database, "papers_by_author", actor))
+    lookups = author_lookups(
+        author_id,
+        papers_sql,
+        datasette.setting("sql_time_limit_ms"),
+        datasette.setting("max_returned_rows"),
     )
-    return {
-        "author": author,
-        "author_papers": papers,
-        # the loader counts paper_authors rows into paper_count
-        "author_paper_count": author["paper_count"] or 0,
-        "coauthors": coauthors,
-        "coauthor_count": coauthors[0]["total"] if coauthors else 0,
-        # the canned coauthors query (the link to all of them) stops at this many rows
-        "query_row_limit": datasette.setting("max_returned_rows"),
-        "author_tracks": tracks,
-    }
+    return await datasette.get_database(database).execute_fn(lookups)
 
 
 @hookimpl
@@ -176,5 +192,5 @@ def extra_template_vars(template, database, request, datasette):
     if key is None:
         return None
     if template == PAPER_TEMPLATE:
-        return paper_context(datasette, database, key, request.actor)
+        return paper_context(datasette, database, key)
     return author_context(datasette, database, key, request.actor)

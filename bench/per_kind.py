@@ -1,0 +1,134 @@
+"""CPU per request by kind of page: our site against stock Datasette, in process, no network.
+
+The mix of bench/throughput.py, a kind at a time, asked through each app's ASGI interface (our
+whole served app, response cache off; stock: `Datasette(immutables=[catalog.db])`, suggested
+facets off). Reports requests per CPU-second of the process (SQL threads included): on a shared
+machine, steadier than wrk's req/s. Each server runs in its own process (plugins registered
+for one Datasette stay registered in that process).
+
+    .venv/bin/python bench/per_kind.py --db catalog.db --requests 60
+"""
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+KINDS = ["table search", "JSON search", "track filter", "author page", "paper page"]
+TRIVIAL = ("trivial page", "/-/versions.json")
+
+
+def kind_of(path):
+    if path.startswith("/catalog/papers.json"):
+        return "JSON search"
+    if "track=" in path:
+        return "track filter"
+    if "_search=" in path:
+        return "table search"
+    if path.startswith("/catalog/authors/"):
+        return "author page"
+    return "paper page"
+
+
+async def started(app):
+    """Our app opens the catalog on the ASGI lifespan startup; wait for it."""
+    messages = asyncio.Queue()
+    await messages.put({"type": "lifespan.startup"})
+    ready = asyncio.Event()
+
+    async def send(message):
+        ready.set()
+
+    task = asyncio.create_task(app({"type": "lifespan"}, messages.get, send))
+    await ready.wait()
+    return task
+
+
+def create(server, db):
+    if server == "stock":
+        from datasette.app import Datasette
+
+        return Datasette(immutables=[str(db)], settings={"suggest_facets": False}).app()
+    from loader.site_app import Site, create_app
+
+    # this checkout's site, as bench/throughput.py serves it; no response cache
+    metadata, plugins = str(ROOT / "metadata.yml"), str(ROOT / "plugins")
+    return create_app(Site(str(db), None, metadata, plugins, "bench", "bench", cache_bytes=0))
+
+
+async def measure(server, db, requests):
+    import throughput  # bench/throughput.py: the mix
+
+    urls, _ = throughput.mix_urls(db)
+    by_kind = {kind: [u for u in urls if kind_of(u) == kind][:requests] for kind in KINDS}
+    by_kind[TRIVIAL[0]] = [TRIVIAL[1]] * requests
+    app = create(server, db)
+    lifespan = await started(app) if server == "ours" else None
+    figures = {}
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://bench") as client:
+        await client.get("/catalog/papers")  # opens connections, loads templates
+        for kind, paths in by_kind.items():
+            failed = 0
+            cpu = time.process_time()
+            for path in paths:
+                response = await client.get(path, headers={"accept-encoding": "identity"})
+                failed += response.status_code != 200
+            cpu = time.process_time() - cpu
+            figures[kind] = {"req_per_cpu_s": round(len(paths) / cpu, 1), "failed": failed}
+    if lifespan is not None:
+        lifespan.cancel()
+    return figures
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--db", default="catalog.db")
+    parser.add_argument("--requests", type=int, default=60, help="per kind")
+    parser.add_argument("--server", choices=["ours", "stock"], help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.server:  # one side, in its own process
+        figures = asyncio.run(measure(args.server, Path(args.db), args.requests))
+        print(json.dumps(figures))
+        return
+    with tempfile.TemporaryDirectory() as work:
+        # stock Datasette names the database after its file: `catalog`, as our URLs say
+        db = Path(work) / "catalog.db"
+        try:
+            os.link(Path(args.db).resolve(), db)
+        except OSError:
+            shutil.copy(args.db, db)
+        results = {}
+        for server in ("stock", "ours"):
+            command = [sys.executable, __file__, "--db", str(db), "--server", server]
+            output = subprocess.run(
+                command + ["--requests", str(args.requests)],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+            results[server] = json.loads(output.strip().splitlines()[-1])
+    print("| kind | ours req/CPU-s | stock req/CPU-s | ours/stock |")
+    print("|---|---|---|---|")
+    for kind in [*KINDS, TRIVIAL[0]]:
+        ours, stock = results["ours"][kind], results["stock"][kind]
+        share = round(ours["req_per_cpu_s"] / stock["req_per_cpu_s"], 2)
+        print(f"| {kind} | {ours['req_per_cpu_s']} | {stock['req_per_cpu_s']} | {share} |")
+    if any(figures["failed"] for side in results.values() for figures in side.values()):
+        sys.exit("some requests failed")
+
+
+if __name__ == "__main__":
+    main()

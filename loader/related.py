@@ -1,0 +1,151 @@
+"""Related papers for the paper page: the answer of the `related_papers` canned query
+(metadata.yml), read the same way but without its per-request recursive SQL.
+
+The canned query splits the title and abstract into words one letter at a time in a recursive
+CTE and counts each word's papers with a capped full-text match: ~10 ms a page on 14k papers,
+most of it the same counts again and again. Here Python splits the words (microseconds), each
+word's count is kept for the life of the worker (the catalog it serves never changes), and one
+parameterized MATCH ranks the papers with the same bm25 weights. Same words, same weights, same
+order: the page shows what the canned query gives an SQL user (tests/test_related.py).
+"""
+
+import re
+import sqlite3
+import weakref
+
+from datasette.utils import sqlite_timelimit
+
+# as the canned query: the title twice, at most this many characters read, words of 3+ letters
+MAX_BODY_CHARACTERS = 20_000
+MIN_WORD_LENGTH = 3
+# words in fewer papers say nothing shared; in more, nothing distinctive (the count stops here)
+MIN_DOCUMENTS = 2
+MAX_DOCUMENTS = 1000
+WORDS_SEARCHED = 10
+SHOWN = 20
+# the counts kept per served database; cleared when full (a word costs ~100 bytes)
+MAX_COUNTS_KEPT = 200_000
+
+# a word: ASCII letters and digits, or any character beyond ASCII (the canned query's glob
+# '[a-z0-9]' or unicode() > 127), ended by any other character within the characters read
+WORD_CHARACTER = "a-z0-9\u0080-\U0010ffff"
+WORD = re.compile(f"[{WORD_CHARACTER}]+(?=[^{WORD_CHARACTER}])")
+# SQLite's lower() changes ASCII letters only
+ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+# titles and abstracts only: a shared author name is not a shared topic
+COLUMNS = "{label abstract_text}"
+
+PAPER_SQL = "select rowid, title, abstract_text from papers where id = :id"
+PAPERS_SQL = "select max(rowid) from papers"
+DOCUMENTS_SQL = f"""
+select count(*) from (
+  select 1 from papers_fts where papers_fts match :expression limit {MAX_DOCUMENTS}
+)
+"""
+RANKED_SQL = f"""
+with ranked as (
+  select rowid, bm25(papers_fts, 10.0, 4.0, 1.0) as score
+  from papers_fts
+  where papers_fts match :expression
+  order by score
+  limit {SHOWN + 1}
+)
+select papers.id, papers.label, papers.track, papers.authors, round(-ranked.score, 3) as score
+from ranked
+join papers on papers.rowid = ranked.rowid
+where papers.rowid != :own
+order by ranked.score
+limit {SHOWN}
+"""
+
+_counts = weakref.WeakKeyDictionary()
+
+
+def word_uses(title, abstract):
+    """How often the paper uses each word, its title counted twice."""
+    body = (f"{title} {title} " if title is not None else "") + abstract
+    body = (body.translate(ASCII_LOWER) + " ")[:MAX_BODY_CHARACTERS]
+    uses = {}
+    for word in WORD.findall(body):
+        if len(word) >= MIN_WORD_LENGTH:
+            uses[word] = uses.get(word, 0) + 1
+    return uses
+
+
+def rarity(documents, papers):
+    """ln(papers / documents) in steps, as the canned query weighs it without math functions."""
+    for share, weight in ((1000, 7.0), (300, 5.8), (100, 4.6), (30, 3.5), (10, 2.3)):
+        if documents * share < papers:
+            return weight
+    return 0.5
+
+
+def distinctive_words(uses, documents, papers):
+    """The WORDS_SEARCHED words that say most about the paper: uses x rarity, among words in
+    MIN_DOCUMENTS..MAX_DOCUMENTS-1 papers; a word is left out when a shorter word it starts
+    with is in exactly as many papers (the same stem: "network", "networks")."""
+    weighed = []
+    for word, count in uses.items():
+        found = documents[word]
+        if not MIN_DOCUMENTS <= found < MAX_DOCUMENTS:
+            continue
+        if any(
+            documents[other] == found and len(other) < len(word) and word.startswith(other)
+            for other in uses
+        ):
+            continue
+        weighed.append((-count * rarity(found, papers), found, word))
+    return [word for _, _, word in sorted(weighed)[:WORDS_SEARCHED]]
+
+
+def phrase(word):
+    # a word holds no double quote (not a word character), so quoting makes it one phrase
+    return f'"{word}"'
+
+
+def document_counts(connection, words, kept):
+    """Papers whose title or abstract has each word, capped at MAX_DOCUMENTS."""
+    for word in words:
+        if word not in kept:
+            if len(kept) >= MAX_COUNTS_KEPT:
+                kept.clear()
+            expression = f"{COLUMNS} : {phrase(word)}"
+            kept[word] = connection.execute(DOCUMENTS_SQL, {"expression": expression}).fetchone()[0]
+    return {word: kept[word] for word in words}
+
+
+def related_papers(connection, paper_id, kept):
+    """Rows (id, label, track, authors, score) of the papers most like paper_id, best first;
+    [] for an unknown paper or one without a distinctive word."""
+    found = connection.execute(PAPER_SQL, {"id": paper_id}).fetchone()
+    if found is None:
+        return []
+    own, title, abstract = found
+    uses = word_uses(title, abstract)
+    documents = document_counts(connection, uses, kept)
+    (papers,) = connection.execute(PAPERS_SQL).fetchone()
+    words = distinctive_words(uses, documents, papers)
+    if not words:
+        return []
+    expression = f"{COLUMNS} : ({' OR '.join(phrase(word) for word in words)})"
+    cursor = connection.execute(RANKED_SQL, {"expression": expression, "own": own})
+    names = [column[0] for column in cursor.description]
+    return [dict(zip(names, row)) for row in cursor]
+
+
+def kept_counts(db):
+    """The word counts kept for one served database (a Datasette Database): its file never
+    changes while it is served, and a test's fresh Datasette starts with none."""
+    return _counts.setdefault(db, {})
+
+
+def related_within(connection, paper_id, time_limit_ms, kept):
+    """related_papers() with all its statements together within time_limit_ms; None when they
+    ran out of time (a page is still worth showing without them)."""
+    try:
+        with sqlite_timelimit(connection, time_limit_ms):
+            return related_papers(connection, paper_id, kept)
+    except sqlite3.OperationalError as error:
+        if "interrupted" in str(error):
+            return None
+        raise

@@ -1,0 +1,100 @@
+"""Related papers on the paper page (loader/related.py) against the `related_papers` canned
+query of metadata.yml, which an SQL user runs: the same papers, scores and order."""
+
+import json
+import sqlite3
+
+import pytest
+import yaml
+
+from loader.build import build_catalog
+from loader.related import related_papers, related_within, word_uses
+from loader.sources import discover, plan_inputs
+
+from .conftest import FIXTURES, ROOT, SEEDS
+
+CANNED_SQL = yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8"))["databases"][
+    "catalog"
+]["queries"]["related_papers"]["sql"]
+
+
+def connect(path):
+    connection = sqlite3.connect(path)
+    connection.row_factory = sqlite3.Row
+    return connection
+
+
+@pytest.fixture(scope="module")
+def real_catalog(tmp_path_factory):
+    """The real sample (tests/fixtures/real) with the seeds and the real conference papers."""
+    path = tmp_path_factory.mktemp("related") / "catalog.db"
+    inputs = [FIXTURES / "real" / "sample", SEEDS, FIXTURES / "search" / "conferences.jsonl"]
+    build_catalog(plan_inputs(inputs), path, skip_invalid=True)
+    return path
+
+
+def canned(connection, paper_id):
+    return [dict(row) for row in connection.execute(CANNED_SQL, {"paper_id": paper_id})]
+
+
+def assert_same_as_canned(path):
+    connection = connect(path)
+    kept = {}
+    compared = 0
+    for (paper_id,) in connection.execute("select id from papers order by id").fetchall():
+        expected = canned(connection, paper_id)
+        assert related_papers(connection, paper_id, kept) == expected, paper_id
+        compared += bool(expected)
+    return compared
+
+
+def test_the_page_shows_the_canned_querys_papers_for_every_seed_paper(seed_catalog):
+    assert assert_same_as_canned(seed_catalog) >= 80
+
+
+def test_the_page_shows_the_canned_querys_papers_for_every_real_paper(real_catalog):
+    assert assert_same_as_canned(real_catalog) >= 100
+
+
+def test_kept_counts_give_the_same_answer_as_fresh_ones(seed_catalog):
+    connection = connect(seed_catalog)
+    ids = [row[0] for row in connection.execute("select id from papers order by id")]
+    kept = {}
+    first = [related_papers(connection, paper_id, kept) for paper_id in ids]
+    assert kept
+    assert [related_papers(connection, paper_id, kept) for paper_id in ids] == first
+    assert [related_papers(connection, paper_id, {}) for paper_id in ids] == first
+
+
+def test_words_are_read_as_the_canned_query_reads_them():
+    uses = word_uses("Über GANs", "GANs: für 3D-Bilder, e.g. NeRF-like. ab")
+    # the title twice; ASCII lowered, other letters kept as they are; 3+ characters
+    assert uses == {"Über": 2, "gans": 3, "für": 1, "bilder": 1, "nerf": 1, "like": 1}
+    # a word cut off by the 20,000-character limit is not a word
+    assert word_uses(None, "a" * 19_990 + " word" + "x" * 100) == {"a" * 19_990: 1}
+
+
+@pytest.mark.parametrize("abstract", ["", "To be or not to be, it is so.", "zz qq"])
+def test_a_paper_without_a_distinctive_word_has_no_related_papers(tmp_path, abstract):
+    jsonl = tmp_path / "one.jsonl"
+    records = [
+        {"title": "On", "abstract": abstract, "authors": ["Ada Few"], "track": "T"},
+        {"title": "Be", "abstract": "Unrelated words here.", "authors": ["Bo Few"]},
+    ]
+    jsonl.write_text("".join(json.dumps(record) + "\n" for record in records))
+    path = tmp_path / "catalog.db"
+    build_catalog(discover([jsonl]), path, skip_invalid=True)
+    connection = connect(path)
+    for (paper_id,) in connection.execute("select id from papers").fetchall():
+        assert related_papers(connection, paper_id, {}) == canned(connection, paper_id) == []
+
+
+def test_an_unknown_paper_has_no_related_papers(seed_catalog):
+    assert related_papers(connect(seed_catalog), "no-such-paper", {}) == []
+
+
+def test_past_the_time_limit_there_is_no_answer_and_the_connection_still_works(seed_catalog):
+    connection = connect(seed_catalog)
+    (paper_id,) = connection.execute("select id from papers order by id limit 1").fetchone()
+    assert related_within(connection, paper_id, 0, {}) is None
+    assert related_within(connection, paper_id, 1000, {}) == canned(connection, paper_id)

@@ -1,0 +1,70 @@
+"""What the served app keeps between requests (loader/site_app.py): the schema, read once for a
+build that never changes, and answers to Datasette's schema look-ups; pages stay the same."""
+
+import re
+
+import pytest
+import yaml
+from datasette.app import Datasette
+from datasette.tracer import capture_traces
+
+from loader.serve import SETTINGS
+from loader.site_app import MAX_REMEMBERED, refresh_schemas_once, remember_schema_lookups
+
+from .conftest import ROOT
+
+SCHEMA_SQL = (
+    "collate nocase",
+    "schema_version",
+    "from sqlite_master where name = :n",
+    "sqlite_master where type='table'",
+)
+
+
+def site(seed_catalog, remembering):
+    datasette = Datasette(
+        immutables=[str(seed_catalog)],
+        metadata=yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8")),
+        template_dir=str(ROOT / "plugins" / "templates"),
+        settings=SETTINGS,
+    )
+    if remembering:
+        refresh_schemas_once(datasette)
+        remember_schema_lookups(datasette.get_database("catalog"))
+    return datasette
+
+
+def untimed(html):
+    return re.sub(r"took [0-9.]+ ?ms", "took", html)
+
+
+async def traced_get(datasette, path):
+    traces = []
+    with capture_traces(traces):
+        response = await datasette.client.get(path)
+    assert response.status_code == 200
+    return response, [" ".join(trace["sql"].split()) for trace in traces if "sql" in trace]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("path", ["/catalog/papers?_search=learning", "/catalog/authors/1"])
+async def test_second_request_reads_no_schema_and_answers_the_same(datasette, seed_catalog, path):
+    remembering = site(seed_catalog, remembering=True)
+    await traced_get(remembering, path)
+    response, statements = await traced_get(remembering, path)
+    assert statements, "the page still runs its own queries"
+    assert not [sql for sql in statements if any(part in sql for part in SCHEMA_SQL)]
+    plain, plain_statements = await traced_get(site(seed_catalog, remembering=False), path)
+    assert [sql for sql in plain_statements if any(part in sql for part in SCHEMA_SQL)]
+    assert untimed(response.text) == untimed(plain.text)
+
+
+@pytest.mark.asyncio
+async def test_answers_for_names_from_urls_are_kept_only_up_to_a_bound(datasette, seed_catalog):
+    remembering = site(seed_catalog, remembering=True)
+    db = remembering.get_database("catalog")
+    for number in range(MAX_REMEMBERED + 50):
+        assert await db.table_exists(f"no_such_table_{number}") is False
+    assert await db.table_exists("papers") is True
+    answers = db.table_exists.answers
+    assert len(answers) == MAX_REMEMBERED
