@@ -5,6 +5,11 @@ from http.cookies import CookieError, SimpleCookie
 # Datasette's signed actor cookie: a page for a signed-in actor may differ from the public one
 ACTOR_COOKIE = "ds_actor"
 
+# a list the response cache puts in the scope: a page that left something out past a time limit
+# (facets, related papers) says so there, and is then never kept. A list, not a flag: Datasette
+# copies the scope on its way to a view, and the copies share the list.
+INCOMPLETE = "paper_catalog.incomplete"
+
 
 def header(scope, name):
     """The first value of header `name` (lower-case bytes), or None."""
@@ -25,3 +30,10 @@ def is_personal(scope):
         return ACTOR_COOKIE in SimpleCookie(cookie.decode("latin-1"))
     except CookieError:
         return True
+
+
+def mark_incomplete(scope, what):
+    """Tell the response cache (if any) that this answer lacks `what`: it will not be kept."""
+    incomplete = scope.get(INCOMPLETE)
+    if incomplete is not None:
+        incomplete.append(what)

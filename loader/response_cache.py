@@ -3,8 +3,8 @@
 Safe because a worker serves one immutable build: the same URL gives the same page until the
 worker is replaced, and a rebuild replaces every worker (and so every cache). Only complete 200
 answers sent in one piece are kept: never an error, a time-limited partial page's status, a
-stream (CSV exports come in many pieces), an answer that sets a cookie, or anything for a
-signed-in actor. The key is the full URL and whether the client takes gzip, since the cache sits
+stream (CSV exports come in many pieces), an answer that sets a cookie, a page that left
+something out past a time limit (http_scope.mark_incomplete), or anything for a signed-in actor. The key is the full URL and whether the client takes gzip, since the cache sits
 outside the compression. Requests for a page that is being built wait for it instead of building
 it again: a popular page asked by many visitors at once costs one build, not one each.
 """
@@ -12,7 +12,7 @@ it again: a popular page asked by many visitors at once costs one build, not one
 import asyncio
 from collections import OrderedDict
 
-from .http_scope import header, is_personal
+from .http_scope import INCOMPLETE, header, is_personal
 
 # bytes an entry costs besides its body and headers: the key, the tuples, the dict slot
 ENTRY_OVERHEAD = 400
@@ -76,6 +76,8 @@ class ResponseCache:
         """Answer through the app, keeping the answer if it may be kept; `built` is set as soon
         as waiting requests can tell (kept, or not keepable), before a slow client is served."""
         recorded = {}
+        incomplete = []
+        scope = {**scope, INCOMPLETE: incomplete}
 
         async def send_recording(message):
             if message["type"] == "http.response.start":
@@ -84,8 +86,8 @@ class ResponseCache:
                 else:
                     built.set()
             elif message["type"] == "http.response.body" and "start" in recorded:
-                if message.get("more_body", False):
-                    recorded.clear()  # a stream: never kept
+                if message.get("more_body", False) or incomplete:
+                    recorded.clear()  # a stream, or a page cut short: never kept
                 else:
                     self.store(key, recorded.pop("start"), message.get("body", b""))
                 built.set()

@@ -13,6 +13,7 @@ from datasette import hookimpl
 from datasette.database import QueryInterrupted
 from datasette.utils import sqlite_timelimit, urlsafe_components
 
+from loader.http_scope import mark_incomplete
 from loader.related import kept_counts, related_within
 
 PAPER_TEMPLATE = "row-catalog-papers.html"
@@ -140,10 +141,13 @@ def paper_lookups(paper_id, time_limit_ms, kept):
     return read
 
 
-async def paper_context(datasette, database, paper_id):
+async def paper_context(datasette, database, paper_id, request):
     db = datasette.get_database(database)
     time_limit_ms = datasette.setting("sql_time_limit_ms")
-    return await db.execute_fn(paper_lookups(paper_id, time_limit_ms, kept_counts(db)))
+    context = await db.execute_fn(paper_lookups(paper_id, time_limit_ms, kept_counts(db)))
+    if context and context["related_papers"] is None:
+        mark_incomplete(request.scope, "related papers")
+    return context
 
 
 def author_lookups(author_id, papers_sql, time_limit_ms, max_returned_rows):
@@ -192,5 +196,5 @@ def extra_template_vars(template, database, request, datasette):
     if key is None:
         return None
     if template == PAPER_TEMPLATE:
-        return paper_context(datasette, database, key)
+        return paper_context(datasette, database, key, request)
     return author_context(datasette, database, key, request.actor)

@@ -19,6 +19,7 @@ from markupsafe import Markup, escape
 
 from loader import search, search_run
 from loader.bibtex import KeyMaker, format_entry
+from loader.http_scope import mark_incomplete
 from loader.site import STATIC_DIR
 
 DATABASE = "catalog"
@@ -255,6 +256,8 @@ async def search_view(datasette, request):
             datasette, request, extension, "This search took too long: add words or filters."
         )
     parsed = answer.request
+    if answer.timed_out:
+        mark_incomplete(request.scope, "facets")
     base_url = str(datasette.urls.row(DATABASE, "papers", ""))
     if extension == "json":
         body = {
@@ -403,6 +406,8 @@ async def facets_fragment(datasette, request):
     facets, timed_out = await searcher.run(
         lambda conn: search_run.count_link_facets(conn, parsed, searcher.limits)
     )
+    if timed_out:
+        mark_incomplete(request.scope, "facets")
     html = render_partial(
         datasette,
         "_search_facets.html",

@@ -168,3 +168,23 @@ def test_cache_builds_a_page_asked_by_many_at_once_only_once():
     answers = asyncio.run(many("/error"))
     assert {a[0] for a in answers} == {500}
     assert slow.calls["/error"] == 5  # an error is not shared: each asks again
+
+
+def test_cache_never_keeps_a_page_cut_short_by_a_time_limit(pages):
+    """A view that left out its facets says so through http_scope.mark_incomplete, from a copy
+    of the scope as Datasette's router makes one; the next visitor gets a fresh try."""
+    from loader.http_scope import mark_incomplete
+
+    async def facets_timed_out(scope, receive, send):
+        routed = dict(scope, url_route={"kwargs": {}})
+        if routed["path"] == "/slow":
+            mark_incomplete(routed, "facets")
+        await pages(routed, receive, send)
+
+    pages.pages["/slow"] = (200, HTML, [b"<p>no facets</p>"])
+    app = ResponseCache(facets_timed_out, max_bytes=100_000)
+    for _ in range(2):
+        assert ask(app, "/slow")[2] == b"<p>no facets</p>"
+        ask(app, "/page")
+    assert pages.calls == {"/slow": 2, "/page": 1}
+    mark_incomplete({}, "facets")  # no cache in front: nothing to tell
