@@ -211,6 +211,8 @@ ARGUMENT_WITH_TEXT = re.compile(r"\s*\{\s*[^\s}]")
 LATEX_TEXT_SPECIALS = re.compile(r"(?<!\\)([%&$#])")
 LATEX_COMMAND = re.compile(r"\\[A-Za-z]+\*?|[{}]")  # all that is left when pylatexenc fails
 LATEX_MARK = re.compile(r"[\\{}~]|--|''|`")
+# a whole word (between spaces) with a LaTeX mark in it
+LATEX_WORD = re.compile(r"(?<!\S)\S*?(?:[\\{}~`]|--|'')\S*")
 LATEX_ESCAPE = re.compile(r"\\([%&$#_{}~])")
 
 # -- math as MathML ----------------------------------------------------------------------------
@@ -559,23 +561,33 @@ def read_latex(text, pieces):
 
 def latex_regions(text):
     """(is_latex, part) runs: the words that hold LaTeX, with the rest of any group they open,
-    apart from plain words. pylatexenc reads a character at a time: only these go to it."""
+    apart from plain words. pylatexenc reads a character at a time: only these go to it.
+
+    Only the words with a LaTeX mark are looked at one by one: a word without one has no
+    brace, so it never opens or closes a group, and it is LaTeX only inside one."""
     if not LATEX_MARK.search(text):
         return [(False, text)]  # most text
-    regions, depth = [], 0
-    tokens = re.split(r"(\s+)", text)
-    for index, token in enumerate(tokens):
-        following = tokens[index + 1] if index + 1 < len(tokens) else ""
-        if token.isspace() or not token:
-            # `\emph {x}`: a space before an argument stays with its macro
-            is_latex = depth > 0 or (bool(regions) and regions[-1][0] and following[:1] == "{")
-        else:
-            is_latex = depth > 0 or bool(LATEX_MARK.search(token))
-            depth = max(0, depth + token.count("{") - token.count("}"))
+    regions, depth, position = [], 0, 0
+
+    def add(is_latex, part):
         if regions and regions[-1][0] == is_latex:
-            regions[-1][1] += token
+            regions[-1][1] += part
         else:
-            regions.append([is_latex, token])
+            regions.append([is_latex, part])
+
+    for word in LATEX_WORD.finditer(text):
+        gap = text[position : word.start()]
+        if depth > 0:
+            add(True, gap)
+        elif gap:
+            # `\emph {x}`: a space before an argument stays with its macro
+            follows_macro = regions and regions[-1][0] and gap.isspace()
+            add(bool(follows_macro and word.group()[0] == "{"), gap)
+        add(True, word.group())
+        depth = max(0, depth + word.group().count("{") - word.group().count("}"))
+        position = word.end()
+    if position < len(text):
+        add(depth > 0, text[position:])
     return regions
 
 

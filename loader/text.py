@@ -1,5 +1,6 @@
 """Raw file text -> numbered lines and blocks, plus the line shapes every format shares."""
 
+import functools
 import html
 import io
 import re
@@ -49,6 +50,8 @@ SKIP_CHUNK = 1 << 16
 # never gives U+D800 (undecodable bytes become U+DC80..U+DCFF), and it is no blank line
 TOO_LONG = "\ud800"
 MAX_NAME_LENGTH = 80
+# names repeat (~9 entries per distinct name): each string is read once per this many in use
+NAME_CACHE_SIZE = 1 << 15
 MAX_NAME_WORDS = 7
 MAX_LOWERCASE_NAME_WORDS = 3  # "leif döring", "N dinesh reddy": names written in lowercase
 # an abstract is prose: it ends a sentence, or is long enough to be one cut short
@@ -200,6 +203,7 @@ def split_authors(text):
     return names, truncated
 
 
+@functools.lru_cache(maxsize=NAME_CACHE_SIZE)
 def clean_name(text):
     """One person's name as it will be stored, or None when `text` is not a name.
 
@@ -243,8 +247,12 @@ def looks_like_name(name):
         return False
     if name.count("(") != name.count(")") or name.count("(") > 1:
         return False
-    # combining marks are not word characters for `re` ("Martı́nez" keeps U+0301 after NFC)
-    letters = "".join(c for c in name if not unicodedata.category(c).startswith("M"))
+    # combining marks are not word characters for `re` ("Martı́nez" keeps U+0301 after NFC);
+    # ASCII has none
+    if name.isascii():
+        letters = name
+    else:
+        letters = "".join(c for c in name if not unicodedata.category(c).startswith("M"))
     words = NICKNAME_MARKS.sub(" ", letters).split()
     if not words or len(words) > MAX_NAME_WORDS:
         return False

@@ -1,0 +1,110 @@
+"""The build's fast paths give exactly what the slow paths they skip give, on real text.
+
+Each fast path is checked against the straightforward reading it replaces, over every line of
+the real fixtures (tests/fixtures/real/), the seeds and tests/fixtures/, and over generated
+text with the characters the fast path turns on."""
+
+import json
+import re
+import unicodedata
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from loader import markup, text
+
+ROOT = Path(__file__).resolve().parent.parent
+TEXT_SUFFIXES = {".txt", ".jsonl", ".json", ".md"}
+
+
+def strings_in(value):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from strings_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from strings_in(item)
+
+
+def real_texts():
+    """Every line of every fixture and seed file, and every string of the JSON ones."""
+    texts = set()
+    folders = [ROOT / "tests" / "fixtures", ROOT / "seeds"]
+    for path in sorted(p for folder in folders for p in folder.rglob("*") if p.is_file()):
+        if path.suffix not in TEXT_SUFFIXES:
+            continue
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            texts.add(line)
+            if path.suffix in (".jsonl", ".json"):
+                try:
+                    texts.update(strings_in(json.loads(line)))
+                except ValueError:
+                    pass
+    return sorted(texts)
+
+
+REAL_TEXTS = real_texts()
+
+
+def latex_regions_word_by_word(source):
+    """The reading latex_regions replaced: every word looked at in turn."""
+    if not markup.LATEX_MARK.search(source):
+        return [(False, source)]
+    regions, depth = [], 0
+    tokens = re.split(r"(\s+)", source)
+    for index, token in enumerate(tokens):
+        following = tokens[index + 1] if index + 1 < len(tokens) else ""
+        if token.isspace() or not token:
+            is_latex = depth > 0 or (bool(regions) and regions[-1][0] and following[:1] == "{")
+        else:
+            is_latex = depth > 0 or bool(markup.LATEX_MARK.search(token))
+            depth = max(0, depth + token.count("{") - token.count("}"))
+        if regions and regions[-1][0] == is_latex:
+            regions[-1][1] += token
+        else:
+            regions.append([is_latex, token])
+    return regions
+
+
+def nonempty(regions):
+    return [(bool(is_latex), part) for is_latex, part in regions if part]
+
+
+def test_the_fixtures_hold_latex():
+    with_latex = [t for t in REAL_TEXTS if markup.LATEX_MARK.search(t)]
+    assert len(REAL_TEXTS) > 1000 and len(with_latex) > 100
+
+
+def test_latex_regions_equal_word_by_word_on_real_text():
+    differ = [
+        source
+        for source in REAL_TEXTS
+        if nonempty(markup.latex_regions(source)) != nonempty(latex_regions_word_by_word(source))
+        or "".join(part for _, part in markup.latex_regions(source)) != source
+    ]
+    assert differ == []
+
+
+LATEXY = st.text(alphabet=st.sampled_from(list("ab\\{}~-'` \t\n\u00a0\u3000$x")), max_size=60)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(LATEXY)
+def test_latex_regions_equal_word_by_word_on_generated_text(source):
+    assert nonempty(markup.latex_regions(source)) == nonempty(latex_regions_word_by_word(source))
+
+
+def test_ascii_has_no_combining_marks():
+    """looks_like_name skips the combining-mark filter for ASCII names."""
+    assert not [c for c in map(chr, range(128)) if unicodedata.category(c).startswith("M")]
+
+
+def test_cached_clean_name_equals_a_fresh_reading():
+    text.clean_name.cache_clear()
+    for source in REAL_TEXTS:
+        for part in text.NAME_SEPARATOR.split(source)[:50]:
+            assert text.clean_name(part) == text.clean_name.__wrapped__(part)
+    assert text.clean_name.cache_info().hits > 0
