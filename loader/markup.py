@@ -323,6 +323,9 @@ HTML_TAG = re.compile(r"<\s*(/?)\s*([A-Za-z][A-Za-z0-9]*)[^>]*>", re.DOTALL)
 HTML_STYLES = {"em": "em", "i": "em", "b": "strong", "strong": "strong", "code": "code", "tt": "tt"}
 HTML_SPACES = {"br", "p", "div"}
 MARKDOWN_STYLES = {"em_open": "em", "strong_open": "strong"}
+# what the enabled inline rules (emphasis, code, links, autolinks, HTML, entities, line
+# breaks) and markdown-it's normalizing start at: text with none is one text token, itself
+MARKDOWN_MARK = re.compile(r"[*_`\[\]<&\n\r\0]")
 
 # -- parsing -----------------------------------------------------------------------------------
 
@@ -550,13 +553,26 @@ def read_latex(text, pieces):
     for is_latex, part in latex_regions(text):
         if not is_latex:
             segments.extend(split_text(part, pieces))
-            continue
-        try:
-            nodes = latex_nodes(LATEX_TEXT_SPECIALS.sub(r"\\\1", part))
-            segments.extend(latex_segments(nodes, pieces))
-        except Exception:  # noqa: BLE001 - pylatexenc's errors vary (nesting too deep, ...)
-            segments.extend(split_text(LATEX_COMMAND.sub("", part), pieces))
+        elif PLACEHOLDER.search(part):
+            segments.extend(read_latex_region(part, pieces))
+        else:  # no math in it: its reading depends on the words alone
+            segments.extend(read_repeated_latex_region(part))
     return segments
+
+
+def read_latex_region(part, pieces):
+    try:
+        nodes = latex_nodes(LATEX_TEXT_SPECIALS.sub(r"\\\1", part))
+        return latex_segments(nodes, pieces)
+    except Exception:  # noqa: BLE001 - pylatexenc's errors vary (nesting too deep, ...)
+        return split_text(LATEX_COMMAND.sub("", part), pieces)
+
+
+@functools.lru_cache(maxsize=4096)
+def read_repeated_latex_region(part):
+    """A region without math placeholders, read once however often it appears (accents in
+    names, `\\emph{...}` of common words)."""
+    return tuple(read_latex_region(part, ()))
 
 
 def latex_regions(text):
@@ -598,6 +614,8 @@ def latex_nodes(text):
 
 def read_markdown(text, pieces):
     """Markdown inline markup -> segments, each text run read as LaTeX."""
+    if not MARKDOWN_MARK.search(text):
+        return read_latex(text, pieces)  # what markdown-it would give: one text token
     tokens = MARKDOWN.parseInline(text)[0].children or []
     root = []
     stack = [(None, root)]  # (closing token type or html tag, children)
@@ -687,6 +705,7 @@ def merge_text(segments):
 # -- the two readings ----------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=4096)  # `$k$`, `$\\epsilon$`: the same math recurs across papers
 def math_text(tex):
     """Math as searchable text: `\\mathcal{O}(n)` -> `O(n)`, `\\frac{1}{\\epsilon}` -> `1/ε`."""
     if not LATEX_MARK.search(tex):

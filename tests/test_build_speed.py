@@ -4,6 +4,7 @@ Each fast path is checked against the straightforward reading it replaces, over 
 the real fixtures (tests/fixtures/real/), the seeds and tests/fixtures/, and over generated
 text with the characters the fast path turns on."""
 
+import html
 import json
 import re
 import unicodedata
@@ -108,3 +109,75 @@ def test_cached_clean_name_equals_a_fresh_reading():
         for part in text.NAME_SEPARATOR.split(source)[:50]:
             assert text.clean_name(part) == text.clean_name.__wrapped__(part)
     assert text.clean_name.cache_info().hits > 0
+
+
+def protected_texts():
+    """The texts markdown-it reads in parse(): math, escapes and quotes set aside."""
+    for source in REAL_TEXTS:
+        normal = unicodedata.normalize("NFC", source)
+        normal = markup.apply_definitions(markup.PLACEHOLDER.sub("\ufffd", html.unescape(normal)))
+        yield markup.set_aside(normal)
+
+
+def markdown_tokens(source):
+    return [(t.type, t.content) for t in markup.MARKDOWN.parseInline(source)[0].children or []]
+
+
+def test_text_without_markdown_marks_is_one_text_token_on_real_text():
+    unread = [
+        source
+        for source, _ in protected_texts()
+        if not markup.MARKDOWN_MARK.search(source)
+        and markdown_tokens(source) != ([("text", source)] if source else [])
+    ]
+    assert unread == []
+
+
+MARKDOWNISH = st.text(
+    alphabet=st.sampled_from(list("ab *_`[]()<>&#;!\\$~-'\"\t\n\r\0\u00a0:/.h\ue100")), max_size=40
+)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(MARKDOWNISH)
+def test_text_without_markdown_marks_is_one_text_token(source):
+    if not markup.MARKDOWN_MARK.search(source):
+        assert markdown_tokens(source) == ([("text", source)] if source else [])
+
+
+def test_cached_latex_readings_equal_fresh_ones_on_real_text():
+    """read_repeated_latex_region and math_text are pure: a cached reading is a fresh one."""
+    regions = {
+        part
+        for source, _ in protected_texts()
+        for is_latex, part in markup.latex_regions(source)
+        if is_latex and not markup.PLACEHOLDER.search(part)
+    }
+    assert len(regions) > 50
+    for part in regions:
+        assert markup.read_repeated_latex_region(part) == tuple(markup.read_latex_region(part, ()))
+    maths = {p.tex for _, pieces in protected_texts() for p in pieces if isinstance(p, markup.Math)}
+    assert len(maths) > 50
+    for tex in maths:
+        assert markup.math_text(tex) == markup.math_text.__wrapped__(tex)
+
+
+def test_parse_of_real_text_is_unchanged_by_the_fast_paths():
+    """parse() and the plain text with every fast path against the same through markdown-it
+    and pylatexenc for every source, caches off."""
+
+    def read(source):
+        segments = markup.parse.__wrapped__(source)
+        return segments, markup.segments_text(segments)
+
+    fast = {source: read(source) for source in REAL_TEXTS}
+    slow = {}
+    original = markup.MARKDOWN_MARK, markup.read_repeated_latex_region, markup.math_text
+    try:
+        markup.MARKDOWN_MARK = re.compile(".|^$", re.DOTALL)
+        markup.read_repeated_latex_region = lambda part: markup.read_latex_region(part, ())
+        markup.math_text = markup.math_text.__wrapped__
+        slow = {source: read(source) for source in REAL_TEXTS}
+    finally:
+        markup.MARKDOWN_MARK, markup.read_repeated_latex_region, markup.math_text = original
+    assert [s for s in REAL_TEXTS if fast[s] != slow[s]] == []
