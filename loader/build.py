@@ -3,6 +3,7 @@ FTS, indexes, atomic replace."""
 
 import array
 import collections
+import functools
 import itertools
 import json
 import sqlite3
@@ -19,6 +20,7 @@ from .normalize import TRACK_SEPARATOR, affiliation_name, affiliation_slug, spli
 from .prepare import prepared_sources, worker_count
 from .records import Problem
 from .sources import public_paths
+from .text import MAX_CACHED_NAME_LENGTH, NAME_CACHE_SIZE
 
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 # label (the title, or the heading derived from the abstract), authors (names), plain abstract:
@@ -197,6 +199,19 @@ def create_tables(db):
         )
 
 
+def read_author_name(name):
+    """(name key, spelling) of a name as an entry gives it."""
+    if len(name) > MAX_CACHED_NAME_LENGTH:
+        return name_key(name), spelling(name)
+    return read_recurring_author_name(name)
+
+
+# a name recurs in ~9 entries: read once while among the last NAME_CACHE_SIZE
+@functools.lru_cache(maxsize=NAME_CACHE_SIZE)
+def read_recurring_author_name(name):
+    return name_key(name), spelling(name)
+
+
 class CatalogWriter:
     """Streams entries into a fresh database, one row per paper id (abstract hash); after the
     stream, merges the rows and entries the merge policy (merge.py) says are one paper.
@@ -216,6 +231,7 @@ class CatalogWriter:
         self.author_entries = array.array("L", [0])  # author id -> entries naming them
         self.other_spellings = {}  # author id -> Counter of spellings other than the first
         self.tracks = {}  # name -> (id, area, subarea)
+        self.track_names = {}  # track as an entry gives it -> name
         self.affiliations = {}  # slug -> id
         self.pending = {name: [] for name in (*SCHEMA, "version_keys")}
         self.problems = []
@@ -248,9 +264,8 @@ class CatalogWriter:
             }
         )
 
-    def author_id(self, key, name):
+    def author_id(self, key, written):
         """The author of a name key, counting the spelling once for the entry that uses it."""
-        written = spelling(name)
         author_id = self.author_keys.get(key)
         if author_id is None:
             author_id = self.author_keys[key] = len(self.author_names)
@@ -261,6 +276,12 @@ class CatalogWriter:
             others[written] += 1
         self.author_entries[author_id] += 1
         return author_id
+
+    def track_name(self, text):
+        """split_track's name of a track as an entry gives it, read once per spelling."""
+        if text not in self.track_names:
+            self.track_names[text] = split_track(text)[0]
+        return self.track_names[text]
 
     def track_id(self, name):
         """(id, name, area) of a track name as split_track gives it."""
@@ -282,12 +303,14 @@ class CatalogWriter:
         with no position when the cut-short list does not show them."""
         links, seen = [], set()
         for position, name in enumerate(entry.authors, start=1):
-            key = name_key(name)
+            key, written = read_author_name(name)
             if key not in seen:
                 seen.add(key)
-                links.append((self.author_id(key, name), position))
-        if entry.owner and (key := name_key(entry.owner)) not in seen:
-            links.append((self.author_id(key, entry.owner), None))
+                links.append((self.author_id(key, written), position))
+        if entry.owner:
+            key, written = read_author_name(entry.owner)
+            if key not in seen:
+                links.append((self.author_id(key, written), None))
         return links
 
     def add_entry(self, entry, source_id, pid, text, label, keys):
@@ -297,7 +320,7 @@ class CatalogWriter:
             (pid, source_id, entry.line, entry.venue, entry.year, entry.status)
         )
         self.pending["version_keys"].extend((key, kind, pid) for kind, key in keys)
-        track = split_track(entry.track)[0] if entry.track else None
+        track = self.track_name(entry.track) if entry.track else None
         links = self.author_links(entry)
         affiliations = self.affiliation_ids(entry.affiliations)
         if int(pid, 16) in self.paper_ids:

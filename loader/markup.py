@@ -211,6 +211,7 @@ ARGUMENT_WITH_TEXT = re.compile(r"\s*\{\s*[^\s}]")
 LATEX_TEXT_SPECIALS = re.compile(r"(?<!\\)([%&$#])")
 LATEX_COMMAND = re.compile(r"\\[A-Za-z]+\*?|[{}]")  # all that is left when pylatexenc fails
 LATEX_MARK = re.compile(r"[\\{}~]|--|''|`")
+MAX_CACHED_REGION = 200
 # a whole word (between spaces) with a LaTeX mark in it
 LATEX_WORD = re.compile(r"(?<!\S)\S*?(?:[\\{}~`]|--|'')\S*")
 LATEX_ESCAPE = re.compile(r"\\([%&$#_{}~])")
@@ -553,9 +554,9 @@ def read_latex(text, pieces):
     for is_latex, part in latex_regions(text):
         if not is_latex:
             segments.extend(split_text(part, pieces))
-        elif PLACEHOLDER.search(part):
+        elif len(part) > MAX_CACHED_REGION or PLACEHOLDER.search(part):
             segments.extend(read_latex_region(part, pieces))
-        else:  # no math in it: its reading depends on the words alone
+        else:  # short, no math in it: its reading depends on the words alone
             segments.extend(read_repeated_latex_region(part))
     return segments
 
@@ -568,7 +569,7 @@ def read_latex_region(part, pieces):
         return split_text(LATEX_COMMAND.sub("", part), pieces)
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=4096)  # of regions up to MAX_CACHED_REGION: at most ~4 MB
 def read_repeated_latex_region(part):
     """A region without math placeholders, read once however often it appears (accents in
     names, `\\emph{...}` of common words)."""
@@ -705,7 +706,8 @@ def merge_text(segments):
 # -- the two readings ----------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=4096)  # `$k$`, `$\\epsilon$`: the same math recurs across papers
+# `$k$`, `$\\epsilon$`: the same math recurs across papers (a span is at most 2,000 characters)
+@functools.lru_cache(maxsize=1024)
 def math_text(tex):
     """Math as searchable text: `\\mathcal{O}(n)` -> `O(n)`, `\\frac{1}{\\epsilon}` -> `1/ε`."""
     if not LATEX_MARK.search(tex):

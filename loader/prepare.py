@@ -103,6 +103,7 @@ def worker_count(files, workers):
         return workers
     if len(files) < 2 or input_bytes(files) < PARALLEL_MIN_BYTES:
         return 0
-    # this process is busy writing SQLite: one worker per other CPU, and at most two, since
-    # each costs ~40 MB and the whole build stays under 500 MB at 1M papers
-    return max(1, min(MAX_WORKERS, (os.cpu_count() or 1) - 1))
+    # one worker per CPU, at most two (each costs ~40 MB; the whole build stays under 500 MB
+    # at 1M papers). Writing takes this process a third of the CPU parsing takes: with one
+    # worker per *other* CPU, a 2-CPU build waited on its only worker with a core half idle
+    return max(1, min(MAX_WORKERS, os.cpu_count() or 1))

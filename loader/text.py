@@ -50,8 +50,10 @@ SKIP_CHUNK = 1 << 16
 # never gives U+D800 (undecodable bytes become U+DC80..U+DCFF), and it is no blank line
 TOO_LONG = "\ud800"
 MAX_NAME_LENGTH = 80
-# names repeat (~9 entries per distinct name): each string is read once per this many in use
+# names repeat (~9 entries per distinct name): a short string is read once while it is among
+# the last NAME_CACHE_SIZE read; a longer one (no name, or not one worth keeping) every time
 NAME_CACHE_SIZE = 1 << 15
+MAX_CACHED_NAME_LENGTH = 2 * MAX_NAME_LENGTH
 MAX_NAME_WORDS = 7
 MAX_LOWERCASE_NAME_WORDS = 3  # "leif döring", "N dinesh reddy": names written in lowercase
 # an abstract is prose: it ends a sentence, or is long enough to be one cut short
@@ -203,7 +205,6 @@ def split_authors(text):
     return names, truncated
 
 
-@functools.lru_cache(maxsize=NAME_CACHE_SIZE)
 def clean_name(text):
     """One person's name as it will be stored, or None when `text` is not a name.
 
@@ -211,6 +212,12 @@ def clean_name(text):
     ("Anna Levit, \\x06 Daniel Crawford"), spaces collapsed; a leading title and footnote
     marks taken off. Nicknames in brackets or quotes and dotted initials stay as given.
     """
+    if len(text) > MAX_CACHED_NAME_LENGTH:
+        return read_name(text)
+    return read_recurring_name(text)
+
+
+def read_name(text):
     name = html.unescape(text)
     if "\\" in name:
         name = plain_text(TEX_LETTER_ACCENT.sub(r"\\\1{\2}", name))
@@ -222,6 +229,9 @@ def clean_name(text):
         words.pop(0)
     name = " ".join(words)
     return name if looks_like_name(name) else None
+
+
+read_recurring_name = functools.lru_cache(maxsize=NAME_CACHE_SIZE)(read_name)
 
 
 def strip_truncation(text):
