@@ -676,9 +676,14 @@ def finish_database(db, path):
 
 
 def check_integrity(db, path):
-    """SQLite's integrity_check and FTS5's integrity-check (index against content), side by
+    """SQLite's quick_check and FTS5's integrity-check (index against content), side by
     side: the first on a read-only connection in a thread (SQLite releases the GIL), so a
-    second core takes it while this connection runs the second."""
+    second core takes it while this connection runs the second.
+
+    quick_check reads every page and b-tree (a disk or SQLite fault) without matching each
+    index against its table: a fresh build writes both in one statement, and the full
+    integrity_check cost 10x as much (2.7 of ~50 CPU-seconds at 100,000 papers). The
+    full-text check stays: the merge rewrites index entries by hand (index_paper)."""
     db.conn.commit()  # the reader must see every row
     # the FTS check runs as an INSERT: in rollback-journal mode it may need the exclusive lock
     # while the reader holds its shared one (at 1M papers: "database is locked"). In WAL mode
@@ -689,9 +694,9 @@ def check_integrity(db, path):
     def run_sqlite_check():
         try:
             with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as reader:
-                results.append(reader.execute("pragma integrity_check").fetchall())
+                results.append(reader.execute("pragma quick_check").fetchall())
         except sqlite3.Error as error:
-            results.append([(f"integrity_check could not run: {error}",)])
+            results.append([(f"quick_check could not run: {error}",)])
 
     # where WAL is refused (a file system without shared memory), one after the other
     thread = threading.Thread(target=run_sqlite_check)
@@ -709,7 +714,7 @@ def check_integrity(db, path):
         db.conn.rollback()  # end the check's implicit transaction, keeping nothing it wrote
     messages = [row[0] for row in results[0]]
     if messages != ["ok"]:
-        raise CatalogCheckFailed(f"integrity_check: {'; '.join(messages[:5])}")
+        raise CatalogCheckFailed(f"quick_check: {'; '.join(messages[:5])}")
 
 
 def build_catalog(
