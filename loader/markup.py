@@ -66,15 +66,18 @@ class Link(NamedTuple):
 PLACEHOLDER_BASE = 0xE100
 PLACEHOLDER_LIMIT = 0xF800 - PLACEHOLDER_BASE
 PLACEHOLDER = re.compile("[\ue100-\uf7ff]")
+# each branch starts with its first character outside the group: SRE then skips ahead to
+# the next `$`, `\\`, `` ` `` or `'` (25x faster on an abstract than trying every branch at
+# every character)
 MATH_OR_ESCAPE = re.compile(
     r"""
-      (?P<display>\$\$)
-    | (?P<inline>\$)
+      \$(?P<display>\$)
+    | \$(?P<inline>)
     | \\\[(?P<bracket>.{1,2000}?)\\\]
     | \\\((?P<paren>.{1,2000}?)\\\)
-    | (?P<open_quote>``(?=\S))
-    | (?P<close_quote>'')
-    | (?P<escape>\\[^A-Za-z0-9\s])
+    | `(?P<open_quote>`(?=\S))
+    | '(?P<close_quote>')
+    | \\(?P<escape>[^A-Za-z0-9\s])
     """,
     re.VERBOSE | re.DOTALL,
 )
@@ -96,7 +99,9 @@ MAX_DEFINITION = 500
 MAX_EXPANSION = 20_000
 
 # a source with none of these is plain text: Markdown, LaTeX, HTML and entities all need one
-MARKUP_MARK = re.compile(r"[$\\*_`\[<&~{}\ue100-\uf7ff]|--|''|https?://")
+# (the character class alone lets SRE skip ahead; the pairs are substring tests)
+MARKUP_CHARACTER = re.compile(r"[$\\*_`\[<&~{}\ue100-\uf7ff]")
+MARKUP_PAIRS = ("--", "''", "http://", "https://")
 BARE_URL = re.compile(r"https?://[^\s<>\"'{}|\\^`]*[^\s<>\"'{}|\\^`.,;:!?)\]]")
 SAFE_SCHEMES = {"http", "https"}
 
@@ -681,11 +686,15 @@ def read_html_tag(tag, pieces, stack, add, close):
         add([Text(restore(tag, pieces, True))])
 
 
+def has_markup(text):
+    return bool(MARKUP_CHARACTER.search(text)) or any(pair in text for pair in MARKUP_PAIRS)
+
+
 @functools.lru_cache(maxsize=2048)
 def parse(source):
     """A source (abstract or title) -> tuple of Text, Math, Styled and Link segments."""
     text = unicodedata.normalize("NFC", source)
-    if not MARKUP_MARK.search(text):
+    if not has_markup(text):
         return (Text(text),)  # about half of all abstracts: nothing to read
     text = PLACEHOLDER.sub("\ufffd", html.unescape(text))
     text = apply_definitions(text)

@@ -180,3 +180,46 @@ def test_parse_of_real_text_is_unchanged_by_the_fast_paths():
     finally:
         markup.MARKDOWN_MARK, markup.read_repeated_latex_region, markup.math_text = original
     assert [s for s in REAL_TEXTS if fast[s] != slow[s]] == []
+
+
+# the patterns markup.py had before its branches were rewritten to start with a literal
+MATH_OR_ESCAPE_BRANCHES_GROUPED = re.compile(
+    r"""
+      (?P<display>\$\$)
+    | (?P<inline>\$)
+    | \\\[(?P<bracket>.{1,2000}?)\\\]
+    | \\\((?P<paren>.{1,2000}?)\\\)
+    | (?P<open_quote>``(?=\S))
+    | (?P<close_quote>'')
+    | (?P<escape>\\[^A-Za-z0-9\s])
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+MARKUP_MARK_ONE_PATTERN = re.compile(r"[$\\*_`\[<&~{}\ue100-\uf7ff]|--|''|https?://")
+
+
+def matches(pattern, source):
+    found, position = [], 0
+    while match := pattern.search(source, position):
+        # set_aside reads the span, the branch and the math of \[...\] and \(...\)
+        found.append((match.span(), match.lastgroup, match["bracket"], match["paren"]))
+        position = max(match.end(), position + 1)
+    return found
+
+
+def check_markup_patterns(source):
+    assert matches(markup.MATH_OR_ESCAPE, source) == matches(
+        MATH_OR_ESCAPE_BRANCHES_GROUPED, source
+    ), source
+    assert markup.has_markup(source) == bool(MARKUP_MARK_ONE_PATTERN.search(source)), source
+
+
+def test_markup_patterns_find_what_they_found_before_on_real_text():
+    for source in REAL_TEXTS:
+        check_markup_patterns(source)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("$$\\[]()`' a1\n-htps:/\ue100")), max_size=40))
+def test_markup_patterns_find_what_they_found_before(source):
+    check_markup_patterns(source)
