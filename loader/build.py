@@ -662,13 +662,15 @@ def index_foreign_keys(db):
 
 
 def finish_database(db, path):
-    """Indexes, the merged full-text index, statistics and integrity checks."""
+    """The merged full-text index, indexes, statistics and integrity checks."""
+    # merging the index's segments frees the pages of the old ones: the indexes made next
+    # fill them, where they would otherwise stay empty in the file
+    db["papers"].optimize()
     index_foreign_keys(db)
     for table, columns in FACET_INDEXES:
         # "track__id", not "track_id": that name is the foreign key's index
         name = f"idx_{table}_{'__'.join(columns)}"
         db[table].create_index(columns, index_name=name, if_not_exists=True)
-    db["papers"].optimize()
     # per-term document counts: "related papers" picks a paper's rarest terms from it
     db.execute("create virtual table papers_fts_vocab using fts5vocab(papers_fts, 'row')")
     db.analyze()
