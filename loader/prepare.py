@@ -25,12 +25,14 @@ MAX_WORKERS = 2
 
 def prepare_entry(item):
     """Entry -> (entry, paper id, plain text, label, version keys): the pure, CPU-heavy part
-    of loading it. Problems pass through."""
+    of loading it. The plain text is None where it is the abstract itself (about half the
+    papers: a worker then sends the text once). Problems pass through."""
     if isinstance(item, Problem):
         return item
     text = plain_text(item.abstract)
     label = item.title or derive_label(text)
-    return item, paper_id(item.abstract), text, label, version_keys(item, text)
+    plain = None if text == item.abstract else text
+    return item, paper_id(item.abstract), plain, label, version_keys(item, text)
 
 
 def prepare_source(file, forced_format=None):
