@@ -3,6 +3,7 @@ FTS, indexes, atomic replace."""
 
 import array
 import collections
+import functools
 import itertools
 import json
 import sqlite3
@@ -20,6 +21,7 @@ from .normalize import TRACK_SEPARATOR, affiliation_name, affiliation_slug, spli
 from .prepare import prepared_sources, worker_count
 from .records import Problem
 from .sources import public_paths
+from .text import MAX_CACHED_NAME_LENGTH, NAME_CACHE_SIZE
 
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 # label (the title, or the heading derived from the abstract), authors (names), plain abstract:
@@ -27,8 +29,12 @@ FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 FTS_COLUMNS = ["label", "authors", "abstract_text"]
 AUTHOR_FTS_TOKENIZER = "unicode61 remove_diacritics 2"
 BATCH_SIZE = 2000
-# rows of 2-4 KB (abstracts) leave much of a 4 KB page empty; 16 KB pages hold several
-PAGE_SIZE = 16384
+# rows of 2-4 KB (abstracts) leave much of a 4 KB page empty: each page of papers keeps
+# about half a row free (rows are appended, a full page is never filled up later), so the
+# larger the page the less that costs: 16 KB pages left 192 bytes a paper at 1M papers, 32 KB
+# half that (3,917 -> 3,822 bytes a paper at 100k). 64 KB pages waste more in the full-text
+# index than they save (its 4 KB blocks fit them badly): 3,848
+PAGE_SIZE = 32768
 CACHE_KB = 32768  # SQLite's page cache while building; the OS file cache does the rest
 
 SCHEMA = {
@@ -160,6 +166,10 @@ FACET_INDEXES = [
 ]
 
 
+# json.dumps(..., ensure_ascii=False) makes a new encoder each call: one, made once
+to_json = json.JSONEncoder(ensure_ascii=False).encode
+
+
 class CatalogCheckFailed(Exception):
     """The new catalog failed an integrity check: a SQLite or disk fault, not bad input."""
 
@@ -198,6 +208,19 @@ def create_tables(db):
         )
 
 
+def read_author_name(name):
+    """(name key, spelling) of a name as an entry gives it."""
+    if len(name) > MAX_CACHED_NAME_LENGTH:
+        return name_key(name), spelling(name)
+    return read_recurring_author_name(name)
+
+
+# a name recurs in ~9 entries: read once while among the last NAME_CACHE_SIZE
+@functools.lru_cache(maxsize=NAME_CACHE_SIZE)
+def read_recurring_author_name(name):
+    return name_key(name), spelling(name)
+
+
 class CatalogWriter:
     """Streams entries into a fresh database, one row per paper id (abstract hash); after the
     stream, merges the rows and entries the merge policy (merge.py) says are one paper.
@@ -217,6 +240,7 @@ class CatalogWriter:
         self.author_entries = array.array("L", [0])  # author id -> entries naming them
         self.other_spellings = {}  # author id -> Counter of spellings other than the first
         self.tracks = {}  # name -> (id, area, subarea)
+        self.track_names = {}  # track as an entry gives it -> name
         self.affiliations = {}  # slug -> id
         self.pending = {name: [] for name in (*SCHEMA, "version_keys")}
         self.problems = []
@@ -249,9 +273,8 @@ class CatalogWriter:
             }
         )
 
-    def author_id(self, key, name):
+    def author_id(self, key, written):
         """The author of a name key, counting the spelling once for the entry that uses it."""
-        written = spelling(name)
         author_id = self.author_keys.get(key)
         if author_id is None:
             author_id = self.author_keys[key] = len(self.author_names)
@@ -262,6 +285,12 @@ class CatalogWriter:
             others[written] += 1
         self.author_entries[author_id] += 1
         return author_id
+
+    def track_name(self, text):
+        """split_track's name of a track as an entry gives it, read once per spelling."""
+        if text not in self.track_names:
+            self.track_names[text] = split_track(text)[0]
+        return self.track_names[text]
 
     def track_id(self, name):
         """(id, name, area) of a track name as split_track gives it."""
@@ -283,22 +312,24 @@ class CatalogWriter:
         with no position when the cut-short list does not show them."""
         links, seen = [], set()
         for position, name in enumerate(entry.authors, start=1):
-            key = name_key(name)
+            key, written = read_author_name(name)
             if key not in seen:
                 seen.add(key)
-                links.append((self.author_id(key, name), position))
-        if entry.owner and (key := name_key(entry.owner)) not in seen:
-            links.append((self.author_id(key, entry.owner), None))
+                links.append((self.author_id(key, written), position))
+        if entry.owner:
+            key, written = read_author_name(entry.owner)
+            if key not in seen:
+                links.append((self.author_id(key, written), None))
         return links
 
-    def add_entry(self, entry, source_id, pid, text, label, keys):
+    def add_entry(self, entry, source_id, pid, plain, label, keys):
         """One prepared entry (see prepare_entry) with its version keys: a new paper row, or
         one more entry of a paper id already written, kept for the merge after the stream."""
         self.pending["paper_sources"].append(
             (pid, source_id, entry.line, entry.venue, entry.year, entry.status)
         )
         self.pending["version_keys"].extend((key, kind, pid) for kind, key in keys)
-        track = split_track(entry.track)[0] if entry.track else None
+        track = self.track_name(entry.track) if entry.track else None
         links = self.author_links(entry)
         affiliations = self.affiliation_ids(entry.affiliations)
         if int(pid, 16) in self.paper_ids:
@@ -326,8 +357,8 @@ class CatalogWriter:
                 entry.title,
                 track,
                 area,
-                json.dumps([self.author_names[a] for a, _ in links], ensure_ascii=False),
-                json.dumps(sorted(affiliations), ensure_ascii=False),
+                to_json([self.author_names[a] for a, _ in links]),
+                to_json(sorted(affiliations)),
                 len(links),
                 int(entry.truncated),
                 1,
@@ -337,7 +368,7 @@ class CatalogWriter:
                 entry.status,
                 track_id,
                 entry.abstract,
-                None if text == entry.abstract else text,
+                plain,
             )
         )
         self.pending["paper_authors"].extend((pid, a, position) for a, position in links)
@@ -517,9 +548,9 @@ class CatalogWriter:
             execute(
                 "update papers set authors = ?, author_count = ?, affiliations = ? where id = ?",
                 [
-                    json.dumps([self.author_names[r[0]] for r in rows], ensure_ascii=False),
+                    to_json([self.author_names[r[0]] for r in rows]),
                     len(rows),
-                    json.dumps(sorted(slugs[r[0]] for r in affiliation_rows), ensure_ascii=False),
+                    to_json(sorted(slugs[r[0]] for r in affiliation_rows)),
                     pid,
                 ],
             )
@@ -640,13 +671,15 @@ def index_foreign_keys(db):
 
 
 def finish_database(db, path):
-    """Indexes, the merged full-text index, statistics and integrity checks."""
+    """The merged full-text index, indexes, statistics and integrity checks."""
+    # merging the index's segments frees the pages of the old ones: the indexes made next
+    # fill them, where they would otherwise stay empty in the file
+    db["papers"].optimize()
     index_foreign_keys(db)
     for table, columns in FACET_INDEXES:
         # "track__id", not "track_id": that name is the foreign key's index
         name = f"idx_{table}_{'__'.join(columns)}"
         db[table].create_index(columns, index_name=name, if_not_exists=True)
-    db["papers"].optimize()
     add_facet_table(db.conn)
     # per-term document counts: "related papers" picks a paper's rarest terms from it
     db.execute("create virtual table papers_fts_vocab using fts5vocab(papers_fts, 'row')")
@@ -655,9 +688,14 @@ def finish_database(db, path):
 
 
 def check_integrity(db, path):
-    """SQLite's integrity_check and FTS5's integrity-check (index against content), side by
+    """SQLite's quick_check and FTS5's integrity-check (index against content), side by
     side: the first on a read-only connection in a thread (SQLite releases the GIL), so a
-    second core takes it while this connection runs the second."""
+    second core takes it while this connection runs the second.
+
+    quick_check reads every page and b-tree (a disk or SQLite fault) without matching each
+    index against its table: a fresh build writes both in one statement, and the full
+    integrity_check cost 10x as much (2.7 of ~50 CPU-seconds at 100,000 papers). The
+    full-text check stays: the merge rewrites index entries by hand (index_paper)."""
     db.conn.commit()  # the reader must see every row
     # the FTS check runs as an INSERT: in rollback-journal mode it may need the exclusive lock
     # while the reader holds its shared one (at 1M papers: "database is locked"). In WAL mode
@@ -668,9 +706,9 @@ def check_integrity(db, path):
     def run_sqlite_check():
         try:
             with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as reader:
-                results.append(reader.execute("pragma integrity_check").fetchall())
+                results.append(reader.execute("pragma quick_check").fetchall())
         except sqlite3.Error as error:
-            results.append([(f"integrity_check could not run: {error}",)])
+            results.append([(f"quick_check could not run: {error}",)])
 
     # where WAL is refused (a file system without shared memory), one after the other
     thread = threading.Thread(target=run_sqlite_check)
@@ -688,7 +726,7 @@ def check_integrity(db, path):
         db.conn.rollback()  # end the check's implicit transaction, keeping nothing it wrote
     messages = [row[0] for row in results[0]]
     if messages != ["ok"]:
-        raise CatalogCheckFailed(f"integrity_check: {'; '.join(messages[:5])}")
+        raise CatalogCheckFailed(f"quick_check: {'; '.join(messages[:5])}")
 
 
 def build_catalog(
@@ -758,8 +796,8 @@ def write_rows(db, files, forced_format, progress, workers):
                     writer.add_problem(item)
                     problems += 1
                 else:
-                    entry, pid, text, label, keys = item
-                    writer.add_entry(entry, source_id, pid, text, label, keys)
+                    entry, pid, plain, label, keys = item
+                    writer.add_entry(entry, source_id, pid, plain, label, keys)
                     entries += 1
             writer.add_source(source_id, source, entries, problems)
             if progress:

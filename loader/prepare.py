@@ -25,12 +25,14 @@ MAX_WORKERS = 2
 
 def prepare_entry(item):
     """Entry -> (entry, paper id, plain text, label, version keys): the pure, CPU-heavy part
-    of loading it. Problems pass through."""
+    of loading it. The plain text is None where it is the abstract itself (about half the
+    papers: a worker then sends the text once). Problems pass through."""
     if isinstance(item, Problem):
         return item
     text = plain_text(item.abstract)
     label = item.title or derive_label(text)
-    return item, paper_id(item.abstract), text, label, version_keys(item, text)
+    plain = None if text == item.abstract else text
+    return item, paper_id(item.abstract), plain, label, version_keys(item, text)
 
 
 def prepare_source(file, forced_format=None):
@@ -103,6 +105,7 @@ def worker_count(files, workers):
         return workers
     if len(files) < 2 or input_bytes(files) < PARALLEL_MIN_BYTES:
         return 0
-    # this process is busy writing SQLite: one worker per other CPU, and at most two, since
-    # each costs ~40 MB and the whole build stays under 500 MB at 1M papers
-    return max(1, min(MAX_WORKERS, (os.cpu_count() or 1) - 1))
+    # one worker per CPU, at most two (each costs ~40 MB; the whole build stays under 500 MB
+    # at 1M papers). Writing takes this process a third of the CPU parsing takes: with one
+    # worker per *other* CPU, a 2-CPU build waited on its only worker with a core half idle
+    return max(1, min(MAX_WORKERS, os.cpu_count() or 1))

@@ -1,5 +1,6 @@
 """Raw file text -> numbered lines and blocks, plus the line shapes every format shares."""
 
+import functools
 import html
 import io
 import re
@@ -49,6 +50,10 @@ SKIP_CHUNK = 1 << 16
 # never gives U+D800 (undecodable bytes become U+DC80..U+DCFF), and it is no blank line
 TOO_LONG = "\ud800"
 MAX_NAME_LENGTH = 80
+# names repeat (~9 entries per distinct name): a short string is read once while it is among
+# the last NAME_CACHE_SIZE read; a longer one (no name, or not one worth keeping) every time
+NAME_CACHE_SIZE = 1 << 15
+MAX_CACHED_NAME_LENGTH = 2 * MAX_NAME_LENGTH
 MAX_NAME_WORDS = 7
 MAX_LOWERCASE_NAME_WORDS = 3  # "leif döring", "N dinesh reddy": names written in lowercase
 # an abstract is prose: it ends a sentence, or is long enough to be one cut short
@@ -207,6 +212,12 @@ def clean_name(text):
     ("Anna Levit, \\x06 Daniel Crawford"), spaces collapsed; a leading title and footnote
     marks taken off. Nicknames in brackets or quotes and dotted initials stay as given.
     """
+    if len(text) > MAX_CACHED_NAME_LENGTH:
+        return read_name(text)
+    return read_recurring_name(text)
+
+
+def read_name(text):
     name = html.unescape(text)
     if "\\" in name:
         name = plain_text(TEX_LETTER_ACCENT.sub(r"\\\1{\2}", name))
@@ -218,6 +229,9 @@ def clean_name(text):
         words.pop(0)
     name = " ".join(words)
     return name if looks_like_name(name) else None
+
+
+read_recurring_name = functools.lru_cache(maxsize=NAME_CACHE_SIZE)(read_name)
 
 
 def strip_truncation(text):
@@ -243,8 +257,12 @@ def looks_like_name(name):
         return False
     if name.count("(") != name.count(")") or name.count("(") > 1:
         return False
-    # combining marks are not word characters for `re` ("Martı́nez" keeps U+0301 after NFC)
-    letters = "".join(c for c in name if not unicodedata.category(c).startswith("M"))
+    # combining marks are not word characters for `re` ("Martı́nez" keeps U+0301 after NFC);
+    # ASCII has none
+    if name.isascii():
+        letters = name
+    else:
+        letters = "".join(c for c in name if not unicodedata.category(c).startswith("M"))
     words = NICKNAME_MARKS.sub(" ", letters).split()
     if not words or len(words) > MAX_NAME_WORDS:
         return False

@@ -306,18 +306,19 @@ def test_integrity_checks_catch_a_full_text_index_out_of_step(tmp_path, seed_cat
         check_integrity(db, path)
 
 
-def test_integrity_checks_catch_an_index_that_disagrees_with_its_table(tmp_path, seed_catalog):
+def test_integrity_checks_catch_a_damaged_index_page(tmp_path, seed_catalog):
     path = seeds_copy(tmp_path, seed_catalog)
     connection = sqlite3.connect(path)
-    connection.execute("pragma writable_schema = on")
-    with connection:  # the index now claims to be on `name` while its entries are of `key`
-        connection.execute(
-            """update sqlite_master set sql = replace(sql, '("key")', '("name")') """
-            "where name = 'idx_authors_key'"
-        )
+    root = connection.execute(
+        "select rootpage from sqlite_master where name = 'idx_authors_key'"
+    ).fetchone()[0]
+    page_size = connection.execute("pragma page_size").fetchone()[0]
     connection.close()
+    with open(path, "r+b") as file:  # the index's page now claims to be a table's
+        file.seek((root - 1) * page_size)
+        file.write(b"\x05")
     db = sqlite_utils.Database(path)
-    with pytest.raises(CatalogCheckFailed, match="integrity_check: .*idx_authors_key"):
+    with pytest.raises(CatalogCheckFailed, match=f"(?s)quick_check: .*page {root}"):
         check_integrity(db, path)
 
 
