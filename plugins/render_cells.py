@@ -11,7 +11,7 @@ from datasette import hookimpl
 from datasette.utils import tilde_encode
 from markupsafe import Markup, escape
 
-from loader.markup import MARKUP_MARK, render_html, title_html, title_text
+from loader.markup import has_markup, render_html, title_html, title_text
 from loader.normalize import affiliation_name
 
 # the `search` canned query wraps each match in these private-use characters
@@ -115,7 +115,7 @@ def plain_html(text):
     or characters the HTML parser would change (controls, carriage returns); then markup.py
     reads it. tests/test_throughput_markup.py checks both give the same HTML."""
     text = unicodedata.normalize("NFC", text)
-    if MARKUP_MARK.search(text):
+    if has_markup(text):
         return None
     if not text.replace("\n", "").replace("\t", "").replace("\xa0", "").isprintable():
         return None
