@@ -398,3 +398,23 @@ async def test_venue_and_year_facets_only_with_values(build_fixtures, datasette)
         "value": "NeurIPS",
         "count": 3,
     }
+
+
+def test_parsing_workers_are_gone_before_the_writer_finishes(tmp_path, monkeypatch):
+    """The writer's finish() (merges, counts) is where a build peaks in memory: the parsing
+    worker processes must have exited by then, not linger until garbage collection."""
+    import multiprocessing
+
+    from loader import build
+
+    alive = []
+    finish = build.CatalogWriter.finish
+
+    def finish_and_look(writer):
+        alive.append(len(multiprocessing.active_children()))
+        return finish(writer)
+
+    monkeypatch.setattr(build.CatalogWriter, "finish", finish_and_look)
+    summary = build_catalog(sorted(SEEDS.iterdir()), tmp_path / "c.db", workers=2)
+    assert summary.papers == 90
+    assert alive == [0]
