@@ -171,6 +171,18 @@ def own_boxes(facet):
     return [(column, source) for kind, column, source in box_columns(facet) if kind == facet.type]
 
 
+async def own_counts(facet):
+    """(this facet class's boxes, the counted rows of every box). The rows are None past the
+    facet time limit; the page is then marked incomplete, so no response cache keeps it."""
+    configs = own_boxes(facet)
+    if not configs:
+        return configs, {}
+    counted = await shared_counts(facet)
+    if counted is None:
+        mark_incomplete(facet.request.scope, "facets")
+    return configs, counted
+
+
 def absolute_urls(datasette, request):
     """datasette.absolute_url(request, path) for one request's many facet links. Datasette's
     urljoin()s each path, a PrefixedUrlString whose every character access goes through
@@ -211,12 +223,8 @@ class LinkFacet(ArrayFacet):
         results = []
         facet_size = self.get_facet_size()
         pairs = self.get_querystring_pairs()
-        configs = own_boxes(self)
-        if not configs:
-            return [], []
-        counted = await shared_counts(self)
+        configs, counted = await own_counts(self)
         if counted is None:
-            mark_incomplete(self.request.scope, "facets")
             return [], [column for column, _ in configs]
         absolute = absolute_urls(self.ds, self.request)
         added = added_arg_paths(self.request)
@@ -267,12 +275,8 @@ class PresentFacet(ColumnFacet):
         return []
 
     async def facet_results(self):
-        configs = own_boxes(self)
-        if not configs:
-            return [], []
-        counted = await shared_counts(self)
+        configs, counted = await own_counts(self)
         if counted is None:
-            mark_incomplete(self.request.scope, "facets")
             return [], [column for column, _ in configs]
         facet_size = self.get_facet_size()
         foreign_keys = set()

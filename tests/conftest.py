@@ -59,6 +59,23 @@ def datasette(seed_catalog):
     )
 
 
+def second_datasette(catalog):
+    """Another Datasette configured like `datasette` on another catalog: the plugins registered
+    by `datasette` serve it too (ask for that fixture alongside)."""
+    import yaml
+    from datasette.app import Datasette
+
+    from loader.serve import SETTINGS
+
+    metadata = yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8"))
+    return Datasette(
+        immutables=[str(catalog)],
+        metadata=metadata,
+        template_dir=str(ROOT / "plugins" / "templates"),
+        settings=SETTINGS,
+    )
+
+
 @pytest.fixture(scope="module")
 def browser():
     """A headless Chromium (Debian's) for a module's browser tests. Not one for the session:

@@ -18,7 +18,7 @@ from datasette.database import QueryInterrupted
 from loader import search, search_run
 from loader.serve import SETTINGS
 
-from .conftest import ROOT
+from .conftest import ROOT, second_datasette
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -26,13 +26,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="session")
 @pytest.fixture(scope="session")
 def site(search_catalog, datasette):
     """A second Datasette on the search catalog; `datasette` has registered our plugins."""
-    metadata = yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8"))
-    return Datasette(
-        immutables=[str(search_catalog)],
-        metadata=metadata,
-        template_dir=str(ROOT / "plugins" / "templates"),
-        settings=SETTINGS,
-    )
+    return second_datasette(search_catalog)
 
 
 @pytest.fixture

@@ -6,12 +6,8 @@ import sqlite3
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
-import yaml
-from datasette.app import Datasette
 
-from loader.serve import SETTINGS
-
-from .conftest import ROOT
+from .conftest import second_datasette
 from .plugin_files import load_plugin
 
 COLUMNS = ["venue", "year", "status", "area", "track"]
@@ -42,13 +38,7 @@ FILTERS = [
 @pytest.fixture(scope="module")
 def site(search_catalog, datasette):
     """A second Datasette on the search catalog; `datasette` has registered our plugins."""
-    metadata = yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8"))
-    return Datasette(
-        immutables=[str(search_catalog)],
-        metadata=metadata,
-        template_dir=str(ROOT / "plugins" / "templates"),
-        settings=SETTINGS,
-    )
+    return second_datasette(search_catalog)
 
 
 def top(pairs, size):
