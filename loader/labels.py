@@ -18,10 +18,15 @@ SENTENCE_END = re.compile(
     r"(?<=[.!?])(?<!\bet al\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\bcf\.)"
     r"\s+(?=[A-Z(\"“])"
 )
+# where SENTENCE_END may match: after one of its marks. Searched for first, it skips the
+# lookbehinds SENTENCE_END would try at every character of an abstract (~10x faster)
+SENTENCE_MARK = re.compile(r"[.!?](?=\s)")
 # '(Kakade et al., 2008)', '[12]': a citation is never part of a label
+# (drop_citations also drops the whitespace before one: a leading `\s*` here would make the
+# search try every space of an abstract, ~10x slower)
 CITATION_MARK = re.compile(
-    r"\s*(?:\([^()]*(?:\bet al\b|\b(?:19|20)\d\d[a-z]?\b)[^()]*\)"
-    r"|\[[^\[\]]*(?:\bet al\b|\b(?:19|20)\d\d[a-z]?\b)[^\[\]]*\]|\[[\d,\s\-–]+\])"
+    r"\([^()]*(?:\bet al\b|\b(?:19|20)\d\d[a-z]?\b)[^()]*\)"
+    r"|\[[^\[\]]*(?:\bet al\b|\b(?:19|20)\d\d[a-z]?\b)[^\[\]]*\]|\[[\d,\s\-–]+\]"
 )
 INTRO = re.compile(
     r"\b(?:we|this (?:paper|work|article|study|note)|our (?:work|paper))\b"
@@ -253,12 +258,34 @@ def introduced_thing(sentences):
     return None
 
 
+def drop_citations(text):
+    """The text without its citation marks and the whitespace before each."""
+    pieces, end = [], 0
+    for citation in CITATION_MARK.finditer(text):
+        pieces.append(text[end : citation.start()].rstrip())
+        end = citation.end()
+    pieces.append(text[end:])
+    return "".join(pieces)
+
+
+def split_sentences(text):
+    """SENTENCE_END.split(text), trying SENTENCE_END only after a sentence mark."""
+    sentences, start = [], 0
+    for mark in SENTENCE_MARK.finditer(text):
+        end = SENTENCE_END.match(text, mark.end()) if mark.end() >= start else None
+        if end:
+            sentences.append(text[start : mark.end()])
+            start = end.end()
+    sentences.append(text[start:])
+    return sentences
+
+
 def derive_label(text):
     """A heading for a paper that has no title, from its abstract's plain text."""
     if "://" in text or "github.com" in text:
         text = URL.sub("", text)
-    text = " ".join(CITATION_MARK.sub("", text).split())
-    sentences = [s.strip() for s in SENTENCE_END.split(text) if s.strip()]
+    text = " ".join(drop_citations(text).split())
+    sentences = [s.strip() for s in split_sentences(text) if s.strip()]
     if not sentences:
         return ""
     first = next((s for s in sentences if not CITATION.search(s)), sentences[0])
