@@ -53,3 +53,53 @@ def test_drop_citations_equals_the_pattern_with_its_leading_space(source):
 @given(SENTENCEISH)
 def test_split_sentences_equals_the_pattern_split(source):
     assert labels.split_sentences(source) == labels.SENTENCE_END.split(source)
+
+
+CITATION_BEFORE = re.compile(r"\bet al\b|\b(?:19|20)\d\d\b|\[\d+\]")
+
+
+def real_sentences():
+    collapsed = (" ".join(labels.drop_citations(t).split()) for t in REAL_TEXTS)
+    return sorted({s.strip() for t in collapsed for s in labels.split_sentences(t) if s.strip()})
+
+
+SENTENCES = real_sentences()
+
+
+def spans(pattern, text):
+    return [m.span() for m in pattern.finditer(text)]
+
+
+def assert_prefilters_hold(sentence):
+    """Where a prefilter says no, the pattern it guards finds nothing."""
+    if not labels.may_hold(sentence, labels.INTRO_WORDS, labels.INTRO_VERBS):
+        assert labels.INTRO.search(sentence) is None
+    if not labels.may_hold(sentence, labels.NAMING_WORDS):
+        assert labels.NAMING.search(sentence) is None
+    assert labels.names_in(sentence) == labels.NAME.findall(sentence)
+    assert spans(labels.CITATION, sentence) == spans(CITATION_BEFORE, sentence)
+
+
+def test_label_prefilters_on_real_sentences():
+    assert len(SENTENCES) > 5000
+    intro = labels.INTRO_WORDS, labels.INTRO_VERBS
+    passed_over = [s for s in SENTENCES if not labels.may_hold(s, *intro)]
+    assert len(passed_over) > 1000  # the prefilter does pass sentences over
+    assert [s for s in SENTENCES if labels.INTRO.search(s)]
+    assert [s for s in SENTENCES if labels.NAMING.search(s)]
+    for sentence in SENTENCES:
+        assert_prefilters_hold(sentence)
+
+
+WORDS = [
+    "we", "We", "WE", "this", "This", "our", "Our", " propose", "proposed", " introduce",
+    " called", " named", "dubbed", " term", " as", " the proposed", "et al", "1999", "2021",
+    " [12]", "x", "X", "ı", "İ", "K", "ſ", " ", ".", "-", "NorMuon", "GANs", "3C", "a1B",
+]  # fmt: skip
+SENTENCE_PIECES = st.lists(st.sampled_from(WORDS), max_size=14).map("".join)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(SENTENCE_PIECES)
+def test_label_prefilters_on_generated_sentences(sentence):
+    assert_prefilters_hold(sentence)
