@@ -14,13 +14,13 @@ import re
 
 LABEL_LENGTH = 90
 # a sentence ends at '. ' before a capital, but not after 'et al.' or 'e.g.'
+# (the mark is matched, not looked behind for, so the search skips to the next '.', '!' or '?'
+# instead of trying the lookbehinds at every character (~5x faster); split_sentences puts it
+# back on its sentence)
 SENTENCE_END = re.compile(
-    r"(?<=[.!?])(?<!\bet al\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\bcf\.)"
+    r"([.!?])(?<!\bet al\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\bcf\.)"
     r"\s+(?=[A-Z(\"“])"
 )
-# where SENTENCE_END may match: after one of its marks. Searched for first, it skips the
-# lookbehinds SENTENCE_END would try at every character of an abstract (~10x faster)
-SENTENCE_MARK = re.compile(r"[.!?](?=\s)")
 # '(Kakade et al., 2008)', '[12]': a citation is never part of a label
 # (drop_citations also drops the whitespace before one: a leading `\s*` here would make the
 # search try every space of an abstract, ~10x slower)
@@ -297,15 +297,9 @@ def drop_citations(text):
 
 
 def split_sentences(text):
-    """SENTENCE_END.split(text), trying SENTENCE_END only after a sentence mark."""
-    sentences, start = [], 0
-    for mark in SENTENCE_MARK.finditer(text):
-        end = SENTENCE_END.match(text, mark.end()) if mark.end() >= start else None
-        if end:
-            sentences.append(text[start : mark.end()])
-            start = end.end()
-    sentences.append(text[start:])
-    return sentences
+    """The text cut at each SENTENCE_END, every sentence keeping its mark."""
+    parts = SENTENCE_END.split(text)  # [sentence, mark, sentence, mark, ..., sentence]
+    return [parts[i] + parts[i + 1] for i in range(0, len(parts) - 1, 2)] + parts[-1:]
 
 
 def derive_label(text):

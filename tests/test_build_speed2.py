@@ -14,6 +14,11 @@ from .test_build_speed import REAL_TEXTS
 
 # the citation pattern before its leading `\s*` moved into drop_citations
 CITATION_MARK_WITH_SPACE = re.compile(r"\s*(?:" + labels.CITATION_MARK.pattern + ")")
+# the sentence end before its mark was matched instead of looked behind for
+SENTENCE_END_LOOKING_BEHIND = re.compile(
+    r"(?<=[.!?])(?<!\bet al\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\bcf\.)"
+    r"\s+(?=[A-Z(\"“])"
+)
 
 
 def test_drop_citations_equals_the_pattern_with_its_leading_space_on_real_text():
@@ -26,11 +31,11 @@ def test_drop_citations_equals_the_pattern_with_its_leading_space_on_real_text()
 
 def test_split_sentences_equals_the_pattern_split_on_real_text():
     collapsed = [" ".join(t.split()) for t in REAL_TEXTS]
-    assert sum(len(labels.SENTENCE_END.split(t)) > 1 for t in collapsed) > 100
+    assert sum(len(SENTENCE_END_LOOKING_BEHIND.split(t)) > 1 for t in collapsed) > 100
     differ = [
         t
         for t in REAL_TEXTS + collapsed
-        if labels.split_sentences(t) != labels.SENTENCE_END.split(t)
+        if labels.split_sentences(t) != SENTENCE_END_LOOKING_BEHIND.split(t)
     ]
     assert differ == []
 
@@ -52,7 +57,7 @@ def test_drop_citations_equals_the_pattern_with_its_leading_space(source):
 @settings(max_examples=3000, deadline=None)
 @given(SENTENCEISH)
 def test_split_sentences_equals_the_pattern_split(source):
-    assert labels.split_sentences(source) == labels.SENTENCE_END.split(source)
+    assert labels.split_sentences(source) == SENTENCE_END_LOOKING_BEHIND.split(source)
 
 
 CITATION_BEFORE = re.compile(r"\bet al\b|\b(?:19|20)\d\d\b|\[\d+\]")
