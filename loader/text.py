@@ -4,6 +4,7 @@ import functools
 import html
 import io
 import re
+import string
 import unicodedata
 from dataclasses import dataclass
 
@@ -55,6 +56,7 @@ MAX_NAME_LENGTH = 80
 NAME_CACHE_SIZE = 1 << 15
 MAX_CACHED_NAME_LENGTH = 2 * MAX_NAME_LENGTH
 MAX_NAME_WORDS = 7
+ASCII_LETTERS_AND_DIGITS = frozenset(string.ascii_letters + string.digits)
 MAX_LOWERCASE_NAME_WORDS = 3  # "leif döring", "N dinesh reddy": names written in lowercase
 # an abstract is prose: it ends a sentence, or is long enough to be one cut short
 SENTENCE_END = (".", "!", "?", "。", "！", "？", "…")
@@ -183,7 +185,10 @@ def split_authors(text):
     head = NAME_SEPARATOR.split(text[: MAX_NAME_LENGTH * 4], maxsplit=1)
     if len(head) == 1 and len(text) > MAX_NAME_LENGTH * 4:
         return None
-    if clean_name(head[0]) is None and not TRUNCATION_MARK.search(head[0].rstrip()):
+    first = head[0]
+    if (too_many_words(first) or clean_name(first) is None) and not TRUNCATION_MARK.search(
+        first.rstrip()
+    ):
         return None
     text, truncated = strip_truncation(text)
     parts = NAME_SEPARATOR.split(text)
@@ -215,6 +220,24 @@ def clean_name(text):
     if len(text) > MAX_CACHED_NAME_LENGTH:
         return read_name(text)
     return read_recurring_name(text)
+
+
+def too_many_words(text):
+    """True only when read_name(text) is None for having more than MAX_NAME_WORDS words, told
+    without reading it (~4x faster: the first clause of every abstract is tried as a name).
+
+    A word starting with an ASCII letter or digit, with no entity in it, stays at least one
+    word whatever read_name does to the text (entities, NFC, invisible characters, footnote
+    marks, nickname marks), unless it is a title; without backslashes no LaTeX is read."""
+    if "\\" in text:
+        return False
+    allowed = MAX_NAME_WORDS + sum(text.count(title) for title in TITLES)
+    for word in text.split():
+        if word[0] in ASCII_LETTERS_AND_DIGITS and "&" not in word:
+            allowed -= 1
+            if allowed < 0:
+                return True
+    return False
 
 
 def read_name(text):

@@ -8,7 +8,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loader import labels
+from loader import labels, text
 
 from .test_build_speed import REAL_TEXTS
 
@@ -108,3 +108,47 @@ SENTENCE_PIECES = st.lists(st.sampled_from(WORDS), max_size=14).map("".join)
 @given(SENTENCE_PIECES)
 def test_label_prefilters_on_generated_sentences(sentence):
     assert_prefilters_hold(sentence)
+
+
+def test_too_many_words_only_for_what_read_name_refuses_on_real_text():
+    heads = {
+        part
+        for source in REAL_TEXTS
+        for part in text.NAME_SEPARATOR.split(source[: text.MAX_NAME_LENGTH * 4])[:3]
+    }
+    refused = [head for head in heads if text.too_many_words(head)]
+    assert len(refused) > 1000
+    assert [head for head in refused if text.read_name(head) is not None] == []
+    lists = [s for s in REAL_TEXTS if len(s) < 2000]
+    assert [s for s in lists if text.split_authors(s) != split_authors_reading_every_head(s)] == []
+
+
+def split_authors_reading_every_head(source):
+    original = text.too_many_words
+    try:
+        text.too_many_words = lambda _: False
+        return text.split_authors(source)
+    finally:
+        text.too_many_words = original
+
+
+NAME_PIECES_USED = [
+    "Dr.", "Prof.", "Mr.", " ", "\u00a0", "\u2003", "\u200b", "\x06", "&amp;", "&#32;", "&nbsp;",
+    "&amp", "*", "†", "(", ")", "“", "\u0301", "a", "B", "é", "ı", "1", "-", "'", ".", "\\",
+    "\\'e", "et al.",
+]  # fmt: skip
+NAME_PIECES = st.lists(
+    st.sampled_from(NAME_PIECES_USED),
+    max_size=4,
+).map("".join)
+# words of those pieces, enough of them that some texts have too many for a name
+NAME_WORDS_TEXT = st.lists(
+    st.one_of(st.sampled_from(["Ann", "de", "Lee", "x2"]), NAME_PIECES), min_size=6, max_size=14
+).map(" ".join)
+
+
+@settings(max_examples=5000, deadline=None)
+@given(NAME_WORDS_TEXT)
+def test_too_many_words_only_for_what_read_name_refuses(source):
+    if text.too_many_words(source):
+        assert text.read_name(source) is None
