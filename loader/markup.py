@@ -217,8 +217,7 @@ LATEX_TEXT_SPECIALS = re.compile(r"(?<!\\)([%&$#])")
 LATEX_COMMAND = re.compile(r"\\[A-Za-z]+\*?|[{}]")  # all that is left when pylatexenc fails
 LATEX_MARK = re.compile(r"[\\{}~]|--|''|`")
 MAX_CACHED_REGION = 200
-# a whole word (between spaces) with a LaTeX mark in it
-LATEX_WORD = re.compile(r"(?<!\S)\S*?(?:[\\{}~`]|--|'')\S*")
+NON_SPACE = re.compile(r"\S*")
 LATEX_ESCAPE = re.compile(r"\\([%&$#_{}~])")
 
 # -- math as MathML ----------------------------------------------------------------------------
@@ -597,20 +596,35 @@ def latex_regions(text):
         else:
             regions.append([is_latex, part])
 
-    for word in LATEX_WORD.finditer(text):
-        gap = text[position : word.start()]
+    for start, end in latex_words(text):
+        gap, word = text[position:start], text[start:end]
         if depth > 0:
             add(True, gap)
         elif gap:
             # `\emph {x}`: a space before an argument stays with its macro
             follows_macro = regions and regions[-1][0] and gap.isspace()
-            add(bool(follows_macro and word.group()[0] == "{"), gap)
-        add(True, word.group())
-        depth = max(0, depth + word.group().count("{") - word.group().count("}"))
-        position = word.end()
+            add(bool(follows_macro and word[0] == "{"), gap)
+        add(True, word)
+        depth = max(0, depth + word.count("{") - word.count("}"))
+        position = end
     if position < len(text):
         add(depth > 0, text[position:])
     return regions
+
+
+def latex_words(text):
+    """(start, end) of each whole word (between whitespace) with a LaTeX mark in it. The
+    search skips from mark to mark and the word is read around each (~3x faster than one
+    pattern for the whole word, which is tried at every word)."""
+    position = 0
+    for mark in LATEX_MARK.finditer(text):
+        start = mark.start()
+        if start < position:
+            continue  # another mark of the word just read
+        while start > position and not text[start - 1].isspace():
+            start -= 1
+        position = NON_SPACE.match(text, mark.end()).end()
+        yield start, position
 
 
 def latex_nodes(text):

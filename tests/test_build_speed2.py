@@ -8,7 +8,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loader import labels, text
+from loader import labels, markup, text
 
 from .test_build_speed import REAL_TEXTS
 
@@ -152,3 +152,27 @@ NAME_WORDS_TEXT = st.lists(
 def test_too_many_words_only_for_what_read_name_refuses(source):
     if text.too_many_words(source):
         assert text.read_name(source) is None
+
+
+# the pattern latex_words replaced: a whole word with a LaTeX mark, tried at every word
+LATEX_WORD = re.compile(r"(?<!\S)\S*?(?:[\\{}~`]|--|'')\S*")
+
+
+def test_latex_words_equal_the_whole_word_pattern_on_real_text():
+    with_words = [t for t in REAL_TEXTS if LATEX_WORD.search(t)]
+    assert len(with_words) > 100
+    differ = [
+        t
+        for t in REAL_TEXTS
+        if list(markup.latex_words(t)) != [w.span() for w in LATEX_WORD.finditer(t)]
+    ]
+    assert differ == []
+
+
+LATEXY_WORDS = st.text(alphabet=st.sampled_from(list("ab\\{}~-'` \t\n\u00a0\u3000$x")), max_size=60)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(LATEXY_WORDS)
+def test_latex_words_equal_the_whole_word_pattern(source):
+    assert list(markup.latex_words(source)) == [w.span() for w in LATEX_WORD.finditer(source)]
