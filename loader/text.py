@@ -229,10 +229,11 @@ def too_many_words(text):
     A word starting with an ASCII letter or digit, with no entity in it, stays at least one
     word whatever read_name does to the text (entities, NFC, invisible characters, footnote
     marks, nickname marks), unless it is a title; without backslashes no LaTeX is read."""
-    if "\\" in text:
-        return False
+    words = text.split()
+    if len(words) <= MAX_NAME_WORDS or "\\" in text:
+        return False  # a name's few words: no need to look
     allowed = MAX_NAME_WORDS + sum(text.count(title) for title in TITLES)
-    for word in text.split():
+    for word in words:
         if word[0] in ASCII_LETTERS_AND_DIGITS and "&" not in word:
             allowed -= 1
             if allowed < 0:
