@@ -176,3 +176,30 @@ LATEXY_WORDS = st.text(alphabet=st.sampled_from(list("ab\\{}~-'` \t\n\u00a0\u300
 @given(LATEXY_WORDS)
 def test_latex_words_equal_the_whole_word_pattern(source):
     assert list(markup.latex_words(source)) == [w.span() for w in LATEX_WORD.finditer(source)]
+
+
+def read_escaped_word(part):
+    return markup.split_text(markup.LATEX_ESCAPE.sub(r"\1", part), [])
+
+
+def test_escaped_words_read_as_pylatexenc_reads_them_on_real_text():
+    regions = {
+        part
+        for source in REAL_TEXTS
+        for is_latex, part in markup.latex_regions(source)
+        if is_latex and markup.ESCAPED_WORD.fullmatch(part)
+    }
+    assert len(regions) > 20
+    assert [p for p in regions if read_escaped_word(p) != markup.read_latex_region(p, [])] == []
+
+
+ESCAPED_WORDS = st.lists(
+    st.sampled_from([*"aZ09.,;:()", "\\%", "\\&", "\\$", "\\#", "\\_"]), min_size=1, max_size=12
+).map("".join)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(ESCAPED_WORDS)
+def test_escaped_words_read_as_pylatexenc_reads_them(part):
+    if markup.ESCAPED_WORD.fullmatch(part):
+        assert read_escaped_word(part) == markup.read_latex_region(part, [])
