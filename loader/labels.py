@@ -12,6 +12,8 @@ first sentence, always cut at a word and ending with '…' when cut.
 
 import re
 
+from .markup import collapse_spaces
+
 LABEL_LENGTH = 90
 # a sentence ends at '. ' before a capital, but not after 'et al.' or 'e.g.'
 # (the mark is matched, not looked behind for, so the search skips to the next '.', '!' or '?'
@@ -306,7 +308,7 @@ def derive_label(text):
     """A heading for a paper that has no title, from its abstract's plain text."""
     if "://" in text or "github.com" in text:
         text = URL.sub("", text)
-    text = " ".join(drop_citations(text).split())
+    text = collapse_spaces(drop_citations(text))
     sentences = [s.strip() for s in split_sentences(text) if s.strip()]
     if not sentences:
         return ""

@@ -769,7 +769,16 @@ def plain_text(source):
     """
     if source is None:
         return ""
-    return " ".join(segments_text(parse(source)).split())
+    return collapse_spaces(segments_text(parse(source)))
+
+
+def collapse_spaces(text):
+    """`" ".join(text.split())`: the text itself when it is that already, as most abstracts
+    are, told ~3x faster than splitting it (every character `split` splits at but the space
+    is unprintable)."""
+    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text
+    return " ".join(text.split())
 
 
 def render_mathml(math, inline_only=False):

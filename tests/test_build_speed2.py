@@ -203,3 +203,24 @@ ESCAPED_WORDS = st.lists(
 def test_escaped_words_read_as_pylatexenc_reads_them(part):
     if markup.ESCAPED_WORD.fullmatch(part):
         assert read_escaped_word(part) == markup.read_latex_region(part, [])
+
+
+def test_every_character_split_splits_at_but_the_space_is_unprintable():
+    """collapse_spaces returns printable text without double, leading or trailing spaces
+    as it is."""
+    characters = map(chr, range(0x110000))
+    assert [c for c in characters if c.isspace() and c != " " and c.isprintable()] == []
+
+
+def test_collapse_spaces_equals_split_and_join_on_real_text():
+    assert [t for t in REAL_TEXTS if markup.collapse_spaces(t) != " ".join(t.split())] == []
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.text(
+        alphabet=st.sampled_from(list("ab \t\n\r\u00a0\u2003\u200b\u3000\x1c\x85")), max_size=30
+    )
+)
+def test_collapse_spaces_equals_split_and_join(source):
+    assert markup.collapse_spaces(source) == " ".join(source.split())
