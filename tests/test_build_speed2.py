@@ -4,11 +4,12 @@ Each is checked against the plain pattern it replaces over every line of the rea
 seeds (test_build_speed.REAL_TEXTS) and over generated text with the characters it turns on."""
 
 import re
+import unicodedata
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loader import labels, markup, text
+from loader import labels, markup, merge, text
 
 from .test_build_speed import REAL_TEXTS
 
@@ -224,3 +225,28 @@ def test_collapse_spaces_equals_split_and_join_on_real_text():
 )
 def test_collapse_spaces_equals_split_and_join(source):
     assert markup.collapse_spaces(source) == " ".join(source.split())
+
+
+def letters_and_digits_by_pattern(source):
+    """The reading letters_and_digits replaced: casefold, NFKD, one pattern."""
+    normal = unicodedata.normalize("NFKD", source.casefold())
+    return merge.NOT_LETTER_OR_DIGIT.sub("", normal)
+
+
+def test_letters_and_digits_equal_the_pattern_on_real_text():
+    assert [t for t in REAL_TEXTS if not t.isascii()]
+    differ = [
+        t for t in REAL_TEXTS if merge.letters_and_digits(t) != letters_and_digits_by_pattern(t)
+    ]
+    assert differ == []
+
+
+def test_ascii_casefold_is_lower():
+    ascii_text = "".join(map(chr, range(128)))
+    assert ascii_text.casefold() == ascii_text.lower()
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("aZ_9 -–’éÉ\u0301ﬁKßΣς\ud800\x00.")), max_size=30))
+def test_letters_and_digits_equal_the_pattern(source):
+    assert merge.letters_and_digits(source) == letters_and_digits_by_pattern(source)
