@@ -111,7 +111,7 @@ def read_lines(path, fp):
         if not lines:
             line = line.removeprefix("\ufeff")
         blank = blank and not line.strip()  # also a lone BOM, no-break spaces, form feeds
-        bad += bool(UNDECODABLE.search(line))
+        bad += not line.isascii() and bool(UNDECODABLE.search(line))  # isascii: no scan
         lines.append(line.rstrip())
     if blank:
         return [], Problem(str(path), 1, "file is empty")
@@ -149,7 +149,7 @@ def line_problem(path, number, line):
         size = line.removeprefix(TOO_LONG)
         message = f"line too long ({size} bytes; a line may hold {MAX_LINE_BYTES})"
         return Problem(str(path), number, message)
-    match = UNDECODABLE.search(line)
+    match = not line.isascii() and UNDECODABLE.search(line)
     if match:
         return Problem(str(path), number, f"invalid UTF-8 at column {match.start() + 1}")
     if "\0" in line:
@@ -186,9 +186,7 @@ def split_authors(text):
     if len(head) == 1 and len(text) > MAX_NAME_LENGTH * 4:
         return None
     first = head[0]
-    if (too_many_words(first) or clean_name(first) is None) and not TRUNCATION_MARK.search(
-        first.rstrip()
-    ):
+    if (too_many_words(first) or clean_name(first) is None) and not is_truncated(first.rstrip()):
         return None
     text, truncated = strip_truncation(text)
     parts = NAME_SEPARATOR.split(text)
@@ -258,11 +256,20 @@ def read_name(text):
 read_recurring_name = functools.lru_cache(maxsize=NAME_CACHE_SIZE)(read_name)
 
 
+def is_truncated(text):
+    """TRUNCATION_MARK.search(text) told from the text's last characters first: the search
+    tries the pattern at every character of a line (under IGNORECASE 'a' and 'l' match
+    their capitals and nothing else)."""
+    return (text.endswith("等") or text[-3:].lower().endswith(("al", "al."))) and bool(
+        TRUNCATION_MARK.search(text)
+    )
+
+
 def strip_truncation(text):
     """'A, B et al.' -> ('A, B', True); marks may repeat ('A 等 et al.'), commas may precede."""
     truncated = False
     text = text.rstrip()
-    while match := TRUNCATION_MARK.search(text):
+    while is_truncated(text) and (match := TRUNCATION_MARK.search(text)):
         truncated = True
         text = strip_trailing_separators(text[: match.start()])
     return text, truncated

@@ -250,3 +250,32 @@ def test_ascii_casefold_is_lower():
 @given(st.text(alphabet=st.sampled_from(list("aZ_9 -–’éÉ\u0301ﬁKßΣς\ud800\x00.")), max_size=30))
 def test_letters_and_digits_equal_the_pattern(source):
     assert merge.letters_and_digits(source) == letters_and_digits_by_pattern(source)
+
+
+def test_a_and_l_match_only_their_capitals_ignoring_case():
+    """is_truncated looks for 'al' with str.lower where TRUNCATION_MARK has IGNORECASE."""
+    for letter in "al":
+        pattern = re.compile(letter, re.IGNORECASE)
+        matching = {c for c in map(chr, range(0x110000)) if pattern.fullmatch(c)}
+        assert matching == {letter, letter.upper()}
+
+
+def test_is_truncated_equals_the_search_on_real_text():
+    texts = REAL_TEXTS + [t.rstrip() for t in REAL_TEXTS]
+    assert sum(bool(text.TRUNCATION_MARK.search(t)) for t in texts) > 20
+    assert [t for t in texts if text.is_truncated(t) != bool(text.TRUNCATION_MARK.search(t))] == []
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["A", "b", " ", "\t", "et", "ET", "al", "AL", "Al", ".", "等", ","])
+    ).map("".join)
+)
+def test_is_truncated_equals_the_search(source):
+    assert text.is_truncated(source) == bool(text.TRUNCATION_MARK.search(source))
+
+
+def test_undecodable_characters_are_not_ascii():
+    """read_lines and line_problem search for them only in lines that are not ASCII."""
+    assert not any(chr(c).isascii() for c in range(0xDC80, 0xDD00))
