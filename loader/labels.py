@@ -12,16 +12,23 @@ first sentence, always cut at a word and ending with '…' when cut.
 
 import re
 
+from .markup import collapse_spaces
+
 LABEL_LENGTH = 90
 # a sentence ends at '. ' before a capital, but not after 'et al.' or 'e.g.'
+# (the mark is matched, not looked behind for, so the search skips to the next '.', '!' or '?'
+# instead of trying the lookbehinds at every character (~5x faster); split_sentences puts it
+# back on its sentence)
 SENTENCE_END = re.compile(
-    r"(?<=[.!?])(?<!\bet al\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\bcf\.)"
+    r"([.!?])(?<!\bet al\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\bcf\.)"
     r"\s+(?=[A-Z(\"“])"
 )
 # '(Kakade et al., 2008)', '[12]': a citation is never part of a label
+# (drop_citations also drops the whitespace before one: a leading `\s*` here would make the
+# search try every space of an abstract, ~10x slower)
 CITATION_MARK = re.compile(
-    r"\s*(?:\([^()]*(?:\bet al\b|\b(?:19|20)\d\d[a-z]?\b)[^()]*\)"
-    r"|\[[^\[\]]*(?:\bet al\b|\b(?:19|20)\d\d[a-z]?\b)[^\[\]]*\]|\[[\d,\s\-–]+\])"
+    r"\([^()]*(?:\bet al\b|\b(?:19|20)\d\d[a-z]?\b)[^()]*\)"
+    r"|\[[^\[\]]*(?:\bet al\b|\b(?:19|20)\d\d[a-z]?\b)[^\[\]]*\]|\[[\d,\s\-–]+\]"
 )
 INTRO = re.compile(
     r"\b(?:we|this (?:paper|work|article|study|note)|our (?:work|paper))\b"
@@ -31,6 +38,17 @@ INTRO = re.compile(
     r"(?!\s+(?:by|upon|on|to|from)\b)(?!\s+in\s+(?!this\b))",  # not 'proposed by [12]'
     re.IGNORECASE,
 )
+# words without which INTRO and NAMING cannot match (lowercase): a sentence of ASCII text
+# holding none of them is passed over without the case-insensitive search (~4x faster)
+INTRO_WORDS = ("we", "this ", "our ")
+INTRO_VERBS = (
+    "propos", "introduc", "present", "develop", "design", "devis", "formulat", "describ",
+    "offer", "build", "creat", "construct", "releas", "contribut",
+)  # fmt: skip
+NAMING_WORDS = (
+    "called", "named", "dubbed", "termed", "coined", "entitled", "known as", "we call",
+    "we name", "we dub", "we term", "we refer to", "the proposed", "our ",
+)  # fmt: skip
 NAMING = re.compile(
     r"\b(?:called|named|dubbed|termed|coined|entitled|known as|(?:we|which we) (?:call|name|dub|"
     r"term|refer to)|the proposed|our (?:\w+ )?(?:method|model|approach|algorithm|framework|"
@@ -44,6 +62,8 @@ EXPANSION_THEN_NAME = re.compile(r"((?:[\w'’\-]+\s+){0,10}?[\w'’\-]+)\s*\(\s
 # a method name: one token with two capitals, or a capital and a digit ('NorMuon', 'xRAG',
 # 'ASAP.SGD', 'VSE++', '3C-GAN')
 NAME = re.compile(r"(?<![\w.+\-])(?=[\w.+\-]*[A-Z][\w.+\-]*[A-Z0-9])[A-Za-z0-9][\w.+\-]*[\w+]")
+# what every NAME match holds, found ~5x faster: a capital, then a capital or a digit in one word
+MAY_NAME = re.compile(r"[A-Z]\S*?[A-Z0-9]")
 # after naming words any capitalized word is a name ('called Autostacker')
 NAMED_WORD = re.compile(r"[A-Za-z0-9][\w.+\-]*[\w+]")
 PLURAL_CLASS = re.compile(r"[A-Z]{2,}s")  # GANs, LLMs, MLLMs: a kind of model
@@ -75,7 +95,9 @@ NOT_OURS = re.compile(
     r"popular|vanilla|outperform\w*|beats?|improv\w* (?:on|over|upon))\s+(?:the\s+)?$",
     re.IGNORECASE,
 )
-CITATION = re.compile(r"\bet al\b|\b(?:19|20)\d\d\b|\[\d+\]")
+# '\bet al\b|\b(?:19|20)\d\d\b|\[\d+\]', each branch starting with its first character
+# (the word boundary checked behind it) so the search skips to an 'e', '1', '2' or '[' (~5x)
+CITATION = re.compile(r"e(?<!\we)t al\b|1(?<!\w1)9\d\d\b|2(?<!\w2)0\d\d\b|\[\d+\]")
 STOP_WORDS = {
     "a", "an", "the", "we", "our", "novel", "new", "called", "named", "dubbed", "termed",
     "propose", "proposed", "introduce", "present", "method", "is", "are", "this", "that",
@@ -211,14 +233,27 @@ def named_after(sentence, naming, seen_before):
     return None
 
 
+def may_hold(sentence, *word_groups):
+    """False only when the sentence is ASCII and lacks every word of one of the groups (for
+    other text IGNORECASE matches more than str.lower finds: 'ı' is an 'i' to it)."""
+    if not sentence.isascii():
+        return True
+    lower = sentence.lower()
+    return all(any(word in lower for word in words) for words in word_groups)
+
+
+def names_in(sentence):
+    return NAME.findall(sentence) if MAY_NAME.search(sentence) else []
+
+
 def named_method(sentences):
     """The method the paper introduces, as a label, or None."""
     seen_before = set()  # names of the sentences before this one
     for sentence in sentences:
-        intro = INTRO.search(sentence)
-        namings = list(NAMING.finditer(sentence))
+        intro = INTRO.search(sentence) if may_hold(sentence, INTRO_WORDS, INTRO_VERBS) else None
+        namings = list(NAMING.finditer(sentence)) if may_hold(sentence, NAMING_WORDS) else []
         if not intro and not namings:
-            seen_before.update(w.lower() for w in NAME.findall(sentence))
+            seen_before.update(w.lower() for w in names_in(sentence))
             continue
         for naming in namings:
             named = named_after(sentence, naming, seen_before)
@@ -235,7 +270,7 @@ def named_method(sentences):
             word = NAMED_WORD.match(sentence, intro.end() + 1)
             if word and word.group(0)[0].isupper() and APPOSITION.match(sentence[word.end() :]):
                 return describe(sentence, word)
-        seen_before.update(w.lower() for w in NAME.findall(sentence))
+        seen_before.update(w.lower() for w in names_in(sentence))
     return None
 
 
@@ -253,12 +288,28 @@ def introduced_thing(sentences):
     return None
 
 
+def drop_citations(text):
+    """The text without its citation marks and the whitespace before each."""
+    pieces, end = [], 0
+    for citation in CITATION_MARK.finditer(text):
+        pieces.append(text[end : citation.start()].rstrip())
+        end = citation.end()
+    pieces.append(text[end:])
+    return "".join(pieces)
+
+
+def split_sentences(text):
+    """The text cut at each SENTENCE_END, every sentence keeping its mark."""
+    parts = SENTENCE_END.split(text)  # [sentence, mark, sentence, mark, ..., sentence]
+    return [parts[i] + parts[i + 1] for i in range(0, len(parts) - 1, 2)] + parts[-1:]
+
+
 def derive_label(text):
     """A heading for a paper that has no title, from its abstract's plain text."""
     if "://" in text or "github.com" in text:
         text = URL.sub("", text)
-    text = " ".join(CITATION_MARK.sub("", text).split())
-    sentences = [s.strip() for s in SENTENCE_END.split(text) if s.strip()]
+    text = collapse_spaces(drop_citations(text))
+    sentences = [s.strip() for s in split_sentences(text) if s.strip()]
     if not sentences:
         return ""
     first = next((s for s in sentences if not CITATION.search(s)), sentences[0])

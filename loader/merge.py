@@ -16,6 +16,7 @@ Merges are transitive: if A and B are versions, and B and C, all three are one p
 
 import hashlib
 import re
+import string
 import unicodedata
 from dataclasses import dataclass
 
@@ -36,6 +37,7 @@ TITLE_MIN_WORDS = 2
 ABSTRACT_MIN_CHARACTERS = 100
 NOT_LETTER_OR_DIGIT = re.compile(r"[\W_]+")
 ASCII_NOT_LETTER_OR_DIGIT = bytes(c for c in range(128) if not chr(c).isalnum())
+ASCII_LOWERCASE = bytes.maketrans(string.ascii_uppercase.encode(), string.ascii_lowercase.encode())
 DOI_PREFIX = re.compile(r"^(?:doi:|https?://(?:dx\.)?doi\.org/)", re.IGNORECASE)
 
 
@@ -47,11 +49,13 @@ def hash_key(kind, text):
 
 def letters_and_digits(text):
     """Case, accents, punctuation and whitespace removed: 'Tramèr, F.' -> 'tramerf'."""
-    text = text.casefold()
-    if text.isascii():  # bytes.translate: ~20x faster than any str pass over an abstract
-        return text.encode().translate(None, ASCII_NOT_LETTER_OR_DIGIT).decode()
-    # NFKD splits accents into combining marks, which are no letters: the pattern drops them
-    return NOT_LETTER_OR_DIGIT.sub("", unicodedata.normalize("NFKD", text))
+    if text.isascii():  # one bytes.translate lowercases and drops: ~20x faster than str passes
+        return text.encode().translate(ASCII_LOWERCASE, ASCII_NOT_LETTER_OR_DIGIT).decode()
+    # NFKD splits accents into combining marks, which are no letters: the pattern drops them,
+    # after bytes.translate has dropped the ASCII ones (2x faster: far fewer matches)
+    text = unicodedata.normalize("NFKD", text.casefold())
+    text = text.encode("utf-8", "surrogatepass").translate(None, ASCII_NOT_LETTER_OR_DIGIT)
+    return NOT_LETTER_OR_DIGIT.sub("", text.decode("utf-8", "surrogatepass"))
 
 
 def title_words(title):

@@ -4,14 +4,15 @@ import hashlib
 import re
 import unicodedata
 
-from .markup import plain_text  # noqa: F401 - markup -> plain text is markup.py's job
+# plain_text: markup -> plain text is markup.py's job (re-exported)
+from .markup import collapse_spaces, plain_text  # noqa: F401
 from .names import name_key  # noqa: F401 - re-exported: plugins/facets.py imports it from here
 
 TRACK_SEPARATOR = "·"
 
 
 def collapse_whitespace(text):
-    return " ".join(text.split())
+    return collapse_spaces(text)  # most abstracts already are: returned as they are
 
 
 def paper_id(abstract):

@@ -4,6 +4,7 @@ import functools
 import html
 import io
 import re
+import string
 import unicodedata
 from dataclasses import dataclass
 
@@ -55,6 +56,7 @@ MAX_NAME_LENGTH = 80
 NAME_CACHE_SIZE = 1 << 15
 MAX_CACHED_NAME_LENGTH = 2 * MAX_NAME_LENGTH
 MAX_NAME_WORDS = 7
+ASCII_LETTERS_AND_DIGITS = frozenset(string.ascii_letters + string.digits)
 MAX_LOWERCASE_NAME_WORDS = 3  # "leif döring", "N dinesh reddy": names written in lowercase
 # an abstract is prose: it ends a sentence, or is long enough to be one cut short
 SENTENCE_END = (".", "!", "?", "。", "！", "？", "…")
@@ -109,7 +111,7 @@ def read_lines(path, fp):
         if not lines:
             line = line.removeprefix("\ufeff")
         blank = blank and not line.strip()  # also a lone BOM, no-break spaces, form feeds
-        bad += bool(UNDECODABLE.search(line))
+        bad += not line.isascii() and bool(UNDECODABLE.search(line))  # isascii: no scan
         lines.append(line.rstrip())
     if blank:
         return [], Problem(str(path), 1, "file is empty")
@@ -147,7 +149,7 @@ def line_problem(path, number, line):
         size = line.removeprefix(TOO_LONG)
         message = f"line too long ({size} bytes; a line may hold {MAX_LINE_BYTES})"
         return Problem(str(path), number, message)
-    match = UNDECODABLE.search(line)
+    match = not line.isascii() and UNDECODABLE.search(line)
     if match:
         return Problem(str(path), number, f"invalid UTF-8 at column {match.start() + 1}")
     if "\0" in line:
@@ -183,7 +185,8 @@ def split_authors(text):
     head = NAME_SEPARATOR.split(text[: MAX_NAME_LENGTH * 4], maxsplit=1)
     if len(head) == 1 and len(text) > MAX_NAME_LENGTH * 4:
         return None
-    if clean_name(head[0]) is None and not TRUNCATION_MARK.search(head[0].rstrip()):
+    first = head[0]
+    if (too_many_words(first) or clean_name(first) is None) and not is_truncated(first.rstrip()):
         return None
     text, truncated = strip_truncation(text)
     parts = NAME_SEPARATOR.split(text)
@@ -217,6 +220,25 @@ def clean_name(text):
     return read_recurring_name(text)
 
 
+def too_many_words(text):
+    """True only when read_name(text) is None for having more than MAX_NAME_WORDS words, told
+    without reading it (~4x faster: the first clause of every abstract is tried as a name).
+
+    A word starting with an ASCII letter or digit, with no entity in it, stays at least one
+    word whatever read_name does to the text (entities, NFC, invisible characters, footnote
+    marks, nickname marks), unless it is a title; without backslashes no LaTeX is read."""
+    words = text.split()
+    if len(words) <= MAX_NAME_WORDS or "\\" in text:
+        return False  # a name's few words: no need to look
+    allowed = MAX_NAME_WORDS + sum(text.count(title) for title in TITLES)
+    for word in words:
+        if word[0] in ASCII_LETTERS_AND_DIGITS and "&" not in word:
+            allowed -= 1
+            if allowed < 0:
+                return True
+    return False
+
+
 def read_name(text):
     name = html.unescape(text)
     if "\\" in name:
@@ -234,11 +256,20 @@ def read_name(text):
 read_recurring_name = functools.lru_cache(maxsize=NAME_CACHE_SIZE)(read_name)
 
 
+def is_truncated(text):
+    """TRUNCATION_MARK.search(text) told from the text's last characters first: the search
+    tries the pattern at every character of a line (under IGNORECASE 'a' and 'l' match
+    their capitals and nothing else)."""
+    return (text.endswith("等") or text[-3:].lower().endswith(("al", "al."))) and bool(
+        TRUNCATION_MARK.search(text)
+    )
+
+
 def strip_truncation(text):
     """'A, B et al.' -> ('A, B', True); marks may repeat ('A 等 et al.'), commas may precede."""
     truncated = False
     text = text.rstrip()
-    while match := TRUNCATION_MARK.search(text):
+    while is_truncated(text) and (match := TRUNCATION_MARK.search(text)):
         truncated = True
         text = strip_trailing_separators(text[: match.start()])
     return text, truncated
