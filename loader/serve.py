@@ -32,7 +32,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .connections import ACCEPT_BATCH
 from .lifetime import die_with_parent
 
 SETTINGS = {
@@ -228,6 +227,9 @@ def open_listener(host, port):
     except OSError as error:
         listener.close()
         raise ListenError(f"cannot listen on {host}:{port}: {error.strerror}") from error
+    # imported here: connections.py brings uvicorn, ~80 ms every `paper-catalog build` would pay
+    from .connections import ACCEPT_BATCH
+
     # connections the kernel queues while no worker accepts them (e.g. during a restart); the
     # workers listen again with the same figure
     listener.listen(ACCEPT_BATCH)
