@@ -10,10 +10,11 @@ order: the page shows what the canned query gives an SQL user (tests/test_relate
 """
 
 import re
-import sqlite3
 import weakref
 
-from datasette.utils import sqlite_timelimit
+from datasette.database import QueryInterrupted
+
+from .time_limit import within_time_limit
 
 # as the canned query: the title twice, at most this many characters read, words of 3+ letters
 MAX_BODY_CHARACTERS = 20_000
@@ -143,9 +144,7 @@ def related_within(connection, paper_id, time_limit_ms, kept):
     """related_papers() with all its statements together within time_limit_ms; None when they
     ran out of time (a page is still worth showing without them)."""
     try:
-        with sqlite_timelimit(connection, time_limit_ms):
+        with within_time_limit(connection, time_limit_ms):
             return related_papers(connection, paper_id, kept)
-    except sqlite3.OperationalError as error:
-        if "interrupted" in str(error):
-            return None
-        raise
+    except QueryInterrupted:
+        return None

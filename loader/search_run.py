@@ -7,14 +7,12 @@ hop to a thread and back (~0.13 ms) on top. Each step keeps its own time limit, 
 on a plain connection as the raw SQL the page is measured against.
 """
 
-import sqlite3
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from datasette.database import QueryInterrupted
-from datasette.utils import sqlite_timelimit
 
 from . import search
+from .time_limit import within_time_limit
 
 # facets counted by joining every match to the link tables: slow for a large match set;
 # cheapest first (a paper has fewer affiliations than authors)
@@ -41,21 +39,6 @@ class Answer:
 
 
 NO_LIMITS = Limits()
-
-
-@contextmanager
-def limited(conn, ms):
-    """Datasette's time limit on one step; QueryInterrupted when it runs past it."""
-    if not ms:
-        yield
-        return
-    try:
-        with sqlite_timelimit(conn, ms):
-            yield
-    except sqlite3.OperationalError as error:
-        if error.args == ("interrupted",):
-            raise QueryInterrupted(error, "", {}) from error
-        raise
 
 
 def fetch(conn, sql_and_params):
@@ -189,7 +172,7 @@ def count_link_facets(conn, request, limits=NO_LIMITS):
             timed_out.append(name)
             continue
         try:
-            with limited(conn, limits.facet_ms):
+            with within_time_limit(conn, limits.facet_ms):
                 items = count_link_facet(conn, request, name)
             if items or request.chosen(name):
                 facets[name] = items
@@ -204,24 +187,24 @@ def answer_search(conn, request, limits=NO_LIMITS, link_facets_up_to=None):
     QueryInterrupted when the total or the page runs past its limit; a facet that does is
     listed in `timed_out`."""
     answer = Answer(request)
-    with limited(conn, limits.sql_ms):
+    with within_time_limit(conn, limits.sql_ms):
         exact = find_exact_rowids(conn, request)
     total = None
     try:
         # the page's total as well as five facets: the statement's limit, not a facet's
-        with limited(conn, limits.sql_ms):
+        with within_time_limit(conn, limits.sql_ms):
             total, column = count_column_facets(conn, request)
         answer.facets.update(column)
     except QueryInterrupted:
         answer.timed_out += list(search.COLUMN_FILTERS)
     if total is None:
-        with limited(conn, limits.sql_ms):
+        with within_time_limit(conn, limits.sql_ms):
             total = count_total(conn, request)
     answer.total = total
     last_page = max(1, -(-total // request.size))
     if request.page > last_page:
         request = answer.request = request.with_page(last_page)
-    with limited(conn, limits.sql_ms):
+    with within_time_limit(conn, limits.sql_ms):
         rows = find_page(conn, request, exact, offset=request.offset)
         answer.results = fetch_results(conn, request, [row[0] for row in rows])
     if link_facets_up_to is not None and total > link_facets_up_to:
@@ -236,6 +219,6 @@ def answer_search(conn, request, limits=NO_LIMITS, link_facets_up_to=None):
         if answer.facets.get(name) or request.chosen(name)
     }
     if not total and request.expression:
-        with limited(conn, limits.sql_ms):
+        with within_time_limit(conn, limits.sql_ms):
             answer.suggestions = find_suggestions(conn, request)
     return answer

@@ -7,14 +7,12 @@ papers and COAUTHORS_SHOWN co-authors, cut in SQL, and links to all of them: the
 author of the 1M-paper benchmark has 2,181 papers and 9,506 co-authors.
 """
 
-import sqlite3
-
 from datasette import hookimpl
-from datasette.database import QueryInterrupted
-from datasette.utils import sqlite_timelimit, urlsafe_components
+from datasette.utils import urlsafe_components
 
 from loader.http_scope import mark_incomplete
 from loader.related import kept_counts, related_within
+from loader.time_limit import within_time_limit
 
 PAPER_TEMPLATE = "row-catalog-papers.html"
 AUTHOR_TEMPLATE = "row-catalog-authors.html"
@@ -106,13 +104,8 @@ def read_rows(connection, sql, params, time_limit_ms):
     """A statement's rows as dicts within the time limit, past it QueryInterrupted, as
     Datasette's own execute() gives them. A page runs all its statements in one go on one SQL
     thread: one hand-off between the event loop and the thread instead of one per query."""
-    with sqlite_timelimit(connection, time_limit_ms):
-        try:
-            return [dict(row) for row in connection.execute(sql, params)]
-        except sqlite3.OperationalError as error:
-            if "interrupted" in str(error):
-                raise QueryInterrupted(error, sql, params) from error
-            raise
+    with within_time_limit(connection, time_limit_ms, sql, params):
+        return [dict(row) for row in connection.execute(sql, params)]
 
 
 def paper_lookups(paper_id, time_limit_ms, kept):

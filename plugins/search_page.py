@@ -21,6 +21,7 @@ from loader import search, search_run
 from loader.bibtex import KeyMaker, format_entry
 from loader.http_scope import mark_incomplete
 from loader.site import STATIC_DIR
+from loader.time_limit import within_time_limit
 
 DATABASE = "catalog"
 EXPORT_BATCH = 1000
@@ -74,7 +75,7 @@ class Searcher:
 
     async def total(self):
         def count(conn):
-            with search_run.limited(conn, self.limits.sql_ms):
+            with within_time_limit(conn, self.limits.sql_ms):
                 return search_run.count_total(conn, self.request)
 
         return await self.run(count)
@@ -85,7 +86,7 @@ class Searcher:
         while True:
 
             def batch(conn, after=after):
-                with search_run.limited(conn, self.limits.sql_ms):
+                with within_time_limit(conn, self.limits.sql_ms):
                     if self.exact_rowids is None:
                         self.exact_rowids = search_run.find_exact_rowids(conn, self.request)
                     rows = search_run.find_page(
