@@ -4,14 +4,13 @@ math as MathML, emphasis, safe links, sanitized), and search snippets with highl
 import functools
 import json
 import re
-import unicodedata
 from urllib.parse import urlencode
 
 from datasette import hookimpl
 from datasette.utils import tilde_encode
 from markupsafe import Markup, escape
 
-from loader.markup import has_markup, render_html, title_html, title_text
+from loader.markup import render_html, title_html, title_text
 from loader.normalize import affiliation_name
 
 # the `search` canned query wraps each match in these private-use characters
@@ -108,34 +107,6 @@ def linked_names(value, column, datasette, database):
     return Markup(", ").join(links)
 
 
-def plain_html(text):
-    """What loader.markup renders for a text without any markup, without its parse and nh3
-    pass (~85 us a title, ~110 us an abstract, most of a table page's Python time): the text
-    as nh3 writes it back, `>` and no-break spaces as entities. None when the text has markup
-    or characters the HTML parser would change (controls, carriage returns); then markup.py
-    reads it. tests/test_throughput_markup.py checks both give the same HTML."""
-    text = unicodedata.normalize("NFC", text)
-    if has_markup(text):
-        return None
-    if not text.replace("\n", "").replace("\t", "").replace("\xa0", "").isprintable():
-        return None
-    return Markup(text.replace(">", "&gt;").replace("\xa0", "&nbsp;"))
-
-
-def render_title(text):
-    if text is None:
-        return Markup("")
-    html = plain_html(text)
-    return title_html(text) if html is None else html
-
-
-def render_abstract(text):
-    if text is None:
-        return Markup("")
-    html = plain_html(text)
-    return render_html(text) if html is None else html
-
-
 def link(url, text):
     return Markup(f'<a href="{escape(url)}">{escape(text)}</a>')
 
@@ -157,7 +128,7 @@ def query_result_link(row, value, column, database, datasette):
     if column in PAPER_LINK_COLUMNS:
         paper = paper_id_of(row)
         if paper and column in PAPER_LABEL_COLUMNS and isinstance(value, str):
-            return link(row_url(datasette, database, "papers", paper), render_title(value))
+            return link(row_url(datasette, database, "papers", paper), title_html(value))
         if paper and value == paper:
             return link(row_url(datasette, database, "papers", paper), value)
     if column in AUTHOR_LINK_COLUMNS:
@@ -169,8 +140,8 @@ def query_result_link(row, value, column, database, datasette):
 
 @hookimpl
 def prepare_jinja2_environment(env):
-    env.filters["render_abstract"] = render_abstract
-    env.filters["render_title"] = render_title
+    env.filters["render_abstract"] = render_html
+    env.filters["render_title"] = title_html
     env.filters["title_text"] = title_text
     env.filters["render_snippet"] = render_snippet
 
@@ -180,12 +151,12 @@ def render_cell(row, value, column, table, database, datasette):
     if database != "catalog" or value is None:
         return None
     if column == "abstract" and table in ("papers", None) and isinstance(value, str):
-        return Markup('<div class="abstract">{}</div>').format(render_abstract(value))
+        return Markup('<div class="abstract">{}</div>').format(render_html(value))
     if column in PAPER_LABEL_COLUMNS and table == "papers" and isinstance(value, str):
         paper = row_value(row, "id")
         if column == "label" and isinstance(paper, str):
-            return link(row_url(datasette, database, "papers", paper), render_title(value))
-        return render_title(value)
+            return link(row_url(datasette, database, "papers", paper), title_html(value))
+        return title_html(value)
     if column in PLAIN_TEXT_COLUMNS and table == "papers" and isinstance(value, str):
         return Markup('<div class="abstract-text">{}</div>').format(value)
     if column in LIST_COLUMNS and table == "papers" and isinstance(value, str):

@@ -1,17 +1,14 @@
-"""The fast path for texts without markup (plugins/render_cells.py plain_html) gives exactly the
-HTML of loader.markup's full reading, on every real, seed and hostile title and abstract."""
+"""The fast path for texts without markup (loader.markup.plain_html) gives exactly the HTML of
+loader.markup's full reading (read_html), on every real, seed and hostile title and abstract."""
 
 import json
 import sqlite3
 
 import pytest
 
-from loader.markup import render_html, title_html
+from loader.markup import plain_html, read_html, render_html, title_html
 
 from .conftest import FIXTURES
-from .plugin_files import load_plugin
-
-render_cells = load_plugin("render_cells")
 
 CRAFTED = [
     'Say "no" to it',
@@ -60,15 +57,15 @@ def is_utf8(text):
 def test_plain_texts_render_as_markup_renders_them(seed_catalog):
     checked = 0
     for text in texts(seed_catalog):
-        html = render_cells.plain_html(text)
+        html = plain_html(text)
         if html is not None:
             checked += 1
-            assert html == title_html(text) == render_html(text), repr(text)
-        assert render_cells.render_title(text) == title_html(text), repr(text)
-        assert render_cells.render_abstract(text) == render_html(text), repr(text)
+            assert html == read_html(text, title=True) == read_html(text, title=False), repr(text)
+        assert title_html(text) == read_html(text, title=True), repr(text)
+        assert render_html(text) == read_html(text, title=False), repr(text)
     assert checked > 100
 
 
 @pytest.mark.parametrize("text", ["$x$", "a <b>", "a & b", "x\ry", "x\x00y", "*em*", "http://a.b"])
 def test_texts_with_markup_or_odd_characters_take_the_full_reading(text):
-    assert render_cells.plain_html(text) is None
+    assert plain_html(text) is None
