@@ -48,8 +48,9 @@ throughput: $(DB)
 #   bench-build       20k and 100k papers: floor and loader builds, bytes/paper
 #   bench-build-1m    1M papers, the same (its figures join the others in latest.json)
 #   bench-serve       pages and /search over HTTP against their raw SQL on the 1M catalog, CSV
-#   bench-throughput  ours against stock Datasette, same 20k catalog, same URL mix (wrk)
-# results: bench/results/latest.{md,json}, csv_writer.json, bench/out/throughput-*
+#   bench-throughput  ours against stock Datasette, same URL mix (wrk): the 20k catalog, then
+#                     the real sample (REAL_CORPUS) when there is one
+# results: bench/results/latest.{md,json}, csv_writer.json, bench/out/throughput-{catalog,real}-*
 BENCH_WORK ?= /tmp/bench
 bench: bench-build bench-build-1m bench-serve bench-throughput
 
@@ -63,8 +64,15 @@ bench-serve: $(BIN)/.installed
 	$(BIN)/python bench/run.py --sizes 1000000 --serve-only --work $(BENCH_WORK)
 	$(BIN)/python bench/csv_writer.py $(BENCH_WORK)/1m/catalog.db --out bench/results/csv_writer.json
 
+# the issue's own mix is on real papers: when a large real sample is on this machine
+# (tests/fixtures/real/make_samples.py --large writes one), it is built and measured too
+REAL_CORPUS ?= /work/realdata
 bench-throughput: $(BIN)/.installed
 	$(BIN)/python bench/throughput.py --db $(BENCH_WORK)/20k/catalog.db --duration 15 --connections 16 64
+	@if [ -d $(REAL_CORPUS) ]; then \
+	  $(BIN)/paper-catalog build $(REAL_CORPUS) --db $(BENCH_WORK)/real.db --skip-invalid > /dev/null && \
+	  $(BIN)/python bench/throughput.py --db $(BENCH_WORK)/real.db --duration 15 --connections 16 64; \
+	else echo "no real sample at $(REAL_CORPUS): tests/fixtures/real/make_samples.py --large writes one"; fi
 
 bench-smoke: $(BIN)/.installed
 	$(BIN)/pytest -q tests/test_bench_smoke.py
