@@ -9,7 +9,12 @@ from datasette.app import Datasette
 from datasette.tracer import capture_traces
 
 from loader.serve import SETTINGS
-from loader.site_app import MAX_REMEMBERED, refresh_schemas_once, remember_schema_lookups
+from loader.site_app import (
+    MAX_REMEMBERED,
+    refresh_schemas_once,
+    remember_schema_lookups,
+    remember_table_permissions,
+)
 
 from .conftest import ROOT
 
@@ -67,4 +72,36 @@ async def test_answers_for_names_from_urls_are_kept_only_up_to_a_bound(datasette
         assert await db.table_exists(f"no_such_table_{number}") is False
     assert await db.table_exists("papers") is True
     answers = db.table_exists.answers
+    assert len(answers) == MAX_REMEMBERED
+
+
+def site_with_allow_blocks(seed_catalog):
+    metadata = yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8"))
+    tables = metadata["databases"]["catalog"].setdefault("tables", {})
+    tables.setdefault("sources", {})["allow"] = {"id": "root"}
+    tables.setdefault("Authors", {})["allow"] = {"id": "editor"}
+    return Datasette(immutables=[str(seed_catalog)], metadata=metadata, settings=SETTINGS)
+
+
+@pytest.mark.asyncio
+async def test_table_permission_answers_kept_are_datasettes_own(datasette, seed_catalog):
+    """Each table's `allow` blocks, remembered, are what Datasette reads from the metadata,
+    and a table only some actors may see stays hidden from the others."""
+    plain = site_with_allow_blocks(seed_catalog)
+    remembering = site_with_allow_blocks(seed_catalog)
+    remember_table_permissions(remembering)
+    names = await remembering.get_database("catalog").table_names()
+    for name in [*names, "no_such_table", "SOURCES"]:
+        for _ in range(2):
+            assert remembering._table_permission_allows("catalog", name) == (
+                plain._table_permission_allows("catalog", name)
+            ), name
+    assert remembering._table_permission_allows("catalog", "sources") == [{"id": "root"}]
+    for actor, status in ((None, 403), ({"id": "root"}, 200)):
+        cookies = {"ds_actor": remembering.sign({"a": actor}, "actor")} if actor else {}
+        response = await remembering.client.get("/catalog/sources", cookies=cookies)
+        assert response.status_code == status
+    answers = remembering._table_permission_allows.answers
+    for number in range(MAX_REMEMBERED + 50):
+        remembering._table_permission_allows("catalog", f"no_such_table_{number}")
     assert len(answers) == MAX_REMEMBERED
