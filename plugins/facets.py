@@ -17,11 +17,14 @@ from datasette import hookimpl
 from datasette.database import QueryInterrupted
 from datasette.facets import ArrayFacet, ColumnFacet, load_facet_configs
 from datasette.filters import FilterArguments
+from datasette.tracer import trace
 from datasette.utils import escape_sqlite, path_with_removed_args
 
+from loader import link_counts
 from loader.facet_table import COLUMNS as COMBO_COLUMNS
 from loader.http_scope import mark_incomplete
 from loader.normalize import affiliation_slug, name_key
+from loader.time_limit import within_time_limit
 
 TABLE = "papers"
 
@@ -61,9 +64,8 @@ SHARED_COUNTS = "paper_catalog.facet_counts"
 
 
 def combined_sql(matched_columns, arms, sql):
-    numbered = (
-        f"select * from (select {number} as facet, {arm})" for number, arm in enumerate(arms)
-    )
+    """arms: [(box number, arm)]."""
+    numbered = (f"select * from (select {number} as facet, {arm})" for number, arm in arms)
     union = " union all ".join(numbered)
     if not matched_columns:
         return f"{union} order by facet, count desc, value"
@@ -128,32 +130,81 @@ async def count_boxes(facet):
         return {}
     limit = facet.get_facet_size() + 1
     unfiltered = is_unfiltered(facet.sql, facet.params)
-    arms = [
-        column_arm(column, unfiltered, limit)
-        if kind == "present"
-        else link_arm(LINKS[column], unfiltered, limit)
-        for kind, column, _ in boxes
-    ]
     matched = sorted({escape_sqlite(column) for kind, column, _ in boxes if kind == "present"})
-    if any(kind == "link" for kind, _, _ in boxes):
-        matched.append("id")
-    if unfiltered and all(kind == "link" or column in COMBO_COLUMNS for kind, column, _ in boxes):
-        matched = []  # every arm reads precomputed counts: no pass over the papers
+    db = facet.ds.get_database(facet.database)
+    ids_sql = None if unfiltered else matched_ids_sql(facet.sql, facet.table)
+    indexes = link_counts.link_indexes(db, LINKS) if ids_sql and facet.table == TABLE else None
     try:
-        rows = await facet.ds.execute(
-            facet.database,
-            combined_sql(", ".join(matched), arms, facet.sql),
-            facet.params,
-            truncate=False,
-            custom_time_limit=facet.ds.setting("facet_time_limit_ms"),
-        )
+        if indexes is not None and any(kind == "link" for kind, _, _ in boxes):
+            arms = [
+                (number, column_arm(column, unfiltered, limit))
+                for number, (kind, column, _) in enumerate(boxes)
+                if kind == "present"
+            ]
+            sql = combined_sql(", ".join(matched), arms, facet.sql) if arms else None
+            with trace("sql", database=db.name, sql=sql or ids_sql, params=facet.params):
+                rows = await db.execute_fn(
+                    lambda conn: count_in_memory(
+                        conn, boxes, indexes, (sql, ids_sql), facet.params, limit, facet.ds
+                    )
+                )
+        else:
+            arms = [
+                (number, column_arm(column, unfiltered, limit))
+                if kind == "present"
+                else (number, link_arm(LINKS[column], unfiltered, limit))
+                for number, (kind, column, _) in enumerate(boxes)
+            ]
+            if any(kind == "link" for kind, _, _ in boxes):
+                matched.append("id")
+            if unfiltered and all(
+                kind == "link" or column in COMBO_COLUMNS for kind, column, _ in boxes
+            ):
+                matched = []  # every arm reads precomputed counts: no pass over the papers
+            rows = await facet.ds.execute(
+                facet.database,
+                combined_sql(", ".join(matched), arms, facet.sql),
+                facet.params,
+                truncate=False,
+                custom_time_limit=facet.ds.setting("facet_time_limit_ms"),
+            )
+            rows = rows.rows
     except QueryInterrupted:
         return None
     counted = {(kind, column): [] for kind, column, _ in boxes}
-    for row in rows.rows:
+    for row in rows:
         kind, column, _ = boxes[row["facet"]]
         counted[kind, column].append(row)
     return counted
+
+
+def matched_ids_sql(sql, table):
+    """`select rowid from <table> <where>` for Datasette's facet SQL of a table page, `select
+    <columns> from <table> <where>`; None for any other shape."""
+    head = f" from {escape_sqlite(table)} " if table else None
+    start = sql.find(head) if head and sql.startswith("select ") else -1
+    if start < 0 or any(character in sql[:start] for character in "()'"):
+        return None
+    return "select rowid" + sql[start:]
+
+
+def count_in_memory(conn, boxes, indexes, statements, params, limit, datasette):
+    """Every box's rows in one SQL-thread hand-off: the column boxes from their SQL, the link
+    boxes counted from the matches' rowids (loader/link_counts.py)."""
+    column_sql, ids_sql = statements
+    with within_time_limit(conn, datasette.setting("facet_time_limit_ms"), ids_sql, params):
+        rows = list(conn.execute(column_sql, params)) if column_sql else []
+        rowids = [rowid for (rowid,) in conn.execute(ids_sql, params)]
+    for number, (kind, column, _) in enumerate(boxes):
+        if kind != "link":
+            continue
+        top = link_counts.count_links(indexes[column], rowids, limit)
+        labels = link_counts.labels_of(conn, LINKS[column], [linked for linked, _ in top])
+        rows += [
+            {"facet": number, "value": labels[linked][0], "label": labels[linked][1], "count": n}
+            for linked, n in top
+        ]
+    return rows
 
 
 async def shared_counts(facet):
@@ -330,6 +381,15 @@ class PresentFacet(ColumnFacet):
             "toggle_url": absolute(self.ds.urls.path(toggle)),
             "selected": selected,
         }
+
+
+@hookimpl
+def startup(datasette):
+    async def start_reading_link_indexes():
+        for db in datasette.databases.values():
+            link_counts.link_indexes(db, LINKS)
+
+    return start_reading_link_indexes
 
 
 @hookimpl
