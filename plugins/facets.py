@@ -20,7 +20,7 @@ from datasette.filters import FilterArguments
 from datasette.tracer import trace
 from datasette.utils import escape_sqlite, path_with_removed_args
 
-from loader import link_counts
+from loader import facet_memory
 from loader.facet_table import COLUMNS as COMBO_COLUMNS
 from loader.http_scope import mark_incomplete
 from loader.normalize import affiliation_slug, name_key
@@ -130,45 +130,19 @@ async def count_boxes(facet):
         return {}
     limit = facet.get_facet_size() + 1
     unfiltered = is_unfiltered(facet.sql, facet.params)
-    matched = sorted({escape_sqlite(column) for kind, column, _ in boxes if kind == "present"})
     db = facet.ds.get_database(facet.database)
-    ids_sql = None if unfiltered else matched_ids_sql(facet.sql, facet.table)
-    indexes = link_counts.link_indexes(db, LINKS) if ids_sql and facet.table == TABLE else None
+    ids_sql = None if unfiltered or facet.table != TABLE else matched_ids_sql(facet.sql, TABLE)
+    memory = facet_memory.indexes(db, LINKS) if ids_sql else None
     try:
-        if indexes is not None and any(kind == "link" for kind, _, _ in boxes):
-            arms = [
-                (number, column_arm(column, unfiltered, limit))
-                for number, (kind, column, _) in enumerate(boxes)
-                if kind == "present"
-            ]
-            sql = combined_sql(", ".join(matched), arms, facet.sql) if arms else None
-            with trace("sql", database=db.name, sql=sql or ids_sql, params=facet.params):
+        if memory is not None:
+            with trace("sql", database=db.name, sql=ids_sql, params=facet.params):
                 rows = await db.execute_fn(
                     lambda conn: count_in_memory(
-                        conn, boxes, indexes, (sql, ids_sql), facet.params, limit, facet.ds
+                        conn, facet, boxes, memory, ids_sql, limit, facet.ds
                     )
                 )
         else:
-            arms = [
-                (number, column_arm(column, unfiltered, limit))
-                if kind == "present"
-                else (number, link_arm(LINKS[column], unfiltered, limit))
-                for number, (kind, column, _) in enumerate(boxes)
-            ]
-            if any(kind == "link" for kind, _, _ in boxes):
-                matched.append("id")
-            if unfiltered and all(
-                kind == "link" or column in COMBO_COLUMNS for kind, column, _ in boxes
-            ):
-                matched = []  # every arm reads precomputed counts: no pass over the papers
-            rows = await facet.ds.execute(
-                facet.database,
-                combined_sql(", ".join(matched), arms, facet.sql),
-                facet.params,
-                truncate=False,
-                custom_time_limit=facet.ds.setting("facet_time_limit_ms"),
-            )
-            rows = rows.rows
+            rows = await count_in_sql(facet, boxes, unfiltered, limit)
     except QueryInterrupted:
         return None
     counted = {(kind, column): [] for kind, column, _ in boxes}
@@ -178,32 +152,68 @@ async def count_boxes(facet):
     return counted
 
 
+async def count_in_sql(facet, boxes, unfiltered, limit):
+    """Every box's rows from one statement."""
+    arms = [
+        (number, column_arm(column, unfiltered, limit))
+        if kind == "present"
+        else (number, link_arm(LINKS[column], unfiltered, limit))
+        for number, (kind, column, _) in enumerate(boxes)
+    ]
+    matched = sorted({escape_sqlite(column) for kind, column, _ in boxes if kind == "present"})
+    if any(kind == "link" for kind, _, _ in boxes):
+        matched.append("id")
+    if unfiltered and all(kind == "link" or column in COMBO_COLUMNS for kind, column, _ in boxes):
+        matched = []  # every arm reads precomputed counts: no pass over the papers
+    results = await facet.ds.execute(
+        facet.database,
+        combined_sql(", ".join(matched), arms, facet.sql),
+        facet.params,
+        truncate=False,
+        custom_time_limit=facet.ds.setting("facet_time_limit_ms"),
+    )
+    return results.rows
+
+
 def matched_ids_sql(sql, table):
     """`select rowid from <table> <where>` for Datasette's facet SQL of a table page, `select
     <columns> from <table> <where>`; None for any other shape."""
-    head = f" from {escape_sqlite(table)} " if table else None
-    start = sql.find(head) if head and sql.startswith("select ") else -1
+    head = f" from {escape_sqlite(table)} "
+    start = sql.find(head) if sql.startswith("select ") else -1
     if start < 0 or any(character in sql[:start] for character in "()'"):
         return None
     return "select rowid" + sql[start:]
 
 
-def count_in_memory(conn, boxes, indexes, statements, params, limit, datasette):
-    """Every box's rows in one SQL-thread hand-off: the column boxes from their SQL, the link
-    boxes counted from the matches' rowids (loader/link_counts.py)."""
-    column_sql, ids_sql = statements
+def count_in_memory(conn, facet, boxes, memory, ids_sql, limit, datasette):
+    """Every box's rows in one SQL-thread hand-off, counted from the matches' rowids
+    (loader/facet_memory.py); a column box the facet table does not hold, from SQL."""
+    params = facet.params
     with within_time_limit(conn, datasette.setting("facet_time_limit_ms"), ids_sql, params):
-        rows = list(conn.execute(column_sql, params)) if column_sql else []
         rowids = [rowid for (rowid,) in conn.execute(ids_sql, params)]
+    present = [column for kind, column, _ in boxes if kind == "present"]
+    columns = facet_memory.count_columns(memory.combos, rowids, present, limit)
+    rows, arms = [], []
     for number, (kind, column, _) in enumerate(boxes):
-        if kind != "link":
-            continue
-        top = link_counts.count_links(indexes[column], rowids, limit)
-        labels = link_counts.labels_of(conn, LINKS[column], [linked for linked, _ in top])
-        rows += [
-            {"facet": number, "value": labels[linked][0], "label": labels[linked][1], "count": n}
-            for linked, n in top
-        ]
+        if kind == "link":
+            top = facet_memory.count_links(memory.links[column], rowids, limit)
+            labels = facet_memory.labels_of(conn, LINKS[column], [linked for linked, _ in top])
+            rows += [
+                {"facet": number, "value": labels[key][0], "label": labels[key][1], "count": n}
+                for key, n in top
+            ]
+        elif column in columns:
+            rows += [
+                {"facet": number, "value": value, "label": None, "count": n}
+                for value, n in columns[column]
+            ]
+        else:
+            arms.append((number, column_arm(column, False, limit)))
+    if arms:
+        matched = ", ".join(sorted({escape_sqlite(column) for column in present}))
+        sql = combined_sql(matched, arms, facet.sql)
+        with within_time_limit(conn, datasette.setting("facet_time_limit_ms"), sql, params):
+            rows += list(conn.execute(sql, params))
     return rows
 
 
@@ -387,7 +397,7 @@ class PresentFacet(ColumnFacet):
 def startup(datasette):
     async def start_reading_link_indexes():
         for db in datasette.databases.values():
-            link_counts.link_indexes(db, LINKS)
+            facet_memory.indexes(db, LINKS)
 
     return start_reading_link_indexes
 

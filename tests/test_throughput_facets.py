@@ -9,7 +9,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 import pytest_asyncio
 
-from loader import link_counts
+from loader import facet_memory
 
 from .conftest import second_datasette
 from .plugin_files import load_plugin
@@ -57,14 +57,14 @@ def count_in_sql(site):
     """Never read the link tables into memory for this site: its boxes come from SQL."""
     done = asyncio.get_running_loop().create_future()
     done.set_result(None)
-    link_counts._indexes[site.get_database("catalog")] = done
+    facet_memory._indexes[site.get_database("catalog")] = done
 
 
 @pytest_asyncio.fixture(params=["memory", "sql"])
 async def counted_site(request, site, sql_site):
     """The search catalog's site, its link boxes counted from memory or from SQL."""
     if request.param == "memory":
-        assert await link_counts.loaded_link_indexes(site.get_database("catalog"), LINKS)
+        assert await facet_memory.loaded_indexes(site.get_database("catalog"), LINKS)
         return site
     count_in_sql(sql_site)
     return sql_site
@@ -152,15 +152,21 @@ def test_added_arguments_are_datasettes(path, name, value):
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("query", ["", "_search=learning", "_search=learning&year=2018"])
-async def test_every_box_of_a_page_comes_from_one_statement(site, query):
+async def test_every_box_of_a_page_comes_from_one_statement(counted_site, query):
+    """One statement, or in memory the matches' rowids (one SQL-thread hand-off)."""
     from datasette.tracer import capture_traces
 
     traces = []
     with capture_traces(traces):
-        response = await site.client.get(f"/catalog/papers.json?{query}")
+        response = await counted_site.client.get(f"/catalog/papers.json?{query}")
     assert response.status_code == 200
     assert {"year", "authors"} <= set(response.json()["facet_results"])
-    facet_statements = [t for t in traces if " as facet, " in t.get("sql", "")]
+    facet_statements = [
+        trace
+        for trace in traces
+        if " as facet, " in trace.get("sql", "")
+        or trace.get("sql", "").startswith("select rowid from papers ")
+    ]
     assert len(facet_statements) == 1
 
 
@@ -184,7 +190,7 @@ PAGES = [
 @pytest.mark.parametrize("page", ["papers.json", "papers"])
 async def test_boxes_counted_in_memory_are_the_sql_boxes(site, sql_site, query, page):
     """Values, labels, counts, order, truncation and links: the same from both countings."""
-    assert await link_counts.loaded_link_indexes(site.get_database("catalog"), LINKS)
+    assert await facet_memory.loaded_indexes(site.get_database("catalog"), LINKS)
     count_in_sql(sql_site)
     memory = await site.client.get(f"/catalog/{page}?{query}")
     sql = await sql_site.client.get(f"/catalog/{page}?{query}")
@@ -224,7 +230,7 @@ def test_counts_in_memory_break_ties_by_value_and_stop_at_the_limit(tmp_path):
             """
         )
     with sqlite3.connect(path) as connection:
-        index = link_counts.read_link_index(connection, LINKS["authors"])
+        index = facet_memory.read_link_index(connection, LINKS["authors"])
         rowids = [rowid for (rowid,) in connection.execute("select rowid from papers")]
         (third,) = connection.execute("select rowid from papers where id = 'p3'").fetchone()
         expected = connection.execute(
@@ -233,14 +239,49 @@ def test_counts_in_memory_break_ties_by_value_and_stop_at_the_limit(tmp_path):
             " order by count(*) desc, authors.name"
         ).fetchall()
     assert expected == [(2, 2), (1, 2), (4, 1), (3, 1)]
-    assert link_counts.count_links(index, rowids, 10) == expected
-    assert link_counts.count_links(index, rowids, 3) == expected[:3]
-    assert link_counts.count_links(index, [third], 10) == [(2, 1), (4, 1)]
-    assert link_counts.count_links(index, [], 10) == []
+    assert facet_memory.count_links(index, rowids, 10) == expected
+    assert facet_memory.count_links(index, rowids, 3) == expected[:3]
+    assert facet_memory.count_links(index, [third], 10) == [(2, 1), (4, 1)]
+    assert facet_memory.count_links(index, [], 10) == []
 
 
 def test_a_catalog_without_link_tables_is_counted_in_sql(tmp_path):
     path = tmp_path / "other.db"
     with sqlite3.connect(path) as connection:
         connection.execute("create table papers (id text primary key)")
-    assert link_counts.read_link_indexes(path, LINKS) is None
+    assert facet_memory.read_indexes(path, LINKS) is None
+
+
+@pytest.mark.parametrize(("query", "where"), FILTERS)
+def test_column_counts_in_memory_are_the_facet_tables_of_sql(search_catalog, query, where):
+    """Summed from each match's combination: what a group by over `papers` gives."""
+    with sqlite3.connect(search_catalog) as connection:
+        memory = facet_memory.read_combo_index(connection)
+        rowids = [r for (r,) in connection.execute(f"select rowid from papers where {where}")]
+        counted = facet_memory.count_columns(memory, rowids, [*COLUMNS, "title"], 4)
+        assert set(counted) == set(COLUMNS), "title is not in the facet table: counted in SQL"
+        for column in COLUMNS:
+            expected = connection.execute(
+                f"select {column}, count(*) as n from papers where ({where}) and {column} is not"
+                f" null group by {column} order by n desc, {column} limit 4"
+            ).fetchall()
+            assert counted[column] == expected, column
+
+
+def test_a_paper_without_a_combination_is_counted_in_sql(search_catalog, tmp_path):
+    with sqlite3.connect(search_catalog) as connection:
+        memory = facet_memory.read_combo_index(connection)
+        (last,) = connection.execute("select max(rowid) from papers").fetchone()
+    missing = facet_memory.ComboIndex(memory.of_paper[:-1], memory.values)
+    assert facet_memory.count_columns(missing, [1, last], COLUMNS, 4) == {}
+    memory.of_paper[1] = 0
+    assert facet_memory.count_columns(memory, [1, last], COLUMNS, 4) == {}
+
+
+def test_values_sort_as_sqlite_sorts_them():
+    values = [2019, "2018", 2018.5, "Ü", "Z", "a", "é", 3, b"\x00", "", -1]
+    with sqlite3.connect(":memory:") as connection:
+        connection.execute("create table t (v)")
+        connection.executemany("insert into t values (?)", [(value,) for value in values])
+        expected = [value for (value,) in connection.execute("select v from t order by v")]
+    assert sorted(values, key=facet_memory.sqlite_order) == expected
