@@ -23,6 +23,7 @@ from datasette.utils import escape_sqlite, path_with_removed_args
 from loader import facet_memory
 from loader.facet_table import COLUMNS as COMBO_COLUMNS
 from loader.http_scope import mark_incomplete
+from loader.index_only import index_only
 from loader.normalize import affiliation_slug, name_key
 from loader.time_limit import within_time_limit
 
@@ -132,6 +133,7 @@ async def count_boxes(facet):
     unfiltered = is_unfiltered(facet.sql, facet.params)
     db = facet.ds.get_database(facet.database)
     ids_sql = None if unfiltered or facet.table != TABLE else matched_ids_sql(facet.sql, TABLE)
+    ids_sql = ids_sql and (index_only(ids_sql) or ids_sql)
     memory = facet_memory.indexes(db, LINKS) if ids_sql else None
     try:
         if memory is not None:

@@ -9,8 +9,10 @@ from datasette.app import Datasette
 from datasette.tracer import capture_traces
 
 from loader.serve import SETTINGS
+from loader.index_only import index_only
 from loader.site_app import (
     MAX_REMEMBERED,
+    count_searches_from_the_index,
     refresh_schemas_once,
     remember_schema_lookups,
     remember_table_permissions,
@@ -105,3 +107,52 @@ async def test_table_permission_answers_kept_are_datasettes_own(datasette, seed_
     for number in range(MAX_REMEMBERED + 50):
         remembering._table_permission_allows("catalog", f"no_such_table_{number}")
     assert len(answers) == MAX_REMEMBERED
+
+
+SEARCHES = [
+    "_search=learning",
+    "_search=graph+network",
+    "_search=%22deep+learning%22&_searchmode=raw",
+    "_search=learn*&_searchmode=raw",
+    "_search=zzzqqqnothing",
+    "_search=learning&year=2018",
+    "_search_label=learning",
+    "",
+]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("query", SEARCHES)
+async def test_a_plain_search_is_counted_from_the_index_alone(datasette, seed_catalog, query):
+    counting = site(seed_catalog, remembering=True)
+    count_searches_from_the_index(counting.get_database("catalog"))
+    response, statements = await traced_get(counting, f"/catalog/papers.json?{query}")
+    plain, _ = await traced_get(
+        site(seed_catalog, remembering=False), f"/catalog/papers.json?{query}"
+    )
+    count = response.json()["filtered_table_rows_count"]
+    assert count == plain.json()["filtered_table_rows_count"]
+    counts = [sql for sql in statements if sql.startswith("select count(*) from papers")]
+    plain_search = query.startswith("_search=") and "&year" not in query
+    assert [sql.startswith("select count(*) from papers_fts") for sql in counts] == (
+        [True] if plain_search else [False] * len(counts)
+    )
+
+
+def test_only_a_plain_search_of_papers_is_read_from_the_index():
+    search = "rowid in (select rowid from papers_fts where papers_fts match escape_fts(:search))"
+    assert index_only(f"select count(*) from papers where {search} ") == (
+        "select count(*) from papers_fts where papers_fts match escape_fts(:search)"
+    )
+    assert index_only(f"select rowid from papers where {search}") == (
+        "select rowid from papers_fts where papers_fts match escape_fts(:search)"
+    )
+    for sql in (
+        f"select count(*) from papers where year = :p0 and {search}",
+        f"select count(*) from authors where {search}",
+        f"select id from papers where {search}",
+        f"select count(*) from papers where {search} or 1",
+        "select count(*) from papers where rowid in (select rowid from papers_fts where"
+        ' "label" match :search_label)',
+    ):
+        assert index_only(sql) is None, sql

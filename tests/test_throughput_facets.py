@@ -165,7 +165,9 @@ async def test_every_box_of_a_page_comes_from_one_statement(counted_site, query)
         trace
         for trace in traces
         if " as facet, " in trace.get("sql", "")
-        or trace.get("sql", "").startswith("select rowid from papers ")
+        or trace.get("sql", "").startswith(
+            ("select rowid from papers ", "select rowid from papers_fts ")
+        )
     ]
     assert len(facet_statements) == 1
 
