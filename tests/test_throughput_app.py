@@ -8,8 +8,8 @@ import yaml
 from datasette.app import Datasette
 from datasette.tracer import capture_traces
 
-from loader.serve import SETTINGS
 from loader.index_only import index_only
+from loader.serve import SETTINGS
 from loader.site_app import (
     MAX_REMEMBERED,
     count_searches_from_the_index,
@@ -152,7 +152,9 @@ def test_only_a_plain_search_of_papers_is_read_from_the_index():
         f"select count(*) from authors where {search}",
         f"select id from papers where {search}",
         f"select count(*) from papers where {search} or 1",
-        "select count(*) from papers where rowid in (select rowid from papers_fts where"
-        ' "label" match :search_label)',
+        (
+            "select count(*) from papers where rowid in (select rowid from papers_fts where"
+            ' "label" match :search_label)'
+        ),
     ):
         assert index_only(sql) is None, sql
