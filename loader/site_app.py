@@ -123,7 +123,14 @@ def refresh_schemas_once(datasette):
 
 
 # what a Database answers about its schema with a str, bool or None: fixed for a served build
-SCHEMA_LOOKUPS = ("table_exists", "get_table_definition", "get_view_definition")
+SCHEMA_LOOKUPS = ("table_exists", "get_table_definition", "get_view_definition", "fts_table")
+# ... and with a list (of names, column tuples or foreign-key dicts): each caller gets its copy
+SCHEMA_LIST_LOOKUPS = (
+    "table_columns",
+    "table_column_details",
+    "primary_keys",
+    "foreign_keys_for_table",
+)
 # the statement Datasette's permission_allowed() runs for each table permission check (two or
 # three a page) to spell the table's name as SQLite does
 NAME_SQL = (
@@ -132,18 +139,24 @@ NAME_SQL = (
 MAX_REMEMBERED = 256
 
 
-def remembering(look_up, key_of):
-    """look_up() with its answers kept by key_of(arguments). Names come from URLs: past a few
-    hundred answers, asking again costs less than the memory (None: not kept at all)."""
+def copied(answer):
+    """A list answer as a new list, its dicts new dicts (tuples and strings never change)."""
+    return [dict(item) if isinstance(item, dict) else item for item in answer]
+
+
+def remembering(look_up, key_of, copy=None):
+    """look_up() with its answers kept by key_of(arguments), given out through copy(). Names
+    come from URLs: past a few hundred answers, asking again costs less than the memory (None:
+    not kept at all)."""
     answers = {}
 
     async def remembered(*args, **kwargs):
         key = key_of(args, kwargs)
         if key is not None and key in answers:
-            return answers[key]
+            return answers[key] if copy is None else copy(answers[key])
         answer = await look_up(*args, **kwargs)
         if key is not None and len(answers) < MAX_REMEMBERED:
-            answers[key] = answer
+            answers[key] = answer if copy is None else copy(answer)
         return answer
 
     remembered.answers = answers
@@ -162,12 +175,15 @@ def name_statement_key(args, kwargs):
 
 
 def remember_schema_lookups(db):
-    """A table page asks SQLite whether `papers` is a view, a table, for its definition and,
-    for each permission check, for its name: seven SQL-thread hand-offs on every request with
-    the same answers. The served file never changes, so each answer is kept (answers nobody
-    changes: bool, str, None, and the name statement's Results, only read)."""
+    """A table page asks SQLite whether `papers` is a view, a table, for its definition, its
+    columns, keys and foreign keys and, for each permission check, for its name: ~18 SQL-thread
+    hand-offs on every request with the same answers. The served file never changes, so each
+    answer is kept (bool, str, None and the name statement's Results, only read, as they are;
+    lists as copies)."""
     for name in SCHEMA_LOOKUPS:
         setattr(db, name, remembering(getattr(db, name), arguments_key))
+    for name in SCHEMA_LIST_LOOKUPS:
+        setattr(db, name, remembering(getattr(db, name), arguments_key, copied))
     db.execute = remembering(db.execute, name_statement_key)
 
 

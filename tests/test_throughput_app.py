@@ -158,3 +158,26 @@ def test_only_a_plain_search_of_papers_is_read_from_the_index():
         ),
     ):
         assert index_only(sql) is None, sql
+
+
+@pytest.mark.asyncio
+async def test_schema_lists_kept_are_datasettes_and_each_caller_gets_its_own(
+    datasette, seed_catalog
+):
+    remembering = site(seed_catalog, remembering=True).get_database("catalog")
+    plain = site(seed_catalog, remembering=False).get_database("catalog")
+    for table in [*await plain.table_names(), "no_such_table"]:
+        for name in ("table_columns", "table_column_details", "primary_keys", "fts_table"):
+            for _ in range(2):
+                assert await getattr(remembering, name)(table) == (
+                    await getattr(plain, name)(table)
+                ), (name, table)
+        keys = await remembering.foreign_keys_for_table(table)
+        assert keys == await plain.foreign_keys_for_table(table)
+        for key in keys:
+            key["column"] = "changed by a caller"
+        keys.append({"column": "added by a caller"})
+        assert await remembering.foreign_keys_for_table(table) == (
+            await plain.foreign_keys_for_table(table)
+        )
+    assert await remembering.foreign_keys_for_table("papers"), "papers has a foreign key"
