@@ -144,6 +144,13 @@ def copied(answer):
     return [dict(item) if isinstance(item, dict) else item for item in answer]
 
 
+def copied_foreign_keys(answer):
+    """get_all_foreign_keys()'s {table: {"incoming": [dict], "outgoing": [dict]}}, new."""
+    return {
+        table: {way: copied(keys) for way, keys in ways.items()} for table, ways in answer.items()
+    }
+
+
 def remembering(look_up, key_of, copy=None):
     """look_up() with its answers kept by key_of(arguments), given out through copy(). Names
     come from URLs: past a few hundred answers, asking again costs less than the memory (None:
@@ -184,6 +191,10 @@ def remember_schema_lookups(db):
         setattr(db, name, remembering(getattr(db, name), arguments_key))
     for name in SCHEMA_LIST_LOOKUPS:
         setattr(db, name, remembering(getattr(db, name), arguments_key, copied))
+    # every paper and author page: PRAGMA foreign_key_list of each table
+    db.get_all_foreign_keys = remembering(
+        db.get_all_foreign_keys, arguments_key, copied_foreign_keys
+    )
     db.execute = remembering(db.execute, name_statement_key)
 
 
@@ -248,6 +259,9 @@ def with_startup(app, datasette):
 
 def create_app(site):
     datasette = create_datasette(site)
+    # a worker's templates are the site's files as it started (a deploy starts new workers,
+    # site_fingerprint): no stat() of each template file on every render
+    datasette.jinja_env.auto_reload = False
     refresh_schemas_once(datasette)
     remember_schema_lookups(datasette.get_database(DATABASE_NAME))
     count_searches_from_the_index(datasette.get_database(DATABASE_NAME))

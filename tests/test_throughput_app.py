@@ -181,3 +181,7 @@ async def test_schema_lists_kept_are_datasettes_and_each_caller_gets_its_own(
             await plain.foreign_keys_for_table(table)
         )
     assert await remembering.foreign_keys_for_table("papers"), "papers has a foreign key"
+    every = await remembering.get_all_foreign_keys()
+    assert every == await plain.get_all_foreign_keys()
+    every["papers"]["incoming"].append({"other_table": "added by a caller"})
+    assert await remembering.get_all_foreign_keys() == await plain.get_all_foreign_keys()
