@@ -18,6 +18,7 @@ from datasette.app import Datasette
 from datasette.database import Database
 from datasette.plugins import pm
 from datasette.utils import parse_metadata
+from datasette.utils.asgi import Request
 from datasette.version import __version__ as datasette_version
 
 from .etag import BuildETag
@@ -208,6 +209,26 @@ def count_searches_from_the_index(db):
     db.execute = executed
 
 
+def remember_request_args():
+    """Datasette's Request.args parses the query string on every read: ~56 parses of the same
+    string for one table page (~1 ms). The parsed arguments are kept on the request while its
+    query string stays the same object (a wrapper that changes it makes a new scope anyway)."""
+    parse = Request.args.fget
+    if getattr(parse, "kept", False):
+        return
+
+    def args(request):
+        query = request.scope.get("query_string")
+        kept = request.__dict__.get("_paper_catalog_args")
+        if kept is None or kept[0] is not query:
+            kept = request.__dict__["_paper_catalog_args"] = (query, parse(request))
+        return kept[1]
+
+    args.kept = True
+    args.parse = parse
+    Request.args = property(args)
+
+
 def remember_table_permissions(datasette):
     """Datasette's view-table check deep-copies the whole metadata to read one table's `allow`
     blocks, two or three times a page (~1 ms of a paper page's CPU). Our metadata is fixed for
@@ -262,6 +283,7 @@ def create_app(site):
     # a worker's templates are the site's files as it started (a deploy starts new workers,
     # site_fingerprint): no stat() of each template file on every render
     datasette.jinja_env.auto_reload = False
+    remember_request_args()
     refresh_schemas_once(datasette)
     remember_schema_lookups(datasette.get_database(DATABASE_NAME))
     count_searches_from_the_index(datasette.get_database(DATABASE_NAME))

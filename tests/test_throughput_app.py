@@ -14,6 +14,7 @@ from loader.site_app import (
     MAX_REMEMBERED,
     count_searches_from_the_index,
     refresh_schemas_once,
+    remember_request_args,
     remember_schema_lookups,
     remember_table_permissions,
 )
@@ -185,3 +186,21 @@ async def test_schema_lists_kept_are_datasettes_and_each_caller_gets_its_own(
     assert every == await plain.get_all_foreign_keys()
     every["papers"]["incoming"].append({"other_table": "added by a caller"})
     assert await remembering.get_all_foreign_keys() == await plain.get_all_foreign_keys()
+
+
+@pytest.mark.parametrize(
+    "query", ["", "_search=a+b&year=2018&year=2019", "blank=&x=%26%3D&_facet=venue", "a=1&a="]
+)
+def test_request_arguments_kept_are_datasettes_reading(query):
+    from datasette.utils.asgi import Request
+
+    remember_request_args()
+    request = Request.fake(f"/catalog/papers?{query}")
+    plain = Request.args.fget.parse(request)
+    for _ in range(2):
+        args = request.args
+        assert list(args) == list(plain)
+        assert [args.getlist(key) for key in args] == [plain.getlist(key) for key in plain]
+    request.scope["query_string"] = b"other=1"
+    assert request.args.get("other") == "1"
+    assert Request.fake("/catalog/papers?z=2").args.get("z") == "2"
