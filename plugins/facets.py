@@ -60,7 +60,9 @@ def is_unfiltered(sql, params):
 # full-text matches for one search page. Now every box comes from one statement, run once a
 # page by whichever of the two facet classes asks first, that finds the matching papers once
 # (`matched`) and counts each box from them; the arms are numbered so the rows can be told
-# apart, and each arm keeps its own order and limit.
+# apart, and each arm keeps its own order and limit. Once a worker has read the link tables and
+# the facet table into memory (loader/facet_memory.py, at startup, in a thread of its own), a
+# filtered page's boxes are instead counted there from its matches' rowids, fetched once.
 SHARED_COUNTS = "paper_catalog.facet_counts"
 
 
@@ -397,11 +399,11 @@ class PresentFacet(ColumnFacet):
 
 @hookimpl
 def startup(datasette):
-    async def start_reading_link_indexes():
+    async def start_reading_indexes():
         for db in datasette.databases.values():
-            facet_memory.indexes(db, LINKS)
+            facet_memory.indexes(db, LINKS)  # returns at once; read in a thread of its own
 
-    return start_reading_link_indexes
+    return start_reading_indexes
 
 
 @hookimpl
