@@ -202,3 +202,10 @@ async def loaded_indexes(db, links):
     if future is not None:
         await asyncio.wait([future])
     return indexes(db, links)
+
+
+async def all_read():
+    """Wait for every read started in this process (a benchmark measures the steady state)."""
+    futures = list(_indexes.values())
+    if futures:
+        await asyncio.wait(futures)
