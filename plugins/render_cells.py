@@ -27,8 +27,11 @@ AUTHOR_LINK_COLUMNS = frozenset(AUTHOR_NAME_COLUMNS + ("author_id",))
 LIST_COLUMNS = ("authors", "affiliations")
 # long plain-text columns: clamped in the table like the abstract
 PLAIN_TEXT_COLUMNS = ("abstract_text", "abstract_plain")
-# per worker, for the abstracts and the author and affiliation links of table rows
-KEPT_BYTES = 8 * 1024 * 1024
+# per worker: rendered abstracts (~3 KB each; 24 MB holds ~8,000, a third of a 20k catalog's
+# papers, where 8 MB left the track pages of the benchmark mix missing half their rows) and
+# the author and affiliation links of table rows
+ABSTRACTS_KEPT_BYTES = 24 * 1024 * 1024
+LINKS_KEPT_BYTES = 8 * 1024 * 1024
 
 
 def render_snippet(text):
@@ -154,8 +157,8 @@ def abstract_cell(value):
 
 
 # a row's cells are the same on every page that lists it (loader/kept_renderings.py)
-kept_abstract_cell = KeptRenderings(abstract_cell, KEPT_BYTES)
-kept_linked_names = KeptRenderings(linked_names, KEPT_BYTES)
+kept_abstract_cell = KeptRenderings(abstract_cell, ABSTRACTS_KEPT_BYTES)
+kept_linked_names = KeptRenderings(linked_names, LINKS_KEPT_BYTES)
 
 
 @hookimpl
