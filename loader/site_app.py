@@ -204,7 +204,8 @@ def count_searches_from_the_index(db):
     execute = db.execute
 
     async def executed(sql, *args, **kwargs):
-        return await execute(index_only(sql) or sql, *args, **kwargs)
+        plain = isinstance(sql, str) and index_only(sql)
+        return await execute(plain or sql, *args, **kwargs)
 
     db.execute = executed
 
