@@ -16,10 +16,13 @@ from pathlib import Path
 from asgi_gzip import GZipMiddleware
 from datasette.app import Datasette
 from datasette.database import Database
+from datasette.plugins import pm
 from datasette.utils import parse_metadata
+from datasette.utils.asgi import Request
 from datasette.version import __version__ as datasette_version
 
 from .etag import BuildETag
+from .index_only import index_only
 from .response_cache import ResponseCache
 from .serve import SETTINGS
 
@@ -121,7 +124,14 @@ def refresh_schemas_once(datasette):
 
 
 # what a Database answers about its schema with a str, bool or None: fixed for a served build
-SCHEMA_LOOKUPS = ("table_exists", "get_table_definition", "get_view_definition")
+SCHEMA_LOOKUPS = ("table_exists", "get_table_definition", "get_view_definition", "fts_table")
+# ... and with a list (of names, column tuples or foreign-key dicts): each caller gets its copy
+SCHEMA_LIST_LOOKUPS = (
+    "table_columns",
+    "table_column_details",
+    "primary_keys",
+    "foreign_keys_for_table",
+)
 # the statement Datasette's permission_allowed() runs for each table permission check (two or
 # three a page) to spell the table's name as SQLite does
 NAME_SQL = (
@@ -130,18 +140,31 @@ NAME_SQL = (
 MAX_REMEMBERED = 256
 
 
-def remembering(look_up, key_of):
-    """look_up() with its answers kept by key_of(arguments). Names come from URLs: past a few
-    hundred answers, asking again costs less than the memory (None: not kept at all)."""
+def copied(answer):
+    """A list answer as a new list, its dicts new dicts (tuples and strings never change)."""
+    return [dict(item) if isinstance(item, dict) else item for item in answer]
+
+
+def copied_foreign_keys(answer):
+    """get_all_foreign_keys()'s {table: {"incoming": [dict], "outgoing": [dict]}}, new."""
+    return {
+        table: {way: copied(keys) for way, keys in ways.items()} for table, ways in answer.items()
+    }
+
+
+def remembering(look_up, key_of, copy=None):
+    """look_up() with its answers kept by key_of(arguments), given out through copy(). Names
+    come from URLs: past a few hundred answers, asking again costs less than the memory (None:
+    not kept at all)."""
     answers = {}
 
     async def remembered(*args, **kwargs):
         key = key_of(args, kwargs)
         if key is not None and key in answers:
-            return answers[key]
+            return answers[key] if copy is None else copy(answers[key])
         answer = await look_up(*args, **kwargs)
         if key is not None and len(answers) < MAX_REMEMBERED:
-            answers[key] = answer
+            answers[key] = answer if copy is None else copy(answer)
         return answer
 
     remembered.answers = answers
@@ -160,13 +183,74 @@ def name_statement_key(args, kwargs):
 
 
 def remember_schema_lookups(db):
-    """A table page asks SQLite whether `papers` is a view, a table, for its definition and,
-    for each permission check, for its name: seven SQL-thread hand-offs on every request with
-    the same answers. The served file never changes, so each answer is kept (answers nobody
-    changes: bool, str, None, and the name statement's Results, only read)."""
+    """A table page asks SQLite whether `papers` is a view, a table, for its definition, its
+    columns, keys and foreign keys and, for each permission check, for its name: ~18 SQL-thread
+    hand-offs on every request with the same answers. The served file never changes, so each
+    answer is kept (bool, str, None and the name statement's Results, only read, as they are;
+    lists as copies)."""
     for name in SCHEMA_LOOKUPS:
         setattr(db, name, remembering(getattr(db, name), arguments_key))
+    for name in SCHEMA_LIST_LOOKUPS:
+        setattr(db, name, remembering(getattr(db, name), arguments_key, copied))
+    # every paper and author page: PRAGMA foreign_key_list of each table
+    db.get_all_foreign_keys = remembering(
+        db.get_all_foreign_keys, arguments_key, copied_foreign_keys
+    )
     db.execute = remembering(db.execute, name_statement_key)
+
+
+def count_searches_from_the_index(db):
+    """A plain search's count from papers_fts alone (loader/index_only.py)."""
+    execute = db.execute
+
+    async def executed(sql, *args, **kwargs):
+        plain = isinstance(sql, str) and index_only(sql)
+        return await execute(plain or sql, *args, **kwargs)
+
+    db.execute = executed
+
+
+def remember_request_args():
+    """Datasette's Request.args parses the query string on every read: ~56 parses of the same
+    string for one table page (~1 ms). The parsed arguments are kept on the request while its
+    query string stays the same object (a wrapper that changes it makes a new scope anyway)."""
+    parse = Request.args.fget
+    if getattr(parse, "kept", False):
+        return
+
+    def args(request):
+        query = request.scope.get("query_string")
+        kept = request.__dict__.get("_paper_catalog_args")
+        if kept is None or kept[0] is not query:
+            kept = request.__dict__["_paper_catalog_args"] = (query, parse(request))
+        return kept[1]
+
+    args.kept = True
+    args.parse = parse
+    Request.args = property(args)
+
+
+def remember_table_permissions(datasette):
+    """Datasette's view-table check deep-copies the whole metadata to read one table's `allow`
+    blocks, two or three times a page (~1 ms of a paper page's CPU). Our metadata is fixed for
+    the worker's life (no plugin supplies metadata per request), so each table's answer is
+    kept; a site with a get_metadata hook keeps Datasette's reading."""
+    if pm.hook.get_metadata.get_hookimpls() or not hasattr(datasette, "_table_permission_allows"):
+        return
+    look_up = datasette._table_permission_allows
+    answers = {}
+
+    def remembered(database, table):
+        key = (database, table)
+        if key in answers:
+            return list(answers[key])
+        answer = look_up(database, table)
+        if len(answers) < MAX_REMEMBERED:
+            answers[key] = list(answer)
+        return answer
+
+    remembered.answers = answers
+    datasette._table_permission_allows = remembered
 
 
 def with_startup(app, datasette):
@@ -197,8 +281,14 @@ def with_startup(app, datasette):
 
 def create_app(site):
     datasette = create_datasette(site)
+    # a worker's templates are the site's files as it started (a deploy starts new workers,
+    # site_fingerprint): no stat() of each template file on every render
+    datasette.jinja_env.auto_reload = False
+    remember_request_args()
     refresh_schemas_once(datasette)
     remember_schema_lookups(datasette.get_database(DATABASE_NAME))
+    count_searches_from_the_index(datasette.get_database(DATABASE_NAME))
+    remember_table_permissions(datasette)
     app = GZipMiddleware(datasette.app(), minimum_size=GZIP_MINIMUM_BYTES, compresslevel=GZIP_LEVEL)
     if site.cache_bytes:
         app = ResponseCache(app, site.cache_bytes)

@@ -1,8 +1,10 @@
 """Links to a paper made before its versions were merged keep working: the row URL of a merged
 version's id (`/catalog/papers/<alias>`, and its `.json`) redirects to the paper it is now.
 
-An alias is never a paper id (its row was merged away), so only row paths of an id that is
-not a paper ever reach the table; a paper's own row page costs one indexed lookup more.
+An alias is never a paper id (its row was merged away): a row path that is an alias is one
+Datasette answers with 404. So the alias table is read only then, and the 404 is replaced by
+the redirect; a paper's own row page costs nothing more (it used to cost a look-up and a
+hand-off to an SQL thread on every paper page).
 """
 
 import re
@@ -37,30 +39,48 @@ async def merged_into(datasette, alias):
 
 def redirect_aliases(app, datasette):
     async def redirecting(scope, receive, send):
+        match = None
         if scope["type"] == "http":
             prefix = datasette.urls.table(DATABASE, TABLE)
             path = scope.get("path", "")
             match = path.startswith(prefix) and ROW_PATH.fullmatch(path[len(prefix) :])
-            paper = match and await merged_into(datasette, match["alias"])
-            if paper:
-                location = f"{prefix}/{quote(paper)}{match['format'] or ''}"
-                if scope.get("query_string"):
-                    location += "?" + scope["query_string"].decode("latin-1")
-                await send(
-                    {
-                        "type": "http.response.start",
-                        "status": 302,
-                        "headers": [
-                            (b"location", location.encode("latin-1")),
-                            (b"content-type", b"text/plain; charset=utf-8"),
-                        ],
-                    }
-                )
-                await send({"type": "http.response.body", "body": b"Merged into another paper.\n"})
-                return
-        await app(scope, receive, send)
+        if not match:
+            await app(scope, receive, send)
+            return
+        redirected = False
+
+        async def redirect_not_found(message):
+            nonlocal redirected
+            if redirected:
+                return  # the 404's body: the redirect has its own
+            if message["type"] == "http.response.start" and message["status"] == 404:
+                paper = await merged_into(datasette, match["alias"])
+                if paper:
+                    redirected = True
+                    await send_redirect(send, scope, f"{prefix}/{quote(paper)}", match)
+                    return
+            await send(message)
+
+        await app(scope, receive, redirect_not_found)
 
     return redirecting
+
+
+async def send_redirect(send, scope, paper_path, match):
+    location = paper_path + (match["format"] or "")
+    if scope.get("query_string"):
+        location += "?" + scope["query_string"].decode("latin-1")
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 302,
+            "headers": [
+                (b"location", location.encode("latin-1")),
+                (b"content-type", b"text/plain; charset=utf-8"),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": b"Merged into another paper.\n"})
 
 
 @hookimpl

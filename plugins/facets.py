@@ -17,11 +17,15 @@ from datasette import hookimpl
 from datasette.database import QueryInterrupted
 from datasette.facets import ArrayFacet, ColumnFacet, load_facet_configs
 from datasette.filters import FilterArguments
+from datasette.tracer import trace
 from datasette.utils import escape_sqlite, path_with_removed_args
 
+from loader import facet_memory
 from loader.facet_table import COLUMNS as COMBO_COLUMNS
 from loader.http_scope import mark_incomplete
+from loader.index_only import index_only
 from loader.normalize import affiliation_slug, name_key
+from loader.time_limit import within_time_limit
 
 TABLE = "papers"
 
@@ -56,14 +60,15 @@ def is_unfiltered(sql, params):
 # full-text matches for one search page. Now every box comes from one statement, run once a
 # page by whichever of the two facet classes asks first, that finds the matching papers once
 # (`matched`) and counts each box from them; the arms are numbered so the rows can be told
-# apart, and each arm keeps its own order and limit.
+# apart, and each arm keeps its own order and limit. Once a worker has read the link tables and
+# the facet table into memory (loader/facet_memory.py, at startup, in a thread of its own), a
+# filtered page's boxes are instead counted there from its matches' rowids, fetched once.
 SHARED_COUNTS = "paper_catalog.facet_counts"
 
 
 def combined_sql(matched_columns, arms, sql):
-    numbered = (
-        f"select * from (select {number} as facet, {arm})" for number, arm in enumerate(arms)
-    )
+    """arms: [(box number, arm)]."""
+    numbered = (f"select * from (select {number} as facet, {arm})" for number, arm in arms)
     union = " union all ".join(numbered)
     if not matched_columns:
         return f"{union} order by facet, count desc, value"
@@ -128,32 +133,92 @@ async def count_boxes(facet):
         return {}
     limit = facet.get_facet_size() + 1
     unfiltered = is_unfiltered(facet.sql, facet.params)
+    db = facet.ds.get_database(facet.database)
+    ids_sql = None if unfiltered or facet.table != TABLE else matched_ids_sql(facet.sql, TABLE)
+    ids_sql = ids_sql and (index_only(ids_sql) or ids_sql)
+    memory = facet_memory.indexes(db, LINKS) if ids_sql else None
+    try:
+        if memory is not None:
+            with trace("sql", database=db.name, sql=ids_sql, params=facet.params):
+                rows = await db.execute_fn(
+                    lambda conn: count_in_memory(
+                        conn, facet, boxes, memory, ids_sql, limit, facet.ds
+                    )
+                )
+        else:
+            rows = await count_in_sql(facet, boxes, unfiltered, limit)
+    except QueryInterrupted:
+        return None
+    counted = {(kind, column): [] for kind, column, _ in boxes}
+    for row in rows:
+        kind, column, _ = boxes[row["facet"]]
+        counted[kind, column].append(row)
+    return counted
+
+
+async def count_in_sql(facet, boxes, unfiltered, limit):
+    """Every box's rows from one statement."""
     arms = [
-        column_arm(column, unfiltered, limit)
+        (number, column_arm(column, unfiltered, limit))
         if kind == "present"
-        else link_arm(LINKS[column], unfiltered, limit)
-        for kind, column, _ in boxes
+        else (number, link_arm(LINKS[column], unfiltered, limit))
+        for number, (kind, column, _) in enumerate(boxes)
     ]
     matched = sorted({escape_sqlite(column) for kind, column, _ in boxes if kind == "present"})
     if any(kind == "link" for kind, _, _ in boxes):
         matched.append("id")
     if unfiltered and all(kind == "link" or column in COMBO_COLUMNS for kind, column, _ in boxes):
         matched = []  # every arm reads precomputed counts: no pass over the papers
-    try:
-        rows = await facet.ds.execute(
-            facet.database,
-            combined_sql(", ".join(matched), arms, facet.sql),
-            facet.params,
-            truncate=False,
-            custom_time_limit=facet.ds.setting("facet_time_limit_ms"),
-        )
-    except QueryInterrupted:
+    results = await facet.ds.execute(
+        facet.database,
+        combined_sql(", ".join(matched), arms, facet.sql),
+        facet.params,
+        truncate=False,
+        custom_time_limit=facet.ds.setting("facet_time_limit_ms"),
+    )
+    return results.rows
+
+
+def matched_ids_sql(sql, table):
+    """`select rowid from <table> <where>` for Datasette's facet SQL of a table page, `select
+    <columns> from <table> <where>`; None for any other shape."""
+    head = f" from {escape_sqlite(table)} "
+    start = sql.find(head) if sql.startswith("select ") else -1
+    if start < 0 or any(character in sql[:start] for character in "()'"):
         return None
-    counted = {(kind, column): [] for kind, column, _ in boxes}
-    for row in rows.rows:
-        kind, column, _ = boxes[row["facet"]]
-        counted[kind, column].append(row)
-    return counted
+    return "select rowid" + sql[start:]
+
+
+def count_in_memory(conn, facet, boxes, memory, ids_sql, limit, datasette):
+    """Every box's rows in one SQL-thread hand-off, counted from the matches' rowids
+    (loader/facet_memory.py); a column box the facet table does not hold, from SQL."""
+    params = facet.params
+    with within_time_limit(conn, datasette.setting("facet_time_limit_ms"), ids_sql, params):
+        rowids = [rowid for (rowid,) in conn.execute(ids_sql, params)]
+    present = [column for kind, column, _ in boxes if kind == "present"]
+    columns = facet_memory.count_columns(memory.combos, rowids, present, limit)
+    rows, arms = [], []
+    for number, (kind, column, _) in enumerate(boxes):
+        if kind == "link":
+            top = facet_memory.count_links(memory.links[column], rowids, limit)
+            labels = facet_memory.labels_of(conn, LINKS[column], [linked for linked, _ in top])
+            rows += [
+                {"facet": number, "value": labels[key][0], "label": labels[key][1], "count": n}
+                for key, n in top
+            ]
+        elif column in columns:
+            rows += [
+                {"facet": number, "value": value, "label": None, "count": n}
+                for value, n in columns[column]
+            ]
+        else:
+            arms.append((number, column_arm(column, False, limit)))
+    if arms:
+        matched = ", ".join(sorted({escape_sqlite(column) for column in present}))
+        sql = combined_sql(matched, arms, facet.sql)
+        with within_time_limit(conn, datasette.setting("facet_time_limit_ms"), sql, params):
+            rows += list(conn.execute(sql, params))
+    return rows
 
 
 async def shared_counts(facet):
@@ -330,6 +395,15 @@ class PresentFacet(ColumnFacet):
             "toggle_url": absolute(self.ds.urls.path(toggle)),
             "selected": selected,
         }
+
+
+@hookimpl
+def startup(datasette):
+    async def start_reading_indexes():
+        for db in datasette.databases.values():
+            facet_memory.indexes(db, LINKS)  # returns at once; read in a thread of its own
+
+    return start_reading_indexes
 
 
 @hookimpl

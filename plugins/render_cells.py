@@ -10,6 +10,7 @@ from datasette import hookimpl
 from datasette.utils import tilde_encode
 from markupsafe import Markup, escape
 
+from loader.kept_renderings import KeptRenderings
 from loader.markup import render_html, title_html, title_text
 from loader.normalize import affiliation_name
 
@@ -26,6 +27,11 @@ AUTHOR_LINK_COLUMNS = frozenset(AUTHOR_NAME_COLUMNS + ("author_id",))
 LIST_COLUMNS = ("authors", "affiliations")
 # long plain-text columns: clamped in the table like the abstract
 PLAIN_TEXT_COLUMNS = ("abstract_text", "abstract_plain")
+# per worker: rendered abstracts (~3 KB each; 24 MB holds ~8,000, a third of a 20k catalog's
+# papers, where 8 MB left the track pages of the benchmark mix missing half their rows) and
+# the author and affiliation links of table rows
+ABSTRACTS_KEPT_BYTES = 24 * 1024 * 1024
+LINKS_KEPT_BYTES = 8 * 1024 * 1024
 
 
 def render_snippet(text):
@@ -146,12 +152,21 @@ def prepare_jinja2_environment(env):
     env.filters["render_snippet"] = render_snippet
 
 
+def abstract_cell(value):
+    return Markup('<div class="abstract">{}</div>').format(render_html(value))
+
+
+# a row's cells are the same on every page that lists it (loader/kept_renderings.py)
+kept_abstract_cell = KeptRenderings(abstract_cell, ABSTRACTS_KEPT_BYTES)
+kept_linked_names = KeptRenderings(linked_names, LINKS_KEPT_BYTES)
+
+
 @hookimpl
 def render_cell(row, value, column, table, database, datasette):
     if database != "catalog" or value is None:
         return None
     if column == "abstract" and table in ("papers", None) and isinstance(value, str):
-        return Markup('<div class="abstract">{}</div>').format(render_html(value))
+        return kept_abstract_cell(value)
     if column in PAPER_LABEL_COLUMNS and table == "papers" and isinstance(value, str):
         paper = row_value(row, "id")
         if column == "label" and isinstance(paper, str):
@@ -160,7 +175,7 @@ def render_cell(row, value, column, table, database, datasette):
     if column in PLAIN_TEXT_COLUMNS and table == "papers" and isinstance(value, str):
         return Markup('<div class="abstract-text">{}</div>').format(value)
     if column in LIST_COLUMNS and table == "papers" and isinstance(value, str):
-        return linked_names(value, column, datasette, database)
+        return kept_linked_names(value, column, datasette, database)
     if column in LIST_COLUMNS and table is None and isinstance(value, str):
         return render_names(value)
     if table is not None:

@@ -8,8 +8,16 @@ import yaml
 from datasette.app import Datasette
 from datasette.tracer import capture_traces
 
+from loader.index_only import index_only
 from loader.serve import SETTINGS
-from loader.site_app import MAX_REMEMBERED, refresh_schemas_once, remember_schema_lookups
+from loader.site_app import (
+    MAX_REMEMBERED,
+    count_searches_from_the_index,
+    refresh_schemas_once,
+    remember_request_args,
+    remember_schema_lookups,
+    remember_table_permissions,
+)
 
 from .conftest import ROOT
 
@@ -68,3 +76,131 @@ async def test_answers_for_names_from_urls_are_kept_only_up_to_a_bound(datasette
     assert await db.table_exists("papers") is True
     answers = db.table_exists.answers
     assert len(answers) == MAX_REMEMBERED
+
+
+def site_with_allow_blocks(seed_catalog):
+    metadata = yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8"))
+    tables = metadata["databases"]["catalog"].setdefault("tables", {})
+    tables.setdefault("sources", {})["allow"] = {"id": "root"}
+    tables.setdefault("Authors", {})["allow"] = {"id": "editor"}
+    return Datasette(immutables=[str(seed_catalog)], metadata=metadata, settings=SETTINGS)
+
+
+@pytest.mark.asyncio
+async def test_table_permission_answers_kept_are_datasettes_own(datasette, seed_catalog):
+    """Each table's `allow` blocks, remembered, are what Datasette reads from the metadata,
+    and a table only some actors may see stays hidden from the others."""
+    plain = site_with_allow_blocks(seed_catalog)
+    remembering = site_with_allow_blocks(seed_catalog)
+    remember_table_permissions(remembering)
+    names = await remembering.get_database("catalog").table_names()
+    for name in [*names, "no_such_table", "SOURCES"]:
+        for _ in range(2):
+            assert remembering._table_permission_allows("catalog", name) == (
+                plain._table_permission_allows("catalog", name)
+            ), name
+    assert remembering._table_permission_allows("catalog", "sources") == [{"id": "root"}]
+    for actor, status in ((None, 403), ({"id": "root"}, 200)):
+        cookies = {"ds_actor": remembering.sign({"a": actor}, "actor")} if actor else {}
+        response = await remembering.client.get("/catalog/sources", cookies=cookies)
+        assert response.status_code == status
+    answers = remembering._table_permission_allows.answers
+    for number in range(MAX_REMEMBERED + 50):
+        remembering._table_permission_allows("catalog", f"no_such_table_{number}")
+    assert len(answers) == MAX_REMEMBERED
+
+
+SEARCHES = [
+    "_search=learning",
+    "_search=graph+network",
+    "_search=%22deep+learning%22&_searchmode=raw",
+    "_search=learn*&_searchmode=raw",
+    "_search=zzzqqqnothing",
+    "_search=learning&year=2018",
+    "_search_label=learning",
+    "",
+]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("query", SEARCHES)
+async def test_a_plain_search_is_counted_from_the_index_alone(datasette, seed_catalog, query):
+    counting = site(seed_catalog, remembering=True)
+    count_searches_from_the_index(counting.get_database("catalog"))
+    response, statements = await traced_get(counting, f"/catalog/papers.json?{query}")
+    plain, _ = await traced_get(
+        site(seed_catalog, remembering=False), f"/catalog/papers.json?{query}"
+    )
+    count = response.json()["filtered_table_rows_count"]
+    assert count == plain.json()["filtered_table_rows_count"]
+    counts = [sql for sql in statements if sql.startswith("select count(*) from papers")]
+    plain_search = query.startswith("_search=") and "&year" not in query
+    assert [sql.startswith("select count(*) from papers_fts") for sql in counts] == (
+        [True] if plain_search else [False] * len(counts)
+    )
+
+
+def test_only_a_plain_search_of_papers_is_read_from_the_index():
+    search = "rowid in (select rowid from papers_fts where papers_fts match escape_fts(:search))"
+    assert index_only(f"select count(*) from papers where {search} ") == (
+        "select count(*) from papers_fts where papers_fts match escape_fts(:search)"
+    )
+    assert index_only(f"select rowid from papers where {search}") == (
+        "select rowid from papers_fts where papers_fts match escape_fts(:search)"
+    )
+    for sql in (
+        f"select count(*) from papers where year = :p0 and {search}",
+        f"select count(*) from authors where {search}",
+        f"select id from papers where {search}",
+        f"select count(*) from papers where {search} or 1",
+        (
+            "select count(*) from papers where rowid in (select rowid from papers_fts where"
+            ' "label" match :search_label)'
+        ),
+    ):
+        assert index_only(sql) is None, sql
+
+
+@pytest.mark.asyncio
+async def test_schema_lists_kept_are_datasettes_and_each_caller_gets_its_own(
+    datasette, seed_catalog
+):
+    remembering = site(seed_catalog, remembering=True).get_database("catalog")
+    plain = site(seed_catalog, remembering=False).get_database("catalog")
+    for table in [*await plain.table_names(), "no_such_table"]:
+        for name in ("table_columns", "table_column_details", "primary_keys", "fts_table"):
+            for _ in range(2):
+                assert await getattr(remembering, name)(table) == (
+                    await getattr(plain, name)(table)
+                ), (name, table)
+        keys = await remembering.foreign_keys_for_table(table)
+        assert keys == await plain.foreign_keys_for_table(table)
+        for key in keys:
+            key["column"] = "changed by a caller"
+        keys.append({"column": "added by a caller"})
+        assert await remembering.foreign_keys_for_table(table) == (
+            await plain.foreign_keys_for_table(table)
+        )
+    assert await remembering.foreign_keys_for_table("papers"), "papers has a foreign key"
+    every = await remembering.get_all_foreign_keys()
+    assert every == await plain.get_all_foreign_keys()
+    every["papers"]["incoming"].append({"other_table": "added by a caller"})
+    assert await remembering.get_all_foreign_keys() == await plain.get_all_foreign_keys()
+
+
+@pytest.mark.parametrize(
+    "query", ["", "_search=a+b&year=2018&year=2019", "blank=&x=%26%3D&_facet=venue", "a=1&a="]
+)
+def test_request_arguments_kept_are_datasettes_reading(query):
+    from datasette.utils.asgi import Request
+
+    remember_request_args()
+    request = Request.fake(f"/catalog/papers?{query}")
+    plain = Request.args.fget.parse(request)
+    for _ in range(2):
+        args = request.args
+        assert list(args) == list(plain)
+        assert [args.getlist(key) for key in args] == [plain.getlist(key) for key in plain]
+    request.scope["query_string"] = b"other=1"
+    assert request.args.get("other") == "1"
+    assert Request.fake("/catalog/papers?z=2").args.get("z") == "2"

@@ -2,13 +2,19 @@
 (plugins/facets.py), against the counts Datasette's own facet queries give: the same values,
 counts, order and links, on the seeds plus the real conference papers."""
 
+import asyncio
 import sqlite3
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
+import pytest_asyncio
+
+from loader import facet_memory
 
 from .conftest import second_datasette
 from .plugin_files import load_plugin
+
+LINKS = load_plugin("facets").LINKS
 
 COLUMNS = ["venue", "year", "status", "area", "track"]
 LINKED = {
@@ -41,6 +47,29 @@ def site(search_catalog, datasette):
     return second_datasette(search_catalog)
 
 
+@pytest.fixture(scope="module")
+def sql_site(search_catalog, datasette):
+    """The same, its author and affiliation boxes always counted in SQL."""
+    return second_datasette(search_catalog)
+
+
+def count_in_sql(site):
+    """Never read the link tables into memory for this site: its boxes come from SQL."""
+    done = asyncio.get_running_loop().create_future()
+    done.set_result(None)
+    facet_memory._indexes[site.get_database("catalog")] = done
+
+
+@pytest_asyncio.fixture(params=["memory", "sql"])
+async def counted_site(request, site, sql_site):
+    """The search catalog's site, its link boxes counted from memory or from SQL."""
+    if request.param == "memory":
+        assert await facet_memory.loaded_indexes(site.get_database("catalog"), LINKS)
+        return site
+    count_in_sql(sql_site)
+    return sql_site
+
+
 def top(pairs, size):
     """Datasette's facet order: most papers first, then by value."""
     return sorted(pairs, key=lambda pair: (-pair[1], pair[0]))[:size]
@@ -48,7 +77,8 @@ def top(pairs, size):
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize(("query", "where"), FILTERS)
-async def test_every_box_counts_what_sql_counts(site, search_catalog, query, where):
+async def test_every_box_counts_what_sql_counts(counted_site, search_catalog, query, where):
+    site = counted_site
     response = await site.client.get(f"/catalog/papers.json?{query}")
     assert response.status_code == 200
     data = response.json()
@@ -122,13 +152,138 @@ def test_added_arguments_are_datasettes(path, name, value):
 
 @pytest.mark.asyncio
 @pytest.mark.parametrize("query", ["", "_search=learning", "_search=learning&year=2018"])
-async def test_every_box_of_a_page_comes_from_one_statement(site, query):
+async def test_every_box_of_a_page_comes_from_one_statement(counted_site, query):
+    """One statement, or in memory the matches' rowids (one SQL-thread hand-off)."""
     from datasette.tracer import capture_traces
 
     traces = []
     with capture_traces(traces):
-        response = await site.client.get(f"/catalog/papers.json?{query}")
+        response = await counted_site.client.get(f"/catalog/papers.json?{query}")
     assert response.status_code == 200
     assert {"year", "authors"} <= set(response.json()["facet_results"])
-    facet_statements = [t for t in traces if " as facet, " in t.get("sql", "")]
+    facet_statements = [
+        trace
+        for trace in traces
+        if " as facet, " in trace.get("sql", "")
+        or trace.get("sql", "").startswith(
+            ("select rowid from papers ", "select rowid from papers_fts ")
+        )
+    ]
     assert len(facet_statements) == 1
+
+
+PAGES = [
+    "",
+    "_search=learning",
+    "_search=graph+network",
+    "_search=the",
+    "year=2018",
+    "_search=learning&year=2018&_facet_size=3",
+    "_search=zzzqqqnothing",
+    "authors__arraycontains=Huishuai+Zhang",
+    "track__contains=a&_facet_size=max",
+    "_search=learning&_facet_size=1",
+    "_search=model&_facet_link=authors&_facet_link=affiliations",
+]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("query", PAGES)
+@pytest.mark.parametrize("page", ["papers.json", "papers"])
+async def test_boxes_counted_in_memory_are_the_sql_boxes(site, sql_site, query, page):
+    """Values, labels, counts, order, truncation and links: the same from both countings."""
+    assert await facet_memory.loaded_indexes(site.get_database("catalog"), LINKS)
+    count_in_sql(sql_site)
+    memory = await site.client.get(f"/catalog/{page}?{query}")
+    sql = await sql_site.client.get(f"/catalog/{page}?{query}")
+    assert memory.status_code == sql.status_code == 200
+    if page.endswith(".json"):
+        assert memory.json()["facet_results"] == sql.json()["facet_results"]
+        assert untimed_json(memory.json()) == untimed_json(sql.json())
+    else:
+        assert untimed(memory.text) == untimed(sql.text)
+
+
+def untimed_json(data):
+    return {key: value for key, value in data.items() if key != "query_ms"}
+
+
+def untimed(html):
+    import re
+
+    return re.sub(r"took [0-9.]+ ?ms", "took", html)
+
+
+def test_counts_in_memory_break_ties_by_value_and_stop_at_the_limit(tmp_path):
+    """Ties in count go in value order (the linked row's name), whatever their ids."""
+    path = tmp_path / "links.db"
+    with sqlite3.connect(path) as connection:
+        connection.executescript(
+            """
+            create table papers (id text primary key, title text);
+            create table authors (id integer primary key, name text, key text);
+            create table paper_authors (paper_id text, author_id integer,
+                primary key (paper_id, author_id)) without rowid;
+            insert into papers values ('p1', 'a'), ('p2', 'b'), ('p3', 'c'), ('gone', 'd');
+            insert into authors values (1, 'Zoe', 'zoe'), (2, 'Adam', 'adam'),
+                (3, 'Mia', 'mia'), (4, 'Bea', 'bea');
+            insert into paper_authors values ('p1', 1), ('p1', 2), ('p2', 1), ('p2', 3),
+                ('p3', 4), ('p3', 2), ('p2', 99), ('nowhere', 3);
+            """
+        )
+    with sqlite3.connect(path) as connection:
+        index = facet_memory.read_link_index(connection, LINKS["authors"])
+        rowids = [rowid for (rowid,) in connection.execute("select rowid from papers")]
+        (third,) = connection.execute("select rowid from papers where id = 'p3'").fetchone()
+        expected = connection.execute(
+            "select author_id, count(*) from paper_authors join authors on authors.id = author_id"
+            " where paper_id in (select id from papers) group by author_id"
+            " order by count(*) desc, authors.name"
+        ).fetchall()
+    assert expected == [(2, 2), (1, 2), (4, 1), (3, 1)]
+    assert facet_memory.count_links(index, rowids, 10) == expected
+    assert facet_memory.count_links(index, rowids, 3) == expected[:3]
+    assert facet_memory.count_links(index, [third], 10) == [(2, 1), (4, 1)]
+    assert facet_memory.count_links(index, [], 10) == []
+
+
+def test_a_catalog_without_link_tables_is_counted_in_sql(tmp_path):
+    path = tmp_path / "other.db"
+    with sqlite3.connect(path) as connection:
+        connection.execute("create table papers (id text primary key)")
+    assert facet_memory.read_indexes(path, LINKS) is None
+
+
+@pytest.mark.parametrize(("query", "where"), FILTERS)
+def test_column_counts_in_memory_are_the_facet_tables_of_sql(search_catalog, query, where):
+    """Summed from each match's combination: what a group by over `papers` gives."""
+    with sqlite3.connect(search_catalog) as connection:
+        memory = facet_memory.read_combo_index(connection)
+        rowids = [r for (r,) in connection.execute(f"select rowid from papers where {where}")]
+        counted = facet_memory.count_columns(memory, rowids, [*COLUMNS, "title"], 4)
+        assert set(counted) == set(COLUMNS), "title is not in the facet table: counted in SQL"
+        for column in COLUMNS:
+            expected = connection.execute(
+                f"select {column}, count(*) as n from papers where ({where}) and {column} is not"
+                f" null group by {column} order by n desc, {column} limit 4"
+            ).fetchall()
+            assert counted[column] == expected, column
+
+
+def test_a_paper_without_a_combination_is_counted_in_sql(search_catalog, tmp_path):
+    with sqlite3.connect(search_catalog) as connection:
+        memory = facet_memory.read_combo_index(connection)
+        (last,) = connection.execute("select max(rowid) from papers").fetchone()
+    missing = facet_memory.ComboIndex(memory.of_paper[:-1], memory.values)
+    assert facet_memory.count_columns(missing, [1, last], COLUMNS, 4) == {}
+    memory.of_paper[1] = 0
+    assert facet_memory.count_columns(memory, [1, last], COLUMNS, 4) == {}
+
+
+def test_values_sort_as_sqlite_sorts_them():
+    values = [2019, "2018", 2018.5, "Ü", "Z", "a", "é", 3, b"\x00", "", -1]
+    with sqlite3.connect(":memory:") as connection:
+        connection.execute("create table t (v)")
+        connection.executemany("insert into t values (?)", [(value,) for value in values])
+        expected = [value for (value,) in connection.execute("select v from t order by v")]
+    assert sorted(values, key=facet_memory.sqlite_order) == expected

@@ -1,0 +1,30 @@
+"""A table page's plain search counted and listed from the full-text index alone.
+
+Datasette counts a search of the papers table as `select count(*) from papers where rowid in
+(select rowid from papers_fts where papers_fts match ...)`: each match is looked up in `papers`
+(~1 ms for 1,500 matches of 20,000 papers), only to find it there. papers_fts is an external
+content index of `papers` and every build checks it against its content (FTS5
+'integrity-check', loader/build.py), so each match is a paper: the index alone gives the same
+count, and the same rowids for the facet boxes (plugins/facets.py), at a fifth of the cost.
+Any other shape of statement (a filter beside the search, a column search) is left as it is.
+"""
+
+# Datasette's search clause (views/table.py), with or without `_searchmode=raw`
+SEARCH = "rowid in (select rowid from papers_fts where papers_fts match {match})"
+MATCHES = ("escape_fts(:search)", ":search")
+STATEMENTS = {
+    "select count(*) from papers where ": "select count(*) from papers_fts",
+    "select rowid from papers where ": "select rowid from papers_fts",
+}
+
+
+def index_only(sql):
+    """The same statement over papers_fts alone, or None when `sql` is not a plain search."""
+    for head, replacement in STATEMENTS.items():
+        if not sql.startswith(head):
+            continue
+        where = sql[len(head) :].strip()
+        for match in MATCHES:
+            if where == SEARCH.format(match=match):
+                return f"{replacement} where papers_fts match {match}"
+    return None
