@@ -672,11 +672,13 @@ class CatalogWriter:
             )
 
     def count_author_tracks(self):
-        # papers drive the join: one range lookup in paper_authors per paper with a track
+        # papers drive the join (CROSS JOIN keeps that order): one range lookup in
+        # paper_authors per paper. Left to itself the planner scanned paper_authors and looked
+        # up each link's paper, row and all: 4x the lookups, 1.0 -> 0.5 CPU-s at 100k papers
         self.db.execute(
             "insert into author_tracks (author_id, track_id, paper_count) "
             "select paper_authors.author_id, papers.track_id, count(*) "
-            "from papers join paper_authors on paper_authors.paper_id = papers.id "
+            "from papers cross join paper_authors on paper_authors.paper_id = papers.id "
             "where papers.track_id is not null "
             "group by paper_authors.author_id, papers.track_id"
         )
