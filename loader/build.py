@@ -41,13 +41,10 @@ CACHE_KB = 16384
 # full-text settings while streaming: no merging of segments as they come (finish_database's
 # optimize merges them all once) and 4 MB of pending terms a segment, not 1 MB: fewer, larger
 # segments. Indexing 20,000 papers took 0.98 CPU-s, 0.72 so (16 MB: no faster, 12 MB more
-# memory). No "crisis" merge either before 1,000 segments (~50 at 100k papers): at 100k
-# indexing took 4.0-4.3 CPU-s, 3.2-3.6 so, and optimize 0.2 s more. Dropped before publishing.
-FTS_BUILD_SETTINGS = (
-    ("automerge", 0),
-    ("hashsize", 4 * 1024 * 1024),
-    ("crisismerge", 1000),
-)
+# memory). Dropped before publishing. (No "crisis" merges either, before 1,000 segments, made
+# indexing 0.4-0.8 CPU-s cheaper at 100k papers, but at 1M moved ~7 s into the serial tail:
+# optimize 5.7 -> 12.5 s.)
+FTS_BUILD_SETTINGS = (("automerge", 0), ("hashsize", 4 * 1024 * 1024))
 
 SCHEMA = {
     "sources": (
