@@ -38,6 +38,13 @@ PAGE_SIZE = 32768
 # SQLite's page cache while building; the OS file cache does the rest. 16 MB, not 32: at 1M
 # papers the build peaks near 500 MB (the writer's maps beside two parsing workers)
 CACHE_KB = 16384
+# full-text settings while streaming: no merging of segments as they come (finish_database's
+# optimize merges them all once) and 4 MB of pending terms a segment, not 1 MB: fewer, larger
+# segments. Indexing 20,000 papers took 0.98 CPU-s, 0.72 so (16 MB: no faster, 12 MB more
+# memory). Dropped before publishing. (No "crisis" merges either, before 1,000 segments, made
+# indexing 0.4-0.8 CPU-s cheaper at 100k papers, but at 1M moved ~7 s into the serial tail:
+# optimize 5.7 -> 12.5 s.)
+FTS_BUILD_SETTINGS = (("automerge", 0), ("hashsize", 4 * 1024 * 1024))
 
 SCHEMA = {
     "sources": (
@@ -250,7 +257,12 @@ class CatalogWriter:
         self.aliases = 0
         create_tables(db)
         db.execute("create temp table version_keys (key integer, kind integer, paper_id text)")
+        db.execute(
+            f"create temp table unindexed (rowid integer primary key, {', '.join(FTS_COLUMNS)})"
+        )
         db["papers"].enable_fts(FTS_COLUMNS, tokenize=FTS_TOKENIZER)
+        for key, value in FTS_BUILD_SETTINGS:
+            db.execute("insert into papers_fts(papers_fts, rank) values (?, ?)", [key, value])
 
     def add_source(self, source_id, source, papers, problems):
         self.pending["sources"].append(
@@ -455,7 +467,7 @@ class CatalogWriter:
         affiliation links changed (most repeated entries add none)."""
         execute = self.db.conn.execute
         for alias in paper.aliases:
-            self.index_paper(alias, "'delete', ")  # external-content FTS: remove its text
+            self.unindex(alias)
             execute("update paper_sources set paper_id = ? where paper_id = ?", [paper.id, alias])
             execute("delete from paper_authors where paper_id = ?", [alias])
             execute("delete from paper_affiliations where paper_id = ?", [alias])
@@ -474,8 +486,8 @@ class CatalogWriter:
                 INSERTS["paper_affiliations"], ((paper.id, a) for a in paper.affiliations)
             )
         track_id, track, area = self.track_id(paper.track) if paper.track else (None,) * 3
-        if paper.title != stored.title:
-            self.index_paper(paper.id, "'delete', ")
+        # every row the merge changes is indexed again (reindex), whichever columns change
+        self.unindex(paper.id)
         execute(
             "update papers set title = ?, label = coalesce(?, label), track = ?, area = ?, "
             "track_id = ?, url = ?, venue = ?, year = ?, status = ?, authors_truncated = ?, "
@@ -495,18 +507,33 @@ class CatalogWriter:
                 paper.id,
             ],
         )
-        if paper.title != stored.title:
-            self.index_paper(paper.id)
         return bool(paper.aliases) or authors_changed or affiliations_changed
 
-    def index_paper(self, pid, command=""):
-        columns = ", ".join(FTS_COLUMNS)
-        target = "papers_fts, rowid" if command else "rowid"
+    def unindex(self, pid):
+        """Before the merge first changes or deletes a paper's row: keep the text the stream
+        indexed, for reindex() to take out of the full-text index."""
         self.db.conn.execute(
-            f"insert into papers_fts ({target}, {columns}) "
-            f"select {command}rowid, {columns} from papers where id = ?",
+            f"insert or ignore into temp.unindexed (rowid, {', '.join(FTS_COLUMNS)}) "
+            f"select rowid, {', '.join(FTS_COLUMNS)} from papers where id = ?",
             [pid],
         )
+
+    def reindex(self):
+        """The papers the merge changed, out of the full-text index with the text they were
+        indexed with, and back in (those still there) with their text now: in rowid order, so
+        FTS5 adds two segments. Changed one at a time in the order merged, each change out of
+        order flushed FTS5's pending terms as a segment of its own (~0.7 ms a paper)."""
+        columns = ", ".join(FTS_COLUMNS)
+        execute = self.db.conn.execute
+        execute(
+            f"insert into papers_fts (papers_fts, rowid, {columns}) "
+            f"select 'delete', rowid, {columns} from temp.unindexed order by rowid"
+        )
+        execute(
+            f"insert into papers_fts (rowid, {columns}) select rowid, {columns} from papers "
+            "where rowid in (select rowid from temp.unindexed) order by rowid"
+        )
+        execute("drop table temp.unindexed")
 
     def spelling_counts(self, author_id, first):
         """{spelling: entries using it} of an author with more than one spelling."""
@@ -546,7 +573,7 @@ class CatalogWriter:
                 "select affiliation_id from paper_affiliations where paper_id = ?", [pid]
             ).fetchall()
             # the author names are indexed (external-content FTS): out with the old text first
-            self.index_paper(pid, "'delete', ")
+            self.unindex(pid)
             execute(
                 "update papers set authors = ?, author_count = ?, affiliations = ? where id = ?",
                 [
@@ -556,7 +583,6 @@ class CatalogWriter:
                     pid,
                 ],
             )
-            self.index_paper(pid)
 
     def papers_of_authors(self, author_ids):
         author_ids = sorted(author_ids)
@@ -624,6 +650,7 @@ class CatalogWriter:
         self.db["authors"].enable_fts(["name"], tokenize=AUTHOR_FTS_TOKENIZER)
         stale = merged | self.papers_of_authors(renamed) if renamed else merged
         self.refresh_lists(sorted(stale))
+        self.reindex()
         self.count_papers()
         self.count_author_tracks()
         return Summary(
@@ -647,11 +674,13 @@ class CatalogWriter:
             )
 
     def count_author_tracks(self):
-        # papers drive the join: one range lookup in paper_authors per paper with a track
+        # papers drive the join (CROSS JOIN keeps that order): one range lookup in
+        # paper_authors per paper. Left to itself the planner scanned paper_authors and looked
+        # up each link's paper, row and all: 4x the lookups, 1.0 -> 0.5 CPU-s at 100k papers
         self.db.execute(
             "insert into author_tracks (author_id, track_id, paper_count) "
             "select paper_authors.author_id, papers.track_id, count(*) "
-            "from papers join paper_authors on paper_authors.paper_id = papers.id "
+            "from papers cross join paper_authors on paper_authors.paper_id = papers.id "
             "where papers.track_id is not null "
             "group by paper_authors.author_id, papers.track_id"
         )
@@ -677,6 +706,13 @@ def finish_database(db, path):
     # merging the index's segments frees the pages of the old ones: the indexes made next
     # fill them, where they would otherwise stay empty in the file
     db["papers"].optimize()
+    # the catalog keeps FTS5's defaults (it is never written to again)
+    db.execute(
+        "delete from papers_fts_config where k in ({})".format(
+            ", ".join("?" * len(FTS_BUILD_SETTINGS))
+        ),
+        [key for key, _ in FTS_BUILD_SETTINGS],
+    )
     index_foreign_keys(db)
     for table, columns in FACET_INDEXES:
         # "track__id", not "track_id": that name is the foreign key's index
@@ -690,14 +726,17 @@ def finish_database(db, path):
 
 
 def check_integrity(db, path):
-    """SQLite's quick_check and FTS5's integrity-check (index against content), side by
-    side: the first on a read-only connection in a thread (SQLite releases the GIL), so a
+    """SQLite's quick_check and FTS5's integrity-check of the index's own structure, side
+    by side: the first on a read-only connection in a thread (SQLite releases the GIL), so a
     second core takes it while this connection runs the second.
 
     quick_check reads every page and b-tree (a disk or SQLite fault) without matching each
     index against its table: a fresh build writes both in one statement, and the full
-    integrity_check cost 10x as much (2.7 of ~50 CPU-seconds at 100,000 papers). The
-    full-text check stays: the merge rewrites index entries by hand (index_paper)."""
+    integrity_check cost 10x as much (2.7 of ~50 CPU-seconds at 100,000 papers). Likewise
+    the full-text check reads every segment of the index without tokenizing every paper
+    again to match it against its content (rank 1): that took 2.0 CPU-s of a ~20 s build at
+    100,000 papers, this 0.8. The index is written from the rows in two statements (the
+    stream's batches and CatalogWriter.reindex), which the tests match against a rebuild."""
     db.conn.commit()  # the reader must see every row
     # the FTS check runs as an INSERT: in rollback-journal mode it may need the exclusive lock
     # while the reader holds its shared one (at 1M papers: "database is locked"). In WAL mode
@@ -719,7 +758,7 @@ def check_integrity(db, path):
     else:
         run_sqlite_check()
     try:
-        db.execute("insert into papers_fts(papers_fts, rank) values ('integrity-check', 1)")
+        db.execute("insert into papers_fts(papers_fts, rank) values ('integrity-check', 0)")
     except sqlite3.DatabaseError as error:
         raise CatalogCheckFailed(f"full-text index integrity-check: {error}") from error
     finally:

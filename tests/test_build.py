@@ -3,6 +3,8 @@
 import json
 import re
 import sqlite3
+import subprocess
+import sys
 import unicodedata
 
 import pytest
@@ -12,7 +14,7 @@ from loader.build import BuildFailed, CatalogCheckFailed, build_catalog, check_i
 from loader.sources import discover, public_paths
 
 from . import merge_fixtures
-from .conftest import SEEDS
+from .conftest import ROOT, SEEDS
 
 LLM_TRACK = "Deep Learning · Large Language Models"
 
@@ -297,11 +299,19 @@ def test_integrity_checks_pass_on_a_good_catalog(tmp_path, seed_catalog):
     assert list(after.iterdump()) == list(before.iterdump())  # the checks change no row
 
 
-def test_integrity_checks_catch_a_full_text_index_out_of_step(tmp_path, seed_catalog):
+# the second half of the last leaf of the full-text index, zeroed: a page SQLite still reads
+DAMAGE_FULL_TEXT_INDEX = (
+    "update papers_fts_data set block = substr(block, 1, length(block) / 2) "
+    "|| zeroblob(length(block) - length(block) / 2) "
+    "where id = (select max(id) from papers_fts_data)"
+)
+
+
+def test_integrity_checks_catch_a_damaged_full_text_index(tmp_path, seed_catalog):
     path = seeds_copy(tmp_path, seed_catalog)
     db = sqlite_utils.Database(path)
-    with db.conn:  # the abstract changes, its index entries do not
-        db.execute("update papers set abstract = 'changed words', abstract_plain = null")
+    with db.conn:
+        db.execute(DAMAGE_FULL_TEXT_INDEX)
     with pytest.raises(CatalogCheckFailed, match="full-text index"):
         check_integrity(db, path)
 
@@ -322,6 +332,53 @@ def test_integrity_checks_catch_a_damaged_index_page(tmp_path, seed_catalog):
         check_integrity(db, path)
 
 
+def full_text_entries(connection):
+    """Every (term, paper, column, offset) the full-text index holds, with its size figures."""
+    connection.execute(
+        "create virtual table temp.entries using fts5vocab(main, papers_fts, instance)"
+    )
+    return (
+        connection.execute("select * from temp.entries order by 1, 2, 3, 4").fetchall(),
+        connection.execute("select * from papers_fts_docsize order by id").fetchall(),
+        connection.execute("select block from papers_fts_data where id = 1").fetchall(),
+    )
+
+
+@pytest.mark.parametrize("inputs", ["merge fixtures", "generated"])
+def test_the_merge_leaves_the_full_text_index_as_a_rebuild_writes_it(tmp_path, inputs):
+    """The build checks only the index's structure: that its entries match the rows rests on
+    the stream and CatalogWriter.reindex (merged, deleted and renamed papers), checked here
+    against FTS5's own check against the content and against a rebuild from the rows."""
+    if inputs == "generated":
+        folder = tmp_path / "in"
+        generate = [sys.executable, ROOT / "bench" / "generate.py", "--papers", "1500"]
+        subprocess.run([*generate, "--out", folder], check=True, stdout=subprocess.DEVNULL)
+        files = discover([folder])
+    else:
+        files = sorted(merge_fixtures.MERGE_FIXTURES.glob("*.jsonl"))
+    path = tmp_path / "catalog.db"
+    build_catalog(files, path)
+    connection = sqlite3.connect(path, isolation_level=None)
+    # the index was changed after the stream: versions merged (their aliases deleted), authors
+    # shown under another spelling than their first (their papers' author lists rewritten)
+    if inputs == "generated":
+        merged = "select count(*) from papers where source_count > 1"
+        renamed = (
+            "select count(*) from author_variants join authors on authors.id = author_id "
+            "where author_variants.name != authors.name"
+        )
+        assert connection.execute(merged).fetchone()[0] > 0
+        assert connection.execute(renamed).fetchone()[0] > 0
+    else:
+        assert connection.execute("select count(*) from paper_aliases").fetchone()[0] > 0
+    connection.execute("insert into papers_fts(papers_fts, rank) values ('integrity-check', 1)")
+    built = full_text_entries(connection)
+    connection.execute("insert into papers_fts(papers_fts) values ('rebuild')")
+    connection.execute("drop table temp.entries")
+    assert full_text_entries(connection) == built
+    assert built[0]
+
+
 def test_integrity_checks_run_one_after_the_other_where_wal_is_refused(tmp_path, seed_catalog):
     # the dot-file VFS has no shared memory, like some network file systems: no WAL mode
     path = seeds_copy(tmp_path, seed_catalog)
@@ -329,7 +386,7 @@ def test_integrity_checks_run_one_after_the_other_where_wal_is_refused(tmp_path,
     assert db.execute("pragma journal_mode").fetchone()[0] == "delete"
     check_integrity(db, path)
     with db.conn:
-        db.execute("update papers set abstract = 'changed words', abstract_plain = null")
+        db.execute(DAMAGE_FULL_TEXT_INDEX)
     with pytest.raises(CatalogCheckFailed, match="full-text index"):
         check_integrity(db, path)
     assert db.execute("pragma journal_mode").fetchone()[0] == "delete"
