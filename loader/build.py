@@ -32,15 +32,17 @@ BATCH_SIZE = 2000
 # rows of 2-4 KB (abstracts) leave much of a 4 KB page empty: each page of papers keeps
 # about half a row free (rows are appended, a full page is never filled up later), so the
 # larger the page the less that costs: 16 KB pages left 192 bytes a paper at 1M papers, 32 KB
-# half that (3,917 -> 3,822 bytes a paper at 100k). 64 KB pages waste more in the full-text
-# index than they save: 3,848
+# half that (3,917 -> 3,822 bytes a paper at 100k). 64 KB pages would save 34 bytes a paper
+# more (100k, with FTS_PAGE_BYTES below), but a full-text lookup inside a block costs twice as
+# much again (a two-word phrase: 43, 146, 313 us at 4, 32, 64 KB blocks)
 PAGE_SIZE = 32768
 # FTS5 writes its index in blocks of about `pgsz` bytes, one row of papers_fts_data each. At the
-# default 4,050, eight fit a page only while rows are appended; the final merge (optimize)
-# writes its segment between the rows of segments with higher ids whenever a lower id is free
-# (ids are reused), and those page splits left pages 7.6 blocks full: 68 bytes a paper at 1M.
-# One block a page fills it whatever the order: 32,768 less the page, cell and record headers
-# (under 40 bytes), less a margin for the few bytes a block may pass pgsz by
+# default 4,050, eight fit a page only while rows are appended: the final merge (optimize)
+# gives its segment the lowest free id (ids are reused), and when segments with higher ids
+# exist its rows go in before theirs, page splits leaving 7.6 blocks a page (68 bytes a paper
+# at 1M). One block a page fills it in any order (877 -> 809 bytes a paper at 1M): 32 KB less
+# the page, cell and record headers (under 40 bytes) and a margin for the bytes a block may
+# pass pgsz by. Single words cost the same; a rare word with a common one ~0.2 ms more
 FTS_PAGE_BYTES = PAGE_SIZE - 160
 # SQLite's page cache while building; the OS file cache does the rest. 16 MB, not 32: at 1M
 # papers the build peaks near 500 MB (the writer's maps beside two parsing workers)
@@ -159,15 +161,16 @@ INSERTS = {
     for name in (*STREAMED[:-1], "authors", "author_variants")
 }
 INSERTS["version_keys"] = "insert into temp.version_keys (key, kind, paper_id) values (?, ?, ?)"
-# (table, columns, rows indexed): a filter on a value (`?venue=ICLR`, `where venue = ?`) implies
-# it is not null, so SQLite uses an index of only the rows that have one, and a catalog whose
+# (table, columns, rows indexed). A filter on a value (`?venue=ICLR`, `where venue = ?`) implies
+# it is not null, so SQLite uses an index of only the rows that have one: a catalog whose
 # sources give no venue, year or status (listing pages, the synthetic benchmark) pays nothing
-# for those indexes: 78 of 3,880 bytes a paper at 1M. A partial index cannot serve a sort on
-# its column (`?_sort=year`): that first page sorts the table instead.
+# for those indexes (78 of 3,880 bytes a paper at 1M). What such an index cannot serve is a
+# sort on its column (`?_sort=year`): that first page sorts the table instead (0.5 s at 1M), so
+# track and area, which nearly every paper has (5% without: 4 bytes a paper), keep full indexes.
 FACET_INDEXES = [
     # id second: a filtered view pages (and streams CSV) in primary-key order from the index
-    ("papers", ["area", "id"], "area is not null"),
-    ("papers", ["track", "id"], "track is not null"),
+    ("papers", ["area", "id"], None),
+    ("papers", ["track", "id"], None),
     ("papers", ["venue", "id"], "venue is not null"),
     ("papers", ["year", "id"], "year is not null"),
     ("papers", ["status", "id"], "status is not null"),
