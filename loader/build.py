@@ -32,9 +32,18 @@ BATCH_SIZE = 2000
 # rows of 2-4 KB (abstracts) leave much of a 4 KB page empty: each page of papers keeps
 # about half a row free (rows are appended, a full page is never filled up later), so the
 # larger the page the less that costs: 16 KB pages left 192 bytes a paper at 1M papers, 32 KB
-# half that (3,917 -> 3,822 bytes a paper at 100k). 64 KB pages waste more in the full-text
-# index than they save (its 4 KB blocks fit them badly): 3,848
+# half that (3,917 -> 3,822 bytes a paper at 100k). 64 KB pages would save 34 bytes a paper
+# more (100k, with FTS_PAGE_BYTES below), but a full-text lookup inside a block costs twice as
+# much again (a two-word phrase: 43, 146, 313 us at 4, 32, 64 KB blocks)
 PAGE_SIZE = 32768
+# FTS5 writes its index in blocks of about `pgsz` bytes, one row of papers_fts_data each. At the
+# default 4,050, eight fit a page only while rows are appended: the final merge (optimize)
+# gives its segment the lowest free id (ids are reused), and when segments with higher ids
+# exist its rows go in before theirs, page splits leaving 7.6 blocks a page (68 bytes a paper
+# at 1M). One block a page fills it in any order (877 -> 809 bytes a paper at 1M): 32 KB less
+# the page, cell and record headers (under 40 bytes) and a margin for the bytes a block may
+# pass pgsz by. Single words cost the same; a rare word with a common one ~0.2 ms more
+FTS_PAGE_BYTES = PAGE_SIZE - 160
 # SQLite's page cache while building; the OS file cache does the rest. 16 MB, not 32: at 1M
 # papers the build peaks near 500 MB (the writer's maps beside two parsing workers)
 CACHE_KB = 16384
@@ -159,20 +168,48 @@ INSERTS = {
     for name in (*STREAMED[:-1], "authors", "author_variants")
 }
 INSERTS["version_keys"] = "insert into temp.version_keys (key, kind, paper_id) values (?, ?, ?)"
+# (table, columns, rows indexed). A filter on a value (`?venue=ICLR`, `where venue = ?`) implies
+# it is not null, so SQLite uses an index of only the rows that have one: a catalog whose
+# sources give no venue, year or status (listing pages, the synthetic benchmark) pays nothing
+# for those indexes (78 of 3,880 bytes a paper at 1M). What such an index cannot serve is a
+# sort on its column (`?_sort=year`): that first page sorts the table instead (0.5 s at 1M), so
+# track and area, which nearly every paper has (5% without: 4 bytes a paper), keep full indexes.
 FACET_INDEXES = [
     # id second: a filtered view pages (and streams CSV) in primary-key order from the index
-    ("papers", ["area", "id"]),
-    ("papers", ["track", "id"]),
-    ("papers", ["authors_truncated"]),
-    ("papers", ["source_count"]),
-    ("papers", ["venue", "id"]),
-    ("papers", ["year", "id"]),
-    ("papers", ["status", "id"]),
-    ("authors", ["key"]),
-    ("authors", ["paper_count"]),
-    ("affiliations", ["slug"]),
-    ("tracks", ["area"]),
+    ("papers", ["area", "id"], None),
+    ("papers", ["track", "id"], None),
+    ("papers", ["venue", "id"], "venue is not null"),
+    ("papers", ["year", "id"], "year is not null"),
+    ("papers", ["status", "id"], "status is not null"),
+    # only the rows the canned queries truncated_author_lists and multi_source_papers read
+    # (their `where` has the same term): 13% and 1% of the papers at 1M
+    ("papers", ["authors_truncated"], "authors_truncated = 1"),
+    ("papers", ["source_count"], "source_count > 1"),
+    ("authors", ["key"], None),
+    ("authors", ["paper_count"], None),
+    ("affiliations", ["slug"], None),
+    ("tracks", ["area"], None),
 ]
+
+
+def configure_full_text_index(db):
+    """FTS5 settings, before the first row is indexed (kept in papers_fts_config)."""
+    db.execute("insert into papers_fts (papers_fts, rank) values ('pgsz', ?)", [FTS_PAGE_BYTES])
+
+
+def create_facet_indexes(db):
+    for table, columns, rows in FACET_INDEXES:
+        # "track__id", not "track_id": that name is the foreign key's index
+        name = f"idx_{table}_{'__'.join(columns)}"
+        where = f" where {rows}" if rows else ""
+        db.execute(f"create index if not exists {name} on {table} ({', '.join(columns)}){where}")
+
+
+def release_free_pages(db):
+    """Cut the pages nothing uses off the file's end (moving used pages into the free ones):
+    the optimize frees its input segments, more pages than the indexes made after it take."""
+    # executescript steps the pragma to the end (execute() stops after one page)
+    db.conn.executescript("pragma incremental_vacuum")
 
 
 # json.dumps(..., ensure_ascii=False) makes a new encoder each call: one, made once
@@ -261,6 +298,7 @@ class CatalogWriter:
             f"create temp table unindexed (rowid integer primary key, {', '.join(FTS_COLUMNS)})"
         )
         db["papers"].enable_fts(FTS_COLUMNS, tokenize=FTS_TOKENIZER)
+        configure_full_text_index(db)
         for key, value in FTS_BUILD_SETTINGS:
             db.execute("insert into papers_fts(papers_fts, rank) values (?, ?)", [key, value])
 
@@ -714,14 +752,12 @@ def finish_database(db, path):
         [key for key, _ in FTS_BUILD_SETTINGS],
     )
     index_foreign_keys(db)
-    for table, columns in FACET_INDEXES:
-        # "track__id", not "track_id": that name is the foreign key's index
-        name = f"idx_{table}_{'__'.join(columns)}"
-        db[table].create_index(columns, index_name=name, if_not_exists=True)
+    create_facet_indexes(db)
     add_facet_table(db.conn)
     # per-term document counts: "related papers" picks a paper's rarest terms from it
     db.execute("create virtual table papers_fts_vocab using fts5vocab(papers_fts, 'row')")
     db.analyze()
+    release_free_pages(db)
     check_integrity(db, path)
 
 
@@ -791,6 +827,8 @@ def build_catalog(
 def write_catalog(files, path, forced_format=None, progress=None, workers=None):
     db = sqlite_utils.Database(path)
     db.execute(f"pragma page_size = {PAGE_SIZE}")
+    # lets release_free_pages() shorten the file (a pointer map: one page in 6,500)
+    db.execute("pragma auto_vacuum = incremental")
     # a temporary file no reader sees yet: durability would only cost time
     db.execute("pragma journal_mode = off")
     db.execute("pragma synchronous = off")

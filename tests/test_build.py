@@ -9,8 +9,17 @@ import unicodedata
 
 import pytest
 import sqlite_utils
+import yaml
 
-from loader.build import BuildFailed, CatalogCheckFailed, build_catalog, check_integrity
+from loader.build import (
+    FTS_PAGE_BYTES,
+    PAGE_SIZE,
+    BuildFailed,
+    CatalogCheckFailed,
+    build_catalog,
+    check_integrity,
+    release_free_pages,
+)
 from loader.sources import discover, public_paths
 
 from . import merge_fixtures
@@ -475,3 +484,57 @@ def test_parsing_workers_are_gone_before_the_writer_finishes(tmp_path, monkeypat
     summary = build_catalog(sorted(SEEDS.iterdir()), tmp_path / "c.db", workers=2)
     assert summary.papers == 90
     assert alive == [0]
+
+
+# size: one full-text block a page, partial facet indexes, no free pages
+
+
+def test_full_text_blocks_fill_a_page_and_phrases_still_match(query):
+    assert query("select v from papers_fts_config where k = 'pgsz'") == [(FTS_PAGE_BYTES,)]
+    # a 32 KB page holds one block whole: no overflow page per block
+    assert query("select max(length(block)) from papers_fts_data")[0][0] <= PAGE_SIZE - 40
+
+    def ranked(expression):
+        return [
+            row[0]
+            for row in query(
+                "select papers.label from papers_fts join papers on papers.rowid = papers_fts.rowid "
+                "where papers_fts match ? order by bm25(papers_fts, 10.0, 4.0, 1.0)",
+                [expression],
+            )
+        ]
+
+    assert ranked('"smooth maximum mean discrepancy"') == ["SMMD: Smooth Maximum Mean Discrepancy"]
+    assert ranked('"discrepancy mean maximum smooth"') == []
+    assert "SMMD: Smooth Maximum Mean Discrepancy" in ranked("discrep*")
+
+
+def test_facet_indexes_hold_only_rows_with_a_value(query):
+    sql = dict(query("select name, sql from sqlite_master where type = 'index'"))
+    assert sql["idx_papers_venue__id"].endswith("where venue is not null")
+    assert sql["idx_papers_authors_truncated"].endswith("where authors_truncated = 1")
+    # a filter on a value implies it is not null: the partial index serves it
+    plan = query("explain query plan select id from papers where venue = ? order by id", ["X"])
+    assert "idx_papers_venue__id" in plan[0][3] and len(plan) == 1
+    canned = yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8"))["databases"][
+        "catalog"
+    ]
+    for name, index in [
+        ("truncated_author_lists", "idx_papers_authors_truncated"),
+        ("multi_source_papers", "idx_papers_source_count"),
+    ]:
+        plan = query("explain query plan " + canned["queries"][name]["sql"])
+        assert any(index in row[3] for row in plan), plan
+
+
+def test_release_free_pages_shortens_the_file(tmp_path):
+    db = sqlite_utils.Database(tmp_path / "free.db")
+    db.execute(f"pragma page_size = {PAGE_SIZE}")
+    db.execute("pragma auto_vacuum = incremental")
+    db["rows"].insert_all({"text": "x" * 3000} for _ in range(200))
+    db.execute("delete from rows where rowid > 20")
+    db.conn.commit()
+    assert db.execute("pragma freelist_count").fetchone()[0] > 10
+    release_free_pages(db)
+    assert db.execute("pragma freelist_count").fetchone()[0] == 0
+    assert (tmp_path / "free.db").stat().st_size <= 5 * PAGE_SIZE
