@@ -193,8 +193,10 @@ FACET_INDEXES = [
 
 
 def configure_full_text_index(db):
-    """FTS5 settings, before the first row is indexed (kept in papers_fts_config)."""
-    db.execute("insert into papers_fts (papers_fts, rank) values ('pgsz', ?)", [FTS_PAGE_BYTES])
+    """FTS5 settings, before the first row is indexed (kept in papers_fts_config): the block
+    size the catalog keeps, and the streaming ones finish_database() drops."""
+    for key, value in (("pgsz", FTS_PAGE_BYTES), *FTS_BUILD_SETTINGS):
+        db.execute("insert into papers_fts (papers_fts, rank) values (?, ?)", [key, value])
 
 
 def create_facet_indexes(db):
@@ -299,8 +301,6 @@ class CatalogWriter:
         )
         db["papers"].enable_fts(FTS_COLUMNS, tokenize=FTS_TOKENIZER)
         configure_full_text_index(db)
-        for key, value in FTS_BUILD_SETTINGS:
-            db.execute("insert into papers_fts(papers_fts, rank) values (?, ?)", [key, value])
 
     def add_source(self, source_id, source, papers, problems):
         self.pending["sources"].append(
