@@ -6,6 +6,7 @@ each page; no serious or critical violation may remain, and no page may scroll s
 """
 
 from pathlib import Path
+from urllib.parse import quote_plus
 
 import pytest
 
@@ -32,11 +33,16 @@ def pages(search_catalog):
         author = connection.execute("select id from authors order by paper_count desc").fetchone()[
             0
         ]
+        area = connection.execute(
+            "select area from papers where area is not null group by area order by count(*) desc"
+        ).fetchone()[0]
     return {
         "home": "/",
         "search": "/search?q=learning&venue=ICLR",
         "search-empty": "/search?q=lerning+imitaton",
         "papers": "/catalog/papers",
+        # a chosen facet value: its remove link (✖) in a line of text
+        "papers-filtered": f"/catalog/papers?_search=learning&area={quote_plus(area)}",
         "paper": f"/catalog/papers/{paper}",
         "author": f"/catalog/authors/{author}",
         "charts": "/-/charts",
