@@ -55,8 +55,7 @@ def render_facet_values(values):
         else:
             label = escape(value["label"] or "-")
             lines.append(
-                f'<li>{label} &middot; {count} <a href="{url}" class="cross" '
-                f'aria-label="Remove the filter {label}">&#x2716;</a></li>'
+                f'<li>{label} &middot; {count} <a href="{url}" class="cross">&#x2716;</a></li>'
             )
     return Markup("\n".join(lines))
 
