@@ -13,8 +13,11 @@ TEMPORARY_SUFFIX = ".building"
 # a temporary is ".<target name>.<16 hex digits>.building": the digits hold no dot, so the
 # cleanup for catalog.db can never match a temporary of catalog.db.new (".catalog.db.new.<hex>")
 RANDOM_HEX_DIGITS = 16
-# SQLite's files beside the temporary while the build checks it (WAL mode) or if it is killed
-SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")
+# the full-text index's side database (full_text.py), built beside the temporary
+FULL_TEXT_SUFFIX = "-fts"
+# the files beside the temporary a killed build may leave: SQLite's (a journal, WAL mode's)
+# and the full-text side database
+SIDE_FILES = ("-wal", "-shm", "-journal", FULL_TEXT_SUFFIX)
 NEW_FILE_MODE = 0o644
 KINDS = (
     (stat.S_ISLNK, "a symbolic link"),
@@ -96,7 +99,7 @@ def sync_folder(folder):
 
 def remove_files(path):
     """The file and its SQLite side files, those that exist."""
-    for name in (path, *(path + suffix for suffix in SQLITE_SIDE_FILES)):
+    for name in (path, *(path + suffix for suffix in SIDE_FILES)):
         try:
             os.remove(name)
         except FileNotFoundError:
@@ -104,7 +107,7 @@ def remove_files(path):
 
 
 def temporary_name_pattern(target):
-    side_files = "|".join(map(re.escape, SQLITE_SIDE_FILES))
+    side_files = "|".join(map(re.escape, SIDE_FILES))
     return re.compile(
         rf"\.{re.escape(target.name)}\.[0-9a-f]{{{RANDOM_HEX_DIGITS}}}"
         rf"{re.escape(TEMPORARY_SUFFIX)}(?P<side>{side_files})?"

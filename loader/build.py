@@ -6,8 +6,6 @@ import collections
 import functools
 import itertools
 import json
-import sqlite3
-import threading
 from contextlib import closing
 from dataclasses import dataclass, field
 
@@ -15,6 +13,7 @@ import sqlite_utils
 
 from . import atomic
 from .facet_table import add_facet_table
+from .full_text import CatalogCheckFailed, SideIndex
 from .merge import DIRECT, Version, VersionGroups, resolve, title_matches
 from .names import display_name, name_key, spelling
 from .normalize import TRACK_SEPARATOR, affiliation_name, affiliation_slug, split_track
@@ -47,13 +46,18 @@ FTS_PAGE_BYTES = PAGE_SIZE - 160
 # SQLite's page cache while building; the OS file cache does the rest. 16 MB, not 32: at 1M
 # papers the build peaks near 500 MB (the writer's maps beside two parsing workers)
 CACHE_KB = 16384
-# full-text settings while streaming: no merging of segments as they come (finish_database's
+# full-text settings while streaming: no merging of segments as they come (the side index's
 # optimize merges them all once) and 4 MB of pending terms a segment, not 1 MB: fewer, larger
 # segments. Indexing 20,000 papers took 0.98 CPU-s, 0.72 so (16 MB: no faster, 12 MB more
 # memory). Dropped before publishing. (No "crisis" merges either, before 1,000 segments, made
 # indexing 0.4-0.8 CPU-s cheaper at 100k papers, but at 1M moved ~7 s into the serial tail:
 # optimize 5.7 -> 12.5 s.)
 FTS_BUILD_SETTINGS = (("automerge", 0), ("hashsize", 4 * 1024 * 1024))
+# the block size the catalog keeps
+FTS_SETTINGS = (("pgsz", FTS_PAGE_BYTES),)
+# several threads sort the rows of an index (and a GROUP BY) when they pass the page cache:
+# the build's 1M-paper index builds then use the core the serial tail leaves idle
+SORTER_THREADS = 2
 
 SCHEMA = {
     "sources": (
@@ -192,13 +196,6 @@ FACET_INDEXES = [
 ]
 
 
-def configure_full_text_index(db):
-    """FTS5 settings, before the first row is indexed (kept in papers_fts_config): the block
-    size the catalog keeps, and the streaming ones finish_database() drops."""
-    for key, value in (("pgsz", FTS_PAGE_BYTES), *FTS_BUILD_SETTINGS):
-        db.execute("insert into papers_fts (papers_fts, rank) values (?, ?)", [key, value])
-
-
 def create_facet_indexes(db):
     for table, columns, rows in FACET_INDEXES:
         # "track__id", not "track_id": that name is the foreign key's index
@@ -216,10 +213,6 @@ def release_free_pages(db):
 
 # json.dumps(..., ensure_ascii=False) makes a new encoder each call: one, made once
 to_json = json.JSONEncoder(ensure_ascii=False).encode
-
-
-class CatalogCheckFailed(Exception):
-    """The new catalog failed an integrity check: a SQLite or disk fault, not bad input."""
 
 
 class BuildFailed(Exception):
@@ -277,8 +270,9 @@ class CatalogWriter:
     that repeat a paper id until they are merged. The keys that find versions (8-byte
     hashes) go to a temporary table, so finding versions costs SQLite's sorter, not memory."""
 
-    def __init__(self, db):
+    def __init__(self, db, full_text):
         self.db = db
+        self.full_text = full_text
         # int(paper id, 16) -> None: an int key is half the size of the hex string, and a
         # dict holds it in ~70 bytes where a set takes ~140
         self.paper_ids = {}
@@ -299,8 +293,10 @@ class CatalogWriter:
         db.execute(
             f"create temp table unindexed (rowid integer primary key, {', '.join(FTS_COLUMNS)})"
         )
+        # the catalog's table, empty until the side index is copied into its shadow tables
         db["papers"].enable_fts(FTS_COLUMNS, tokenize=FTS_TOKENIZER)
-        configure_full_text_index(db)
+        sql = db.execute("select sql from sqlite_master where name = 'papers_fts'").fetchone()[0]
+        full_text.define(sql, FTS_SETTINGS, FTS_BUILD_SETTINGS)
 
     def add_source(self, source_id, source, papers, problems):
         self.pending["sources"].append(
@@ -562,16 +558,22 @@ class CatalogWriter:
         FTS5 adds two segments. Changed one at a time in the order merged, each change out of
         order flushed FTS5's pending terms as a segment of its own (~0.7 ms a paper)."""
         columns = ", ".join(FTS_COLUMNS)
-        execute = self.db.conn.execute
-        execute(
-            f"insert into papers_fts (papers_fts, rowid, {columns}) "
-            f"select 'delete', rowid, {columns} from temp.unindexed order by rowid"
-        )
-        execute(
-            f"insert into papers_fts (rowid, {columns}) select rowid, {columns} from papers "
-            "where rowid in (select rowid from temp.unindexed) order by rowid"
-        )
-        execute("drop table temp.unindexed")
+        for sql, send in (
+            (f"select rowid, {columns} from temp.unindexed order by rowid", self.full_text.remove),
+            (
+                (
+                    f"select rowid, {columns} from papers "
+                    "where rowid in (select rowid from temp.unindexed) order by rowid"
+                ),
+                self.full_text.add,
+            ),
+        ):
+            cursor = self.db.conn.execute(sql)
+            while rows := cursor.fetchmany(BATCH_SIZE):
+                send(FTS_COLUMNS, rows)
+        self.db.conn.execute("drop table temp.unindexed")
+        # merged and checked by the thread while this process counts papers and builds indexes
+        self.full_text.complete()
 
     def spelling_counts(self, author_id, first):
         """{spelling: entries using it} of an author with more than one spelling."""
@@ -638,7 +640,15 @@ class CatalogWriter:
         return papers
 
     def flush(self):
-        indexed = self.papers_written
+        # rowids run 1, 2, ... (no deletes while streaming): the index gets each row's text
+        # from the row as written, label, authors and abstract_text (plain, else abstract)
+        self.full_text.add(
+            FTS_COLUMNS,
+            [
+                (rowid, row[1], row[5], row[15] if row[16] is None else row[16])
+                for rowid, row in enumerate(self.pending["papers"], start=self.papers_written + 1)
+            ],
+        )
         self.papers_written += len(self.pending["papers"])
         for name in STREAMED:
             rows = self.pending[name]
@@ -647,13 +657,6 @@ class CatalogWriter:
                 # JSON detection), which costs more than SQLite's own insert at this size
                 self.db.conn.executemany(INSERTS[name], rows)
                 rows.clear()
-        # indexed batch by batch: this process would otherwise wait for the parsing workers,
-        # and the index is then ready when the stream ends (rowids run 1, 2, ...: no deletes)
-        self.db.conn.execute(
-            f"insert into papers_fts (rowid, {', '.join(FTS_COLUMNS)}) "
-            f"select rowid, {', '.join(FTS_COLUMNS)} from papers where rowid > ?",
-            [indexed],
-        )
 
     def finish(self):
         self.flush()
@@ -739,69 +742,29 @@ def index_foreign_keys(db):
                 db[name].create_index([column], if_not_exists=True)
 
 
-def finish_database(db, path):
-    """The merged full-text index, indexes, statistics and integrity checks."""
-    # merging the index's segments frees the pages of the old ones: the indexes made next
-    # fill them, where they would otherwise stay empty in the file
-    db["papers"].optimize()
-    # the catalog keeps FTS5's defaults (it is never written to again)
-    db.execute(
-        "delete from papers_fts_config where k in ({})".format(
-            ", ".join("?" * len(FTS_BUILD_SETTINGS))
-        ),
-        [key for key, _ in FTS_BUILD_SETTINGS],
-    )
+def finish_database(db, full_text):
+    """Indexes, the facet table, the full-text index from its side database, statistics and
+    SQLite's check."""
+    # while the side index merges its segments and checks them
     index_foreign_keys(db)
     create_facet_indexes(db)
     add_facet_table(db.conn)
+    db.conn.commit()
+    full_text.copy_into(db.conn)
     # per-term document counts: "related papers" picks a paper's rarest terms from it
     db.execute("create virtual table papers_fts_vocab using fts5vocab(papers_fts, 'row')")
     db.analyze()
     release_free_pages(db)
-    check_integrity(db, path)
+    check_integrity(db)
 
 
-def check_integrity(db, path):
-    """SQLite's quick_check and FTS5's integrity-check of the index's own structure, side
-    by side: the first on a read-only connection in a thread (SQLite releases the GIL), so a
-    second core takes it while this connection runs the second.
+def check_integrity(db):
+    """SQLite's quick_check (the full-text index's own check runs on its side database).
 
     quick_check reads every page and b-tree (a disk or SQLite fault) without matching each
     index against its table: a fresh build writes both in one statement, and the full
-    integrity_check cost 10x as much (2.7 of ~50 CPU-seconds at 100,000 papers). Likewise
-    the full-text check reads every segment of the index without tokenizing every paper
-    again to match it against its content (rank 1): that took 2.0 CPU-s of a ~20 s build at
-    100,000 papers, this 0.8. The index is written from the rows in two statements (the
-    stream's batches and CatalogWriter.reindex), which the tests match against a rebuild."""
-    db.conn.commit()  # the reader must see every row
-    # the FTS check runs as an INSERT: in rollback-journal mode it may need the exclusive lock
-    # while the reader holds its shared one (at 1M papers: "database is locked"). In WAL mode
-    # a writer and a reader never wait for each other.
-    side_by_side = db.execute("pragma journal_mode = wal").fetchone()[0] == "wal"
-    results = []
-
-    def run_sqlite_check():
-        try:
-            with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as reader:
-                results.append(reader.execute("pragma quick_check").fetchall())
-        except sqlite3.Error as error:
-            results.append([(f"quick_check could not run: {error}",)])
-
-    # where WAL is refused (a file system without shared memory), one after the other
-    thread = threading.Thread(target=run_sqlite_check)
-    if side_by_side:
-        thread.start()
-    else:
-        run_sqlite_check()
-    try:
-        db.execute("insert into papers_fts(papers_fts, rank) values ('integrity-check', 0)")
-    except sqlite3.DatabaseError as error:
-        raise CatalogCheckFailed(f"full-text index integrity-check: {error}") from error
-    finally:
-        if side_by_side:
-            thread.join()
-        db.conn.rollback()  # end the check's implicit transaction, keeping nothing it wrote
-    messages = [row[0] for row in results[0]]
+    integrity_check cost 10x as much (2.7 of ~50 CPU-seconds at 100,000 papers)."""
+    messages = [row[0] for row in db.execute("pragma quick_check")]
     if messages != ["ok"]:
         raise CatalogCheckFailed(f"quick_check: {'; '.join(messages[:5])}")
 
@@ -833,12 +796,15 @@ def write_catalog(files, path, forced_format=None, progress=None, workers=None):
     db.execute("pragma journal_mode = off")
     db.execute("pragma synchronous = off")
     db.execute(f"pragma cache_size = -{CACHE_KB}")
+    db.execute(f"pragma threads = {SORTER_THREADS}")
+    full_text = SideIndex(path + atomic.FULL_TEXT_SUFFIX, "papers_fts")
     try:
-        summary = write_rows(db, files, forced_format, progress, workers)
+        summary = write_rows(db, files, forced_format, progress, workers, full_text)
         store_public_paths(db)
-        finish_database(db, path)
+        finish_database(db, full_text)
         db.execute("pragma journal_mode = delete")
     finally:
+        full_text.close()
         db.close()
     return summary
 
@@ -862,8 +828,8 @@ def store_public_paths(db):
         db.execute("drop table public_paths")
 
 
-def write_rows(db, files, forced_format, progress, workers):
-    writer = CatalogWriter(db)
+def write_rows(db, files, forced_format, progress, workers, full_text):
+    writer = CatalogWriter(db, full_text)
     # sorted: the same inputs in any order give the same ids and rows
     files = sorted(files, key=str)
     sources = prepared_sources(files, forced_format, worker_count(files, workers))

@@ -20,6 +20,7 @@ from loader.build import (
     check_integrity,
     release_free_pages,
 )
+from loader.full_text import check_full_text_index
 from loader.sources import discover, public_paths
 
 from . import merge_fixtures
@@ -250,9 +251,11 @@ def test_skip_invalid_records_problems(tmp_path):
 
 def test_stale_temporary_files_are_removed(tmp_path):
     good = write(tmp_path, "good.txt", f"论文检索\n\nAnn Lee\n\n{ABSTRACT}\n")
-    # killed during the integrity checks, a build also leaves its WAL and shared-memory files
+    # a killed build also leaves its full-text side database (and, from older builds killed
+    # during the integrity checks, WAL and shared-memory files)
     names = [
         ".catalog.db.0123456789abcdef.building",
+        ".catalog.db.0123456789abcdef.building-fts",
         ".catalog.db.0123456789abcdef.building-wal",
         ".catalog.db.0123456789abcdef.building-shm",
     ]
@@ -288,7 +291,8 @@ def test_author_tracks_follow_a_track_and_authors_merged_in_later(tmp_path):
     )
 
 
-# integrity checks: both run on every build, side by side, and both catch real damage
+# integrity checks: both run on every build (the full-text one on the side database, before
+# the index is copied in), and both catch real damage
 
 
 def seeds_copy(tmp_path, seed_catalog):
@@ -300,8 +304,9 @@ def seeds_copy(tmp_path, seed_catalog):
 def test_integrity_checks_pass_on_a_good_catalog(tmp_path, seed_catalog):
     path = seeds_copy(tmp_path, seed_catalog)
     db = sqlite_utils.Database(path)
-    check_integrity(db, path)
-    db.execute("pragma journal_mode = delete")  # as the build does after the checks
+    check_integrity(db)
+    check_full_text_index(db.conn, "papers_fts")
+    db.conn.rollback()  # as the side index commits only after its check
     db.close()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["copy.db"]
     before, after = sqlite3.connect(seed_catalog), sqlite3.connect(path)
@@ -318,11 +323,11 @@ DAMAGE_FULL_TEXT_INDEX = (
 
 def test_integrity_checks_catch_a_damaged_full_text_index(tmp_path, seed_catalog):
     path = seeds_copy(tmp_path, seed_catalog)
-    db = sqlite_utils.Database(path)
-    with db.conn:
-        db.execute(DAMAGE_FULL_TEXT_INDEX)
+    connection = sqlite3.connect(path)
+    with connection:
+        connection.execute(DAMAGE_FULL_TEXT_INDEX)
     with pytest.raises(CatalogCheckFailed, match="full-text index"):
-        check_integrity(db, path)
+        check_full_text_index(connection, "papers_fts")
 
 
 def test_integrity_checks_catch_a_damaged_index_page(tmp_path, seed_catalog):
@@ -338,7 +343,7 @@ def test_integrity_checks_catch_a_damaged_index_page(tmp_path, seed_catalog):
         file.write(b"\x05")
     db = sqlite_utils.Database(path)
     with pytest.raises(CatalogCheckFailed, match=f"(?s)quick_check: .*page {root}"):
-        check_integrity(db, path)
+        check_integrity(db)
 
 
 def full_text_entries(connection):
@@ -386,19 +391,6 @@ def test_the_merge_leaves_the_full_text_index_as_a_rebuild_writes_it(tmp_path, i
     connection.execute("drop table temp.entries")
     assert full_text_entries(connection) == built
     assert built[0]
-
-
-def test_integrity_checks_run_one_after_the_other_where_wal_is_refused(tmp_path, seed_catalog):
-    # the dot-file VFS has no shared memory, like some network file systems: no WAL mode
-    path = seeds_copy(tmp_path, seed_catalog)
-    db = sqlite_utils.Database(sqlite3.connect(f"file:{path}?vfs=unix-dotfile", uri=True))
-    assert db.execute("pragma journal_mode").fetchone()[0] == "delete"
-    check_integrity(db, path)
-    with db.conn:
-        db.execute(DAMAGE_FULL_TEXT_INDEX)
-    with pytest.raises(CatalogCheckFailed, match="full-text index"):
-        check_integrity(db, path)
-    assert db.execute("pragma journal_mode").fetchone()[0] == "delete"
 
 
 # venue, year and status (the real records of tests/fixtures/real/merge/)
@@ -484,6 +476,58 @@ def test_parsing_workers_are_gone_before_the_writer_finishes(tmp_path, monkeypat
     summary = build_catalog(sorted(SEEDS.iterdir()), tmp_path / "c.db", workers=2)
     assert summary.papers == 90
     assert alive == [0]
+
+
+def test_a_build_failing_after_the_stream_stops_the_index_thread_and_leaves_no_file(
+    tmp_path, monkeypatch
+):
+    """The side index's thread has indexed every batch when the writer fails: the thread
+    stops, its side database goes with the temporary, the old catalog stays."""
+    import threading
+
+    from loader import build
+
+    target = tmp_path / "out" / "catalog.db"
+    build_catalog(sorted(SEEDS.iterdir()), target)
+    before = target.read_bytes()
+    monkeypatch.setattr(build, "BATCH_SIZE", 7)  # several batches from the 90 seed papers
+    side_files = []
+
+    def fail(writer):
+        writer.full_text.wait()
+        side_files.extend(p.name for p in target.parent.iterdir() if p.name.endswith("-fts"))
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(build.CatalogWriter, "count_papers", fail)
+    with pytest.raises(sqlite3.OperationalError):
+        build_catalog(sorted(SEEDS.iterdir()), target)
+    assert len(side_files) == 1  # the thread was writing its side database
+    assert [p.name for p in target.parent.iterdir()] == ["catalog.db"]
+    assert target.read_bytes() == before
+    assert not [t for t in threading.enumerate() if t.name.startswith("full-text")]
+
+
+def test_the_side_index_is_the_index_a_rebuild_writes_in_small_batches(tmp_path, monkeypatch):
+    """Batches of 7 papers (13 for the seeds' 90), the merge's changes taken out and put back
+    in chunks: the copied index holds what FTS5's rebuild from the rows holds."""
+    from loader import build
+
+    monkeypatch.setattr(build, "BATCH_SIZE", 7)
+    path = tmp_path / "catalog.db"
+    build_catalog(sorted(merge_fixtures.MERGE_FIXTURES.glob("*.jsonl")), path)
+    connection = sqlite3.connect(path, isolation_level=None)
+    assert connection.execute("select count(*) from paper_aliases").fetchone()[0] > 0
+    connection.execute("insert into papers_fts(papers_fts, rank) values ('integrity-check', 1)")
+    built = full_text_entries(connection)
+    connection.execute("insert into papers_fts(papers_fts) values ('rebuild')")
+    connection.execute("drop table temp.entries")
+    assert full_text_entries(connection) == built
+    assert built[0]
+    # the build settings went with the merge; the block size stays
+    assert connection.execute("select k, v from papers_fts_config order by k").fetchall() == [
+        ("pgsz", FTS_PAGE_BYTES),
+        ("version", 4),
+    ]
 
 
 # size: one full-text block a page, partial facet indexes, no free pages

@@ -62,7 +62,7 @@ def test_a_catalog_failing_its_integrity_check_never_replaces_the_old_one(tmp_pa
     assert run("build", SEEDS, "--db", db).exit_code == 0
     before = db.read_bytes()
 
-    def damaged(db, path):  # a disk or SQLite fault, injected where the checks run
+    def damaged(db):  # a disk or SQLite fault, injected where the checks run
         raise loader.build.CatalogCheckFailed("integrity_check: row 3 missing from index")
 
     monkeypatch.setattr(loader.build, "check_integrity", damaged)
