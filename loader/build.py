@@ -797,7 +797,7 @@ def write_catalog(files, path, forced_format=None, progress=None, workers=None):
     db.execute("pragma synchronous = off")
     db.execute(f"pragma cache_size = -{CACHE_KB}")
     db.execute(f"pragma threads = {SORTER_THREADS}")
-    full_text = SideIndex(path + atomic.FULL_TEXT_SUFFIX, "papers_fts")
+    full_text = SideIndex(path + atomic.FULL_TEXT_SUFFIX, "papers_fts", PAGE_SIZE)
     try:
         summary = write_rows(db, files, forced_format, progress, workers, full_text)
         store_public_paths(db)

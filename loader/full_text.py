@@ -34,9 +34,10 @@ class SideIndex:
     forks only while no other thread runs). Call define() first, complete() once all rows
     are given, then copy_into(); close() whatever happens."""
 
-    def __init__(self, path, name):
+    def __init__(self, path, name, page_size):
         self.path = path
         self.name = name
+        self.page_size = page_size
         self.sql = self.settings = self.build_settings = None
         self.executor = None
         self.pending = collections.deque()
@@ -62,6 +63,8 @@ class SideIndex:
     def open(self):
         self.connection = sqlite3.connect(self.path, isolation_level=None)
         for pragma in (
+            # the catalog's: a block of the index fills a page (no overflow pages to follow)
+            f"page_size = {self.page_size}",
             "journal_mode = off",
             "synchronous = off",
             f"cache_size = -{SIDE_CACHE_KB}",
