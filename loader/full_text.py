@@ -16,7 +16,7 @@ import sqlite3
 
 SHADOW_TABLES = ("data", "idx", "docsize", "config")
 # batches given to the thread and not yet indexed: the writer waits beyond this (memory)
-MAX_PENDING = 3
+MAX_PENDING = 2
 # the side file's page cache: its pages are written once, in order, and read once by the
 # merge; the OS file cache does the rest
 SIDE_CACHE_KB = 4096
