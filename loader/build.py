@@ -764,9 +764,9 @@ def index_foreign_keys(db):
 
 
 def finish_database(db, full_text):
-    """Indexes, the facet table, the full-text index from its side database, statistics and
-    SQLite's check."""
-    # while the side index merges its segments and checks them
+    """The facet table, the full-text index from its side database, statistics and SQLite's
+    check (CatalogWriter.finish made the indexes)."""
+    # while the side index may still merge its segments and check them
     add_facet_table(db.conn)
     db.conn.commit()
     full_text.copy_into(db.conn)

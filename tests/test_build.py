@@ -507,6 +507,25 @@ def test_a_build_failing_after_the_stream_stops_the_index_thread_and_leaves_no_f
     assert not [t for t in threading.enumerate() if t.name.startswith("full-text")]
 
 
+def test_a_full_text_index_failing_its_check_in_the_thread_fails_the_build(tmp_path, monkeypatch):
+    from loader import full_text
+
+    target = tmp_path / "catalog.db"
+    build_catalog(sorted(SEEDS.iterdir()), target)
+    before = target.read_bytes()
+    check = full_text.check_full_text_index
+
+    def damage_then_check(connection, name):  # a disk fault in the side database
+        connection.execute(DAMAGE_FULL_TEXT_INDEX)
+        check(connection, name)
+
+    monkeypatch.setattr(full_text, "check_full_text_index", damage_then_check)
+    with pytest.raises(CatalogCheckFailed, match="full-text index integrity-check"):
+        build_catalog(sorted(SEEDS.iterdir()), target)
+    assert target.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["catalog.db"]
+
+
 def test_the_side_index_is_the_index_a_rebuild_writes_in_small_batches(tmp_path, monkeypatch):
     """Batches of 7 papers (13 for the seeds' 90), the merge's changes taken out and put back
     in chunks: the copied index holds what FTS5's rebuild from the rows holds."""
