@@ -12,7 +12,7 @@ first sentence, always cut at a word and ending with '…' when cut.
 
 import re
 
-from .markup import collapse_spaces
+from .markup import collapse_spaces, holds_any
 
 LABEL_LENGTH = 90
 # a sentence ends at '. ' before a capital, but not after 'et al.' or 'e.g.'
@@ -239,7 +239,10 @@ def may_hold(sentence, *word_groups):
     if not sentence.isascii():
         return True
     lower = sentence.lower()
-    return all(any(word in lower for word in words) for words in word_groups)
+    for words in word_groups:  # loops, not all(any()): the generators cost as much as the tests
+        if not holds_any(lower, words):
+            return False
+    return True
 
 
 def names_in(sentence):

@@ -1,0 +1,103 @@
+"""The third round of build fast paths give exactly what the readings they replace give.
+
+Each is checked against the pattern or pass it replaces over every line of the real fixtures
+and seeds (test_build_speed.REAL_TEXTS) and over generated text with the characters it turns on."""
+
+import re
+import unicodedata
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from loader import labels, markup, merge
+
+from .test_build_speed import REAL_TEXTS, protected_texts
+
+# the character-class searches holds_any replaced
+MARKDOWN_MARK = re.compile(r"[*_`\[\]<&\n\r\0]")
+LATEX_MARK = re.compile(r"[\\{}~]|--|''|`")
+
+
+def check_marks(source):
+    assert markup.has_markdown_mark(source) == bool(MARKDOWN_MARK.search(source)), source
+    assert markup.holds_any(source, markup.LATEX_MARKS) == bool(LATEX_MARK.search(source)), source
+
+
+def test_marks_found_by_substring_tests_equal_the_patterns_on_real_text():
+    assert sum(markup.has_markdown_mark(t) for t in REAL_TEXTS) > 100
+    for source in REAL_TEXTS:
+        check_marks(source)
+    for source, _ in protected_texts():  # with placeholders: not ASCII
+        check_marks(source)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab *_`[]<>&\n\r\0\\{}~-'$\ue100é")), max_size=40))
+def test_marks_found_by_substring_tests_equal_the_patterns(source):
+    check_marks(source)
+
+
+def restore_every_time(text, pieces, as_source=False):
+    """restore() without its shortcut: a pass over the text whatever the pieces."""
+
+    def back(match):
+        piece = pieces[ord(match.group(0)) - markup.PLACEHOLDER_BASE]
+        if isinstance(piece, markup.Math):
+            if not as_source:
+                return match.group(0)
+            return f"$${piece.tex}$$" if piece.display else f"${piece.tex}$"
+        return piece
+
+    return markup.PLACEHOLDER.sub(back, text)
+
+
+def test_restore_and_split_text_shortcuts_on_real_text():
+    """Without pieces a text has no placeholder (split_text does not split it), and restore
+    gives what its full pass gives, also with only math pieces (kept as placeholders)."""
+    protected = list(protected_texts())
+    assert sum(1 for _, pieces in protected if not pieces) > 100
+    only_math = [(t, p) for t, p in protected if p and all(isinstance(x, markup.Math) for x in p)]
+    assert len(only_math) > 20
+    for text, pieces in protected:
+        for as_source in (False, True):
+            assert markup.restore(text, pieces, as_source) == restore_every_time(
+                text, pieces, as_source
+            )
+        assert pieces or not markup.PLACEHOLDER.search(text)
+
+
+def test_word_characters_are_alphanumerics_or_underscore():
+    """letters_and_digits drops what str.isalnum() refuses where it dropped `[\\W_]`."""
+    word = re.compile(r"\w")
+    differ = [
+        c for c in map(chr, range(0x110000)) if bool(word.fullmatch(c)) != (c.isalnum() or c == "_")
+    ]
+    assert differ == []
+
+
+def letters_and_digits_by_pattern(source):
+    return merge.NOT_LETTER_OR_DIGIT.sub("", unicodedata.normalize("NFKD", source.casefold()))
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.text(
+        alphabet=st.sampled_from(list("aZ_9 .,–’“ε∞ℓαé\u0301½℡Ⅸ％İ\ud800\U0001d400")), max_size=30
+    )
+)
+def test_letters_and_digits_drop_what_the_pattern_drops(source):
+    assert merge.letters_and_digits(source) == letters_and_digits_by_pattern(source)
+
+
+def may_hold_by_generators(sentence, *word_groups):
+    if not sentence.isascii():
+        return True
+    lower = sentence.lower()
+    return all(any(word in lower for word in words) for words in word_groups)
+
+
+def test_may_hold_equals_the_generator_reading_on_real_text():
+    groups = [(labels.INTRO_WORDS, labels.INTRO_VERBS), (labels.NAMING_WORDS,)]
+    for source in REAL_TEXTS:
+        for group in groups:
+            assert labels.may_hold(source, *group) == may_hold_by_generators(source, *group)
