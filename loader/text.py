@@ -32,6 +32,11 @@ NAME_WORD = re.compile(
 # never a sentence's end
 # (after a hyphenated given name: "Hui-H. Hsu"; a doubled dot is a typo: "C. A.. Micchelli")
 INITIALS = re.compile(rf"^(?:[^\W\d_]+[{HYPHENS}])?(?:[^\W\d_]{{1,3}}\.{{1,2}}[{HYPHENS}]?)+$")
+INITIALS_PARTS = re.compile(rf"[.{HYPHENS}]+")
+# the most common shape of a name, "Wei Chen", "Adam A. Feng": capitalized ASCII words, at most
+# one initial, at most five words. looks_like_name says yes to all of it
+# (tests/test_build_speed3.py), looking at each word in turn
+PLAIN_NAME = re.compile(r"[A-Z][a-z]+(?: [A-Z]\.)?(?: [A-Z][a-z]+){1,3}")
 # TeX accents in scraped names ("Jo\~{a}o", "Tom\'a\v s"): after a letter-named accent TeX
 # takes the next letter across the space ("\v S" is "\v{S}"), which the LaTeX reader needs braced
 TEX_LETTER_ACCENT = re.compile(r"\\([uvHcdbkrt])\s+([^\W\d_])")
@@ -286,6 +291,8 @@ def looks_like_name(name):
     """Whether a cleaned-up string is one person's name."""
     if not name or len(name) > MAX_NAME_LENGTH:
         return False
+    if PLAIN_NAME.fullmatch(name):
+        return True  # what the rest says of it, ~7x faster (most names read are new ones)
     if name.count("(") != name.count(")") or name.count("(") > 1:
         return False
     # combining marks are not word characters for `re` ("Martı́nez" keeps U+0301 after NFC);
@@ -308,7 +315,7 @@ def is_initials(word):
     """ "J.", "C.S.", "J.-P.", "Jr.", "Rif.", and "c." of a name spelled in lowercase; never
     "it."."""
     return bool(INITIALS.match(word)) and all(
-        len(part) == 1 or part[:1].isupper() for part in re.split(rf"[.{HYPHENS}]+", word) if part
+        len(part) == 1 or part[:1].isupper() for part in INITIALS_PARTS.split(word) if part
     )
 
 

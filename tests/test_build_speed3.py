@@ -9,7 +9,7 @@ import unicodedata
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loader import labels, markup, merge
+from loader import labels, markup, merge, text
 
 from .test_build_speed import REAL_TEXTS, protected_texts
 
@@ -58,12 +58,12 @@ def test_restore_and_split_text_shortcuts_on_real_text():
     assert sum(1 for _, pieces in protected if not pieces) > 100
     only_math = [(t, p) for t, p in protected if p and all(isinstance(x, markup.Math) for x in p)]
     assert len(only_math) > 20
-    for text, pieces in protected:
+    for protected_text, pieces in protected:
         for as_source in (False, True):
-            assert markup.restore(text, pieces, as_source) == restore_every_time(
-                text, pieces, as_source
+            assert markup.restore(protected_text, pieces, as_source) == restore_every_time(
+                protected_text, pieces, as_source
             )
-        assert pieces or not markup.PLACEHOLDER.search(text)
+        assert pieces or not markup.PLACEHOLDER.search(protected_text)
 
 
 def test_word_characters_are_alphanumerics_or_underscore():
@@ -101,3 +101,32 @@ def test_may_hold_equals_the_generator_reading_on_real_text():
     for source in REAL_TEXTS:
         for group in groups:
             assert labels.may_hold(source, *group) == may_hold_by_generators(source, *group)
+
+
+def looks_like_name_word_by_word(name):
+    original = text.PLAIN_NAME
+    try:
+        text.PLAIN_NAME = re.compile(r"(?!)")  # matches nothing: every name read word by word
+        return text.looks_like_name(name)
+    finally:
+        text.PLAIN_NAME = original
+
+
+def test_plain_names_are_names_on_real_text():
+    parts = {p.strip() for source in REAL_TEXTS for p in text.NAME_SEPARATOR.split(source)}
+    plain = [p for p in parts if text.PLAIN_NAME.fullmatch(p)]
+    assert len(plain) > 500
+    assert [p for p in plain if not looks_like_name_word_by_word(p)] == []
+    assert [p for p in parts if text.looks_like_name(p) != looks_like_name_word_by_word(p)] == []
+
+
+PLAIN_NAME_PIECES = st.lists(
+    st.sampled_from(["A", "Z", "a", "z", "Ab", "Xu", "Chen", "B.", " ", "  ", ".", "-", "'", "é"]),
+    max_size=12,
+).map("".join)
+
+
+@settings(max_examples=5000, deadline=None)
+@given(PLAIN_NAME_PIECES)
+def test_plain_names_are_names(name):
+    assert text.looks_like_name(name) == looks_like_name_word_by_word(name)
