@@ -130,3 +130,25 @@ PLAIN_NAME_PIECES = st.lists(
 @given(PLAIN_NAME_PIECES)
 def test_plain_names_are_names(name):
     assert text.looks_like_name(name) == looks_like_name_word_by_word(name)
+
+
+def introduced_thing_searching_every_sentence(sentences):
+    original = labels.may_hold
+    try:
+        labels.may_hold = lambda *_: True
+        return labels.introduced_thing(sentences)
+    finally:
+        labels.may_hold = original
+
+
+def test_introduced_thing_with_the_prefilter_on_real_text():
+    texts = [" ".join(labels.drop_citations(t).split()) for t in REAL_TEXTS]
+    sentences = [[s.strip() for s in labels.split_sentences(t) if s.strip()] for t in texts]
+    found = [s for s in sentences if labels.introduced_thing(s)]
+    assert len(found) > 100
+    differ = [
+        s
+        for s in sentences
+        if labels.introduced_thing(s) != introduced_thing_searching_every_sentence(s)
+    ]
+    assert differ == []
