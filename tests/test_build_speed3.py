@@ -13,7 +13,8 @@ from loader import labels, markup, merge, text
 
 from .test_build_speed import REAL_TEXTS, protected_texts
 
-# the character-class searches holds_any replaced
+# the character-class searches holds_any replaced (and LATEX_MARK as it was before its branches
+# were each made a literal)
 MARKDOWN_MARK = re.compile(r"[*_`\[\]<&\n\r\0]")
 LATEX_MARK = re.compile(r"[\\{}~]|--|''|`")
 
@@ -23,10 +24,16 @@ def check_marks(source):
     assert markup.holds_any(source, markup.LATEX_MARKS) == bool(LATEX_MARK.search(source)), source
 
 
+def check_latex_mark_spans(source):
+    spans = [m.span() for m in markup.LATEX_MARK.finditer(source)]
+    assert spans == [m.span() for m in LATEX_MARK.finditer(source)], source
+
+
 def test_marks_found_by_substring_tests_equal_the_patterns_on_real_text():
     assert sum(markup.has_markdown_mark(t) for t in REAL_TEXTS) > 100
     for source in REAL_TEXTS:
         check_marks(source)
+        check_latex_mark_spans(source)
     for source, _ in protected_texts():  # with placeholders: not ASCII
         check_marks(source)
 
@@ -35,6 +42,7 @@ def test_marks_found_by_substring_tests_equal_the_patterns_on_real_text():
 @given(st.text(alphabet=st.sampled_from(list("ab *_`[]<>&\n\r\0\\{}~-'$\ue100é")), max_size=40))
 def test_marks_found_by_substring_tests_equal_the_patterns(source):
     check_marks(source)
+    check_latex_mark_spans(source)
 
 
 def restore_every_time(text, pieces, as_source=False):
