@@ -9,7 +9,8 @@ import unicodedata
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loader import labels, markup, merge, text
+from loader import labels, markup, merge, parse_listing, text
+from loader.normalize import TRACK_SEPARATOR
 
 from .test_build_speed import REAL_TEXTS, protected_texts
 
@@ -160,3 +161,12 @@ def test_introduced_thing_with_the_prefilter_on_real_text():
         if labels.introduced_thing(s) != introduced_thing_searching_every_sentence(s)
     ]
     assert differ == []
+
+
+def test_cached_track_lines_read_as_fresh_ones_on_real_text():
+    parse_listing.is_track.cache_clear()
+    lines = [t.strip() for t in REAL_TEXTS if TRACK_SEPARATOR in t and len(t) <= 200]
+    assert sum(parse_listing.is_track(line) for line in lines) > 20
+    for line in lines + lines:  # the second time from the cache
+        assert parse_listing.is_track(line) == parse_listing.is_track.__wrapped__(line), line
+    assert parse_listing.is_track.cache_info().hits >= len(lines)
