@@ -303,9 +303,21 @@ def drop_citations(text):
 
 
 def split_sentences(text):
-    """The text cut at each SENTENCE_END, every sentence keeping its mark."""
-    parts = SENTENCE_END.split(text)  # [sentence, mark, sentence, mark, ..., sentence]
-    return [parts[i] + parts[i + 1] for i in range(0, len(parts) - 1, 2)] + parts[-1:]
+    """The text cut at each SENTENCE_END, every sentence keeping its mark, one at a time."""
+    start = 0
+    for end in SENTENCE_END.finditer(text):
+        yield text[start : end.end(1)]
+        start = end.end()
+    yield text[start:]
+
+
+def read_sentences(text, into):
+    """The stripped, non-empty sentences of `text`, one at a time, each also added to `into`."""
+    for sentence in split_sentences(text):
+        sentence = sentence.strip()
+        if sentence:
+            into.append(sentence)
+            yield sentence
 
 
 def derive_label(text):
@@ -313,9 +325,13 @@ def derive_label(text):
     if "://" in text or "github.com" in text:
         text = URL.sub("", text)
     text = collapse_spaces(drop_citations(text))
-    sentences = [s.strip() for s in split_sentences(text) if s.strip()]
-    if not sentences:
-        return ""
-    first = next((s for s in sentences if not CITATION.search(s)), sentences[0])
-    label = named_method(sentences) or introduced_thing(sentences) or first
+    # the text is cut as named_method reads on: it stops at the sentence that names the method,
+    # the second of most abstracts (cutting them all was ~15% of a label)
+    sentences = []
+    label = named_method(read_sentences(text, sentences))
+    if label is None:  # named_method has read every sentence
+        if not sentences:
+            return ""
+        first = next((s for s in sentences if not CITATION.search(s)), sentences[0])
+        label = introduced_thing(sentences) or first
     return cut_at_word(label)

@@ -13,6 +13,7 @@ from loader import labels, markup, merge, parse_listing, text
 from loader.normalize import TRACK_SEPARATOR
 
 from .test_build_speed import REAL_TEXTS, protected_texts
+from .test_build_speed2 import WORDS
 
 # the character-class searches holds_any replaced (and LATEX_MARK as it was before its branches
 # were each made a literal)
@@ -170,3 +171,29 @@ def test_cached_track_lines_read_as_fresh_ones_on_real_text():
     for line in lines + lines:  # the second time from the cache
         assert parse_listing.is_track(line) == parse_listing.is_track.__wrapped__(line), line
     assert parse_listing.is_track.cache_info().hits >= len(lines)
+
+
+def derive_label_cutting_every_sentence(source):
+    """derive_label as it was before it cut sentences as named_method read them."""
+    if "://" in source or "github.com" in source:
+        source = labels.URL.sub("", source)
+    source = markup.collapse_spaces(labels.drop_citations(source))
+    sentences = [s.strip() for s in labels.split_sentences(source) if s.strip()]
+    if not sentences:
+        return ""
+    first = next((s for s in sentences if not labels.CITATION.search(s)), sentences[0])
+    label = labels.named_method(sentences) or labels.introduced_thing(sentences) or first
+    return labels.cut_at_word(label)
+
+
+def test_labels_from_sentences_read_one_at_a_time_on_real_text():
+    texts = [markup.plain_text(t) for t in REAL_TEXTS]
+    assert sum(labels.named_method(labels.split_sentences(t)) is not None for t in texts) > 100
+    differ = [t for t in texts if labels.derive_label(t) != derive_label_cutting_every_sentence(t)]
+    assert differ == []
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(st.sampled_from(WORDS), max_size=30).map("".join))
+def test_labels_from_sentences_read_one_at_a_time(source):
+    assert labels.derive_label(source) == derive_label_cutting_every_sentence(source)
