@@ -94,7 +94,7 @@ def version_keys(entry, text):
     loose = letters_and_digits(text)
     if len(loose) >= ABSTRACT_MIN_CHARACTERS:
         keys.append((DIRECT, hash_key("abstract", loose)))
-    words = title_words(entry.title or "")
+    words = title_words(entry.title) if entry.title else ""  # most entries have none
     if len(words.split()) >= TITLE_MIN_WORDS:
         keys.append((TITLE, hash_key("title", words)))
     return keys

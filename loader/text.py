@@ -19,6 +19,9 @@ TRUNCATION_MARK = re.compile(r"(?:\bet\s+al\.?|等)\Z", re.IGNORECASE)
 # "A, B, C & D" (ICLR 2017 listings join the last two names with an ampersand; never
 # "D&#x27;Oro": entities are decoded after the split, and an entity has no spaces)
 NAME_SEPARATOR = re.compile(r"[,，、]|\s&\s")
+# the same where the text has no '&': a character class alone lets SRE skip to its characters
+# (~3x faster over a line than trying both branches at every character)
+COMMA = re.compile(r"[,，、]")
 UNDECODABLE = re.compile(r"[\udc80-\udcff]")
 APOSTROPHES = "'’ʼ‘"
 HYPHENS = r"\-‐‑"  # escaped: these go inside character classes
@@ -187,14 +190,15 @@ def split_authors(text):
     """
     # the first name is checked before the line is split, so an abstract is rejected on its
     # first words instead of after a pass over all of it
-    head = NAME_SEPARATOR.split(text[: MAX_NAME_LENGTH * 4], maxsplit=1)
+    window = text[: MAX_NAME_LENGTH * 4]
+    head = separator_in(window).split(window, maxsplit=1)
     if len(head) == 1 and len(text) > MAX_NAME_LENGTH * 4:
         return None
     first = head[0]
     if (too_many_words(first) or clean_name(first) is None) and not is_truncated(first.rstrip()):
         return None
     text, truncated = strip_truncation(text)
-    parts = NAME_SEPARATOR.split(text)
+    parts = separator_in(text).split(text)
     if len(parts) > 1 and not parts[-1].strip():
         return None
     names = []
@@ -211,6 +215,11 @@ def split_authors(text):
             return None
         names.append(name)
     return names, truncated
+
+
+def separator_in(text):
+    """The pattern that splits `text` as NAME_SEPARATOR does."""
+    return NAME_SEPARATOR if "&" in text else COMMA
 
 
 def clean_name(text):

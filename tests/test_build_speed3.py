@@ -197,3 +197,22 @@ def test_labels_from_sentences_read_one_at_a_time_on_real_text():
 @given(st.lists(st.sampled_from(WORDS), max_size=30).map("".join))
 def test_labels_from_sentences_read_one_at_a_time(source):
     assert labels.derive_label(source) == derive_label_cutting_every_sentence(source)
+
+
+def check_separator(source):
+    pattern = text.separator_in(source)
+    assert pattern.split(source) == text.NAME_SEPARATOR.split(source), source
+    assert pattern.split(source, maxsplit=1) == text.NAME_SEPARATOR.split(source, maxsplit=1)
+
+
+def test_names_split_as_by_the_separator_pattern_on_real_text():
+    assert sum(text.separator_in(t) is text.COMMA for t in REAL_TEXTS) > 1000
+    assert sum(text.separator_in(t) is text.NAME_SEPARATOR for t in REAL_TEXTS) > 10
+    for source in REAL_TEXTS:
+        check_separator(source)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab ,，、&\t\n\u3000\u00a0")), max_size=30))
+def test_names_split_as_by_the_separator_pattern(source):
+    check_separator(source)
