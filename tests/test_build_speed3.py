@@ -216,3 +216,15 @@ def test_names_split_as_by_the_separator_pattern_on_real_text():
 @given(st.text(alphabet=st.sampled_from(list("ab ,，、&\t\n\u3000\u00a0")), max_size=30))
 def test_names_split_as_by_the_separator_pattern(source):
     check_separator(source)
+
+
+def test_collapse_spaces_asked_again_about_a_text_on_real_text():
+    """The text last found collapsed is told by identity: asked in any order, every answer is
+    split and join's."""
+    texts = REAL_TEXTS + [t + "  x" for t in REAL_TEXTS[:200]]
+    for source in texts + texts[::-1]:
+        for _ in range(2):
+            assert markup.collapse_spaces(source) == " ".join(source.split())
+    collapsed = " ".join(REAL_TEXTS[-1].split())
+    assert markup.collapse_spaces(collapsed) is collapsed
+    assert markup.LAST_COLLAPSED[0] is collapsed
