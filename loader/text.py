@@ -19,6 +19,9 @@ TRUNCATION_MARK = re.compile(r"(?:\bet\s+al\.?|等)\Z", re.IGNORECASE)
 # "A, B, C & D" (ICLR 2017 listings join the last two names with an ampersand; never
 # "D&#x27;Oro": entities are decoded after the split, and an entity has no spaces)
 NAME_SEPARATOR = re.compile(r"[,，、]|\s&\s")
+# the same where the text has no '&': a character class alone lets SRE skip to its characters
+# (~3x faster over a line than trying both branches at every character)
+COMMA = re.compile(r"[,，、]")
 UNDECODABLE = re.compile(r"[\udc80-\udcff]")
 APOSTROPHES = "'’ʼ‘"
 HYPHENS = r"\-‐‑"  # escaped: these go inside character classes
@@ -32,6 +35,11 @@ NAME_WORD = re.compile(
 # never a sentence's end
 # (after a hyphenated given name: "Hui-H. Hsu"; a doubled dot is a typo: "C. A.. Micchelli")
 INITIALS = re.compile(rf"^(?:[^\W\d_]+[{HYPHENS}])?(?:[^\W\d_]{{1,3}}\.{{1,2}}[{HYPHENS}]?)+$")
+INITIALS_PARTS = re.compile(rf"[.{HYPHENS}]+")
+# the most common shape of a name, "Wei Chen", "Adam A. Feng": capitalized ASCII words, at most
+# one initial, at most five words. looks_like_name says yes to all of it
+# (tests/test_build_speed3.py), looking at each word in turn
+PLAIN_NAME = re.compile(r"[A-Z][a-z]+(?: [A-Z]\.)?(?: [A-Z][a-z]+){1,3}")
 # TeX accents in scraped names ("Jo\~{a}o", "Tom\'a\v s"): after a letter-named accent TeX
 # takes the next letter across the space ("\v S" is "\v{S}"), which the LaTeX reader needs braced
 TEX_LETTER_ACCENT = re.compile(r"\\([uvHcdbkrt])\s+([^\W\d_])")
@@ -182,14 +190,15 @@ def split_authors(text):
     """
     # the first name is checked before the line is split, so an abstract is rejected on its
     # first words instead of after a pass over all of it
-    head = NAME_SEPARATOR.split(text[: MAX_NAME_LENGTH * 4], maxsplit=1)
+    window = text[: MAX_NAME_LENGTH * 4]
+    head = separator_in(window).split(window, maxsplit=1)
     if len(head) == 1 and len(text) > MAX_NAME_LENGTH * 4:
         return None
     first = head[0]
     if (too_many_words(first) or clean_name(first) is None) and not is_truncated(first.rstrip()):
         return None
     text, truncated = strip_truncation(text)
-    parts = NAME_SEPARATOR.split(text)
+    parts = separator_in(text).split(text)
     if len(parts) > 1 and not parts[-1].strip():
         return None
     names = []
@@ -206,6 +215,11 @@ def split_authors(text):
             return None
         names.append(name)
     return names, truncated
+
+
+def separator_in(text):
+    """The pattern that splits `text` as NAME_SEPARATOR does."""
+    return NAME_SEPARATOR if "&" in text else COMMA
 
 
 def clean_name(text):
@@ -286,6 +300,8 @@ def looks_like_name(name):
     """Whether a cleaned-up string is one person's name."""
     if not name or len(name) > MAX_NAME_LENGTH:
         return False
+    if PLAIN_NAME.fullmatch(name):
+        return True  # what the rest says of it, ~7x faster (most names read are new ones)
     if name.count("(") != name.count(")") or name.count("(") > 1:
         return False
     # combining marks are not word characters for `re` ("Martı́nez" keeps U+0301 after NFC);
@@ -308,7 +324,7 @@ def is_initials(word):
     """ "J.", "C.S.", "J.-P.", "Jr.", "Rif.", and "c." of a name spelled in lowercase; never
     "it."."""
     return bool(INITIALS.match(word)) and all(
-        len(part) == 1 or part[:1].isupper() for part in re.split(rf"[.{HYPHENS}]+", word) if part
+        len(part) == 1 or part[:1].isupper() for part in INITIALS_PARTS.split(word) if part
     )
 
 

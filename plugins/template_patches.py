@@ -4,8 +4,9 @@ Each edit replaces text that must occur exactly once in Datasette's template; if
 changes that text the site refuses to start (TemplatePatchFailed), so a test fails instead of
 the page drifting. The edits: a language and a main landmark with a skip link on every page
 (base.html); the search box in the header; column notes folded behind one summary and labels on
-the filter controls of table pages (table.html); a table page's rows and facet values written
-by filters (_table.html, _facet_results.html).
+the filter controls and a row count heading in order under the h1 of table pages (table.html,
+database.html); a label on the SQL editor (_codemirror_foot.html); a table page's rows and facet
+values written by filters (_table.html, _facet_results.html).
 """
 
 from datasette import hookimpl
@@ -29,6 +30,13 @@ PATCHES = {
         ),
         ('<section class="content">', '<main id="main" class="content" tabindex="-1">'),
         ("{% endblock %}\n</section>", "{% endblock %}\n</main>"),
+    ],
+    "database.html": [
+        ("<h3>Custom SQL query</h3>", '<h2 class="header3">Custom SQL query</h2>'),
+    ],
+    "_codemirror_foot.html": [
+        # the editor's own input has no label (axe: label, critical): CodeMirror names it
+        ("lineWrapping: true,", 'lineWrapping: true,\n          screenReaderLabel: "SQL query",'),
     ],
     "_facet_results.html": [
         # a box's values written in Python (plugins/result_rows.py), as the table's rows
@@ -73,6 +81,16 @@ PATCHES = {
         ),
     ],
     "table.html": [
+        # the row count heads the page's content under its h1: an h3 there skips a level
+        # (axe: heading-order); Datasette's header3 class keeps its look
+        (
+            "<h3>{% if filtered_table_rows_count or filtered_table_rows_count == 0 %}",
+            '<h2 class="header3">{% if filtered_table_rows_count or filtered_table_rows_count == 0 %}',
+        ),
+        (
+            "{% if human_description_en %}{{ human_description_en }}{% endif %}\n    </h3>",
+            "{% if human_description_en %}{{ human_description_en }}{% endif %}\n    </h2>",
+        ),
         (
             '<dl class="column-descriptions">',
             (

@@ -1,7 +1,7 @@
 """axe-core in real Chromium on the main pages, at desktop and phone widths.
 
 axe-core comes from npm (tests/js/package.json; `make test` installs it) and is injected into
-each page; no serious or critical violation may remain, and no page may scroll sideways on a
+each page; no serious or critical violation (nor a heading out of order) may remain, and no page may scroll sideways on a
 390 px phone.
 """
 
@@ -15,6 +15,8 @@ from .browser import requires_chromium, screenshot
 AXE = Path(__file__).resolve().parent / "js" / "node_modules" / "axe-core" / "axe.min.js"
 WIDTHS = {"desktop": 1280, "phone": 390}
 SERIOUS = {"serious", "critical"}
+# moderate rules held too: headings in order (Datasette's table and SQL pages skip from h1 to h3)
+ALSO_HELD = {"heading-order"}
 
 pytestmark = [
     pytest.mark.browser,
@@ -46,6 +48,11 @@ def pages(search_catalog):
         "paper": f"/catalog/papers/{paper}",
         "author": f"/catalog/authors/{author}",
         "charts": "/-/charts",
+        # ad-hoc SQL: the editor (CodeMirror's own input) and its Format button
+        "database": "/catalog",
+        "sql": "/catalog?sql=select+id%2C+label+from+papers+limit+3",
+        # foreign keys shown as a label link beside the raw id
+        "links": "/catalog/paper_authors",
     }
 
 
@@ -55,7 +62,7 @@ def violations(page):
     return [
         (v["id"], v["impact"], [node["target"] for node in v["nodes"]][:3])
         for v in result["violations"]
-        if v["impact"] in SERIOUS
+        if v["impact"] in SERIOUS or v["id"] in ALSO_HELD
     ]
 
 
