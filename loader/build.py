@@ -14,7 +14,7 @@ import sqlite_utils
 from . import atomic
 from .facet_table import add_facet_table
 from .full_text import CatalogCheckFailed, SideIndex
-from .merge import DIRECT, Version, VersionGroups, resolve, title_matches
+from .merge import DIRECT, TITLE, Version, VersionGroups, direct_matches, resolve, title_matches
 from .names import display_name, name_key, spelling
 from .normalize import TRACK_SEPARATOR, affiliation_name, affiliation_slug, split_track
 from .prepare import prepared_sources, worker_count
@@ -171,7 +171,9 @@ INSERTS = {
     )
     for name in (*STREAMED[:-1], "authors", "author_variants")
 }
-INSERTS["version_keys"] = "insert into temp.version_keys (key, kind, paper_id) values (?, ?, ?)"
+INSERTS["version_keys"] = (
+    "insert into temp.version_keys (key, kind, paper_id, title) values (?, ?, ?, ?)"
+)
 # (table, columns, rows indexed). A filter on a value (`?venue=ICLR`, `where venue = ?`) implies
 # it is not null, so SQLite uses an index of only the rows that have one: a catalog whose
 # sources give no venue, year or status (listing pages, the synthetic benchmark) pays nothing
@@ -291,7 +293,10 @@ class CatalogWriter:
         self.papers_written = 0
         self.aliases = 0
         create_tables(db)
-        db.execute("create temp table version_keys (key integer, kind integer, paper_id text)")
+        # title: the entry's TITLE key, so that merge.direct_matches can tell titles apart
+        db.execute(
+            "create temp table version_keys (key integer, kind integer, paper_id text, title integer)"
+        )
         db.execute(
             f"create temp table unindexed (rowid integer primary key, {', '.join(FTS_COLUMNS)})"
         )
@@ -378,7 +383,8 @@ class CatalogWriter:
         self.pending["paper_sources"].append(
             (pid, source_id, entry.line, entry.venue, entry.year, entry.status)
         )
-        self.pending["version_keys"].extend((key, kind, pid) for kind, key in keys)
+        title = next((key for kind, key in keys if kind == TITLE), None)
+        self.pending["version_keys"].extend((key, kind, pid, title) for kind, key in keys)
         track = self.track_name(entry.track) if entry.track else None
         links = self.author_links(entry)
         affiliations = self.affiliation_ids(entry.affiliations)
@@ -464,15 +470,23 @@ class CatalogWriter:
     def version_groups(self):
         """Sets of paper ids that are versions of one paper (merge.py's rules)."""
         groups = VersionGroups()
+        # an entry's paper id holds its title's words (prepare.entry_paper_id): one title key
+        # an id, or none
         shared = self.db.execute(
-            "select kind, group_concat(paper_id) from "
-            "(select distinct key, kind, paper_id from temp.version_keys) "
+            "select kind, group_concat(paper_id || ' ' || ifnull(title, '')), "
+            "count(distinct title) from "
+            "(select distinct key, kind, paper_id, title from temp.version_keys) "
             "group by key, kind having count(*) > 1"
         ).fetchall()
-        for kind, ids in shared:
-            ids = sorted(ids.split(","))
-            if kind == DIRECT:
+        for kind, members, titles in shared:
+            titled = dict(member.split(" ") for member in members.split(","))
+            ids = sorted(titled)
+            if kind == DIRECT and titles < 2:
                 pairs = itertools.pairwise(ids)
+            elif kind == DIRECT:  # two titles among them: rare, so authors are read per paper
+                pairs = direct_matches(
+                    [(pid, titled[pid] or None, self.paper_authors(pid)) for pid in ids]
+                )
             else:
                 pairs = title_matches([(pid, self.paper_authors(pid)) for pid in ids])
             for first, second in pairs:

@@ -4,17 +4,22 @@ Pure, no SQL: the builder (build.py) stores the keys this module gives each entr
 entries that share one, and asks `resolve` what the merged paper is.
 
 Entries are versions of one paper when
-- they have the same abstract up to whitespace and Unicode form (one paper id: this is how
-  the builder streams them, one row per id), or
+- they have the same abstract up to whitespace and Unicode form and the same title, or no
+  title (one paper id: this is how the builder streams them, one row per id), or
 - they share an identifier (arXiv id without its version, DOI, OpenReview id), or
 - their abstracts are equal up to case, punctuation and whitespace (100 letters and digits
   at least), or
 - they have the same title up to case, accents, punctuation and spacing (two words at
   least), and share at least one author (by name key).
-Merges are transitive: if A and B are versions, and B and C, all three are one paper.
+Where entries sharing an identifier or an abstract carry two different titles, only those
+that share an author or a title are versions (see direct_matches): real sources give
+unrelated papers one placeholder abstract ("Abstract Unavailable", NeurIPS 1987-2001) or the
+abstract of the paper before them. Merges are transitive: if A and B are versions, and B and
+C, all three are one paper.
 """
 
 import hashlib
+import itertools
 import re
 import string
 import unicodedata
@@ -94,10 +99,37 @@ def version_keys(entry, text):
     loose = letters_and_digits(text)
     if len(loose) >= ABSTRACT_MIN_CHARACTERS:
         keys.append((DIRECT, hash_key("abstract", loose)))
-    words = title_words(entry.title) if entry.title else ""  # most entries have none
-    if len(words.split()) >= TITLE_MIN_WORDS:
+    elif loose:  # a short abstract links only where it is the same text: a titled entry's id
+        # holds its title, so this is what joins it to an untitled copy (a listing's)
+        keys.append((DIRECT, hash_key("short abstract", " ".join(text.split()))))
+    words = identifying_title(entry.title)
+    if words:
         keys.append((TITLE, hash_key("title", words)))
     return keys
+
+
+def identifying_title(title):
+    """The title's words when there are enough of them to tell a paper ("Withdrawn" is a
+    placeholder many papers share), else None."""
+    words = title_words(title) if title else ""  # most entries have none
+    return words if len(words.split()) >= TITLE_MIN_WORDS else None
+
+
+def direct_matches(papers):
+    """Pairs among [(paper id, title key or None, author ids)] that share an identifier or
+    an abstract and are versions. With one title among them (or none) all are; with two or
+    more, only those sharing an author or a title: two titled papers by other authors given
+    one abstract are two papers."""
+    ids = [paper for paper, _, _ in papers]
+    if len({title for _, title, _ in papers if title is not None}) < 2:
+        return list(itertools.pairwise(ids))
+    first_titled, pairs = {}, title_matches([(paper, authors) for paper, _, authors in papers])
+    for paper, title, _ in papers:
+        if title is not None:
+            first = first_titled.setdefault(title, paper)
+            if first != paper:
+                pairs.append((first, paper))
+    return pairs
 
 
 def title_matches(papers):
@@ -194,13 +226,13 @@ def status_rank(status):
 def shown_rank(version):
     """Sort key, smallest first: the version a paper shows. Any venue over arXiv, then the
     latest year, then a main-track acceptance over a workshop over a rejected or withdrawn
-    submission, then a real title over none, then the complete and longer author list; on a tie, content alone
-    decides (never input order)."""
+    submission, then a real title over a placeholder ("Withdrawn") or none, then the complete
+    and longer author list; on a tie, content alone decides (never input order)."""
     return (
         -venue_rank(version.venue),
         -(version.year or 0),
         status_rank(version.status),
-        version.title is None,
+        identifying_title(version.title) is None,
         version.truncated,
         -len(version.authors),
         version.paper_id,
@@ -227,7 +259,8 @@ def author_list(ranked):
 
 def resolve(versions):
     """The paper the versions are: the shown version's id, venue, year and status; the
-    title, url and track of the best-ranked version that has one; all authors and
+    title (a real one over a placeholder), url and track of the best-ranked version that has
+    one; all authors and
     affiliations; the other ids as aliases."""
     ranked = sorted(versions, key=shown_rank)
     shown = ranked[0]
@@ -239,7 +272,7 @@ def resolve(versions):
     return Paper(
         id=shown.paper_id,
         aliases=tuple(i for i in ids if i != shown.paper_id),
-        title=first("title"),
+        title=next((v.title for v in ranked if identifying_title(v.title)), first("title")),
         venue=shown.venue,
         year=shown.year,
         status=shown.status,

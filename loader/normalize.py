@@ -15,9 +15,13 @@ def collapse_whitespace(text):
     return collapse_spaces(text)  # most abstracts already are: returned as they are
 
 
-def paper_id(abstract):
-    """Stable id: the same abstract (up to whitespace and Unicode form) gives the same id."""
+def paper_id(abstract, title_words=None):
+    """Stable id: the same abstract (up to whitespace and Unicode form) gives the same id; with
+    a title (merge.identifying_title's words) the same abstract and title do, so that papers a
+    source gives one placeholder abstract ("Abstract Unavailable") are not one row."""
     canonical = collapse_whitespace(unicodedata.normalize("NFC", abstract))
+    if title_words:
+        canonical = f"{canonical}\n{title_words}"
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
 

@@ -11,7 +11,7 @@ import threading
 from .labels import derive_label
 from .lifetime import die_with_parent
 from .markup import plain_text
-from .merge import version_keys
+from .merge import identifying_title, version_keys
 from .normalize import paper_id
 from .records import Problem
 from .sources import read_source
@@ -32,7 +32,12 @@ def prepare_entry(item):
     text = plain_text(item.abstract)
     label = item.title or derive_label(text)
     plain = None if text == item.abstract else text
-    return item, paper_id(item.abstract), plain, label, version_keys(item, text)
+    return item, entry_paper_id(item), plain, label, version_keys(item, text)
+
+
+def entry_paper_id(entry):
+    """An entry's paper id: its abstract's, with its title's words where it has a title."""
+    return paper_id(entry.abstract, identifying_title(entry.title))
 
 
 def prepare_source(file, forced_format=None):

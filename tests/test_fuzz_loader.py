@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from loader import markup, sources
 from loader.build import BuildFailed, build_catalog
 from loader.cli import cli
-from loader.normalize import paper_id
+from loader.prepare import entry_paper_id
 from loader.records import Entry, Problem
 from loader.sources import check_sources, discover, public_paths, read_source
 from loader.text import INVISIBLE, split_authors
@@ -213,7 +213,7 @@ def catalog_differences(db_path, parsed):
         (
             public[item.path],
             item.line,
-            merged_into.get(paper_id(item.abstract), paper_id(item.abstract)),
+            merged_into.get(entry_paper_id(item), entry_paper_id(item)),
         )
         for item in items
         if isinstance(item, Entry)

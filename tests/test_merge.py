@@ -1,6 +1,7 @@
 """Versions of one paper are one row: the merge policy (loader/merge.py) alone, then the
 catalogs built from the real fixtures of each rule (tests/fixtures/real/merge/)."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,9 @@ from loader.merge import (
     Version,
     VersionGroups,
     arxiv_key,
+    direct_matches,
     doi_key,
+    identifying_title,
     resolve,
     shown_rank,
     title_matches,
@@ -23,6 +26,11 @@ from . import merge_fixtures
 from .merge_fixtures import records, site
 
 build_fixtures = merge_fixtures.build_fixtures
+
+
+def record_id(record):
+    """The paper id a JSON Lines record gets: its abstract's, with its title's words."""
+    return paper_id(record["abstract"], identifying_title(record.get("title")))
 
 
 # the policy alone
@@ -55,8 +63,10 @@ def test_version_keys_match_as_the_rules_say():
     preprint = keys(abstract=ABSTRACT, arxiv_id="1807.04587v2")
     assert set(preprint) & set(keys(abstract="Other. " * 30, arxiv_id="arXiv:1807.04587"))
     assert set(keys(abstract=ABSTRACT.upper().replace(" ", "  "))) & set(preprint)
-    # one-word titles ("Withdrawn") and short abstracts ("Part of") are placeholders, no keys
-    assert keys(abstract="Part of", title="Withdrawn") == []
+    # a one-word title ("Withdrawn") is a placeholder: no key; a short abstract ("Part of")
+    # links only the same text (respaced), not the same letters
+    (short,) = keys(abstract="Part of", title="Withdrawn")
+    assert keys(abstract=" Part  of ") == [short] and keys(abstract="part of.") != [short]
     titled = keys(abstract=ABSTRACT, title="Assessing the Scalability")
     assert len(titled) == 2 and set(titled) & set(
         keys(abstract="Other", title="assessing  the scalability")
@@ -69,6 +79,21 @@ def test_one_title_joins_the_papers_that_share_an_author():
     for first, second in title_matches(papers):
         groups.union(first, second)
     assert groups.groups() == [["a", "c", "d"]]  # b and e share no author with anyone
+
+
+def test_one_abstract_under_two_titles_joins_only_by_author_or_title():
+    # a, b: two titled papers by other authors with one abstract; c: b again, untitled; d: a
+    # third title, an author of a's
+    papers = [("a", 1, {10}), ("b", 2, {20}), ("c", None, {20, 21}), ("d", 3, {10})]
+    assert sorted(direct_matches(papers)) == [("a", "d"), ("b", "c")]
+    # one title, or none: all are versions, as before
+    assert direct_matches([("a", 1, {1}), ("b", None, {2}), ("c", 1, {3})]) == [
+        ("a", "b"),
+        ("b", "c"),
+    ]
+    assert direct_matches([("a", 1, {1}), ("b", 2, {1})]) == [("a", "b")]  # renamed
+    assert identifying_title("Withdrawn") is None  # one word tells no paper
+    assert identifying_title("Song Learning in Birds") == "song learning in birds"
 
 
 def test_version_groups_are_transitive_whatever_the_order():
@@ -136,10 +161,10 @@ def test_same_title_and_a_shared_author_is_one_paper(build_fixtures):
         "select id, venue, year, status, source_count from papers where title like 'Affinity%'"
     ).fetchall()
     # the latest year is shown, and the id is its abstract's
-    assert row == (paper_id(icml14["abstract"]), "ICML", 2014, "Poster", 2)
+    assert row == (record_id(icml14), "ICML", 2014, "Poster", 2)
     assert db.execute(
-        "select alias, paper_id from paper_aliases where alias = ?", [paper_id(iclr13["abstract"])]
-    ).fetchall() == [(paper_id(iclr13["abstract"]), row[0])]
+        "select alias, paper_id from paper_aliases where alias = ?", [record_id(iclr13)]
+    ).fetchall() == [(record_id(iclr13), row[0])]
     # each entry keeps its own venue, year and status
     assert db.execute(
         "select venue, year, status from paper_sources where paper_id = ? order by year",
@@ -152,11 +177,11 @@ def test_same_title_and_a_shared_author_is_one_paper(build_fixtures):
 def test_abstracts_equal_up_to_case_and_punctuation_are_one_paper(build_fixtures):
     db = build_fixtures("versions_abstract.jsonl")
     iclr, icml = records("versions_abstract.jsonl")
-    assert paper_id(iclr["abstract"]) != paper_id(icml["abstract"])
+    assert record_id(iclr) != record_id(icml)
     assert iclr["title"] != icml["title"]
     ((pid, title, venue, year, status, count),) = paper_rows(db)
     assert count == 2 and year == 2018
-    shown = icml if pid == paper_id(icml["abstract"]) else iclr
+    shown = icml if pid == record_id(icml) else iclr
     assert (title, venue, status) == (shown["title"], shown["venue"], shown["status"])
     # Maryam Fazel, Rong Ge, Sham (M.) Kakade, Mehran Mesbahi: the union, no duplicates
     assert db.execute("select count(*) from paper_authors").fetchone() == (5,)
@@ -166,12 +191,10 @@ def test_a_shared_identifier_is_one_paper(build_fixtures):
     db = build_fixtures("versions_identifier.jsonl")
     iclr, listing = records("versions_identifier.jsonl")
     assert paper_rows(db) == [
-        (paper_id(iclr["abstract"]), iclr["title"], "ICLR", 2018, "Poster", 2)
+        (record_id(iclr), iclr["title"], "ICLR", 2018, "Poster", 2)
     ]  # a venue over none, the real title over a derived label
     assert db.execute("select label from papers").fetchone() == (iclr["title"],)
-    assert db.execute("select alias from paper_aliases").fetchall() == [
-        (paper_id(listing["abstract"]),)
-    ]
+    assert db.execute("select alias from paper_aliases").fetchall() == [(record_id(listing),)]
 
 
 def test_merges_are_transitive(build_fixtures):
@@ -192,7 +215,25 @@ def test_the_same_title_without_a_shared_author_stays_apart(build_fixtures):
     assert db.execute("select count(*) from paper_aliases").fetchone() == (0,)
 
 
+def test_papers_a_source_gives_one_abstract_stay_apart(build_fixtures):
+    db = build_fixtures("abstracts_shared.jsonl")
+    rows = db.execute("select title, authors, source_count from papers order by title").fetchall()
+    by_title = {title: (json.loads(authors), count) for title, authors, count in rows}
+    # 12 records: each placeholder ("Abstract Unavailable", "Discussion of", "Part of") and
+    # the abstract the scraper repeated are their own paper, with their own authors
+    assert len(rows) == 11
+    assert by_title["Song Learning in Birds"] == (["M. Konishi"], 1)
+    assert by_title["A Self-Learning Neural Network"] == (["Allan Hartstein", "R. H. Koch"], 1)
+    hippocampal = next(t for t in by_title if t.startswith("Hippocampal Model"))
+    assert by_title[hippocampal] == (["David J. Foster", "Richard G. M. Morris", "Peter Dayan"], 1)
+    # the withdrawn copy ("Withdrawn", same abstract and authors) is still a version
+    improving = next(t for t in by_title if t.startswith("Improving Conditional"))
+    assert by_title[improving] == (["Yi-Lin Tuan", "Hung-yi Lee"], 2)
+    assert "Withdrawn" not in by_title
+
+
 ALL = (
+    "abstracts_shared.jsonl",
     "versions_title.jsonl",
     "versions_transitive.jsonl",
     "versions_abstract.jsonl",
@@ -239,7 +280,7 @@ def dump(db):
 
 def test_shuffled_files_and_entries_give_identical_rows(build_fixtures):
     first = dump(build_fixtures(*ALL))
-    assert len(first["paper_aliases"]) == 6
+    assert len(first["paper_aliases"]) == 7  # one is abstracts_shared.jsonl's withdrawn copy
     for seed in (1, 2):
         assert dump(build_fixtures(*ALL, seed=seed)) == first
 

@@ -30,6 +30,10 @@ def test_paper_id_ignores_whitespace_and_unicode_form():
     )
     assert paper_id(text) != paper_id("Another abstract.")
     assert len(paper_id(text)) == 16 and int(paper_id(text), 16) >= 0
+    # with a title, the abstract and the title make the id
+    assert paper_id(text, "q learning at scale") != paper_id(text)
+    assert paper_id(text, "q learning at scale") != paper_id(text, "q learning")
+    assert paper_id(text, None) == paper_id(text)
 
 
 def test_split_track_keeps_commas_in_subarea():
