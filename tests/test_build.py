@@ -358,6 +358,16 @@ def full_text_entries(connection):
     )
 
 
+def assert_index_is_its_content_and_a_rebuild(connection):
+    """FTS5's full check against the rows passes, and a rebuild from them changes nothing."""
+    connection.execute("insert into papers_fts(papers_fts, rank) values ('integrity-check', 1)")
+    built = full_text_entries(connection)
+    connection.execute("insert into papers_fts(papers_fts) values ('rebuild')")
+    connection.execute("drop table temp.entries")
+    assert full_text_entries(connection) == built
+    assert built[0]
+
+
 @pytest.mark.parametrize("inputs", ["merge fixtures", "generated"])
 def test_the_merge_leaves_the_full_text_index_as_a_rebuild_writes_it(tmp_path, inputs):
     """The build checks only the index's structure: that its entries match the rows rests on
@@ -385,12 +395,7 @@ def test_the_merge_leaves_the_full_text_index_as_a_rebuild_writes_it(tmp_path, i
         assert connection.execute(renamed).fetchone()[0] > 0
     else:
         assert connection.execute("select count(*) from paper_aliases").fetchone()[0] > 0
-    connection.execute("insert into papers_fts(papers_fts, rank) values ('integrity-check', 1)")
-    built = full_text_entries(connection)
-    connection.execute("insert into papers_fts(papers_fts) values ('rebuild')")
-    connection.execute("drop table temp.entries")
-    assert full_text_entries(connection) == built
-    assert built[0]
+    assert_index_is_its_content_and_a_rebuild(connection)
 
 
 # venue, year and status (the real records of tests/fixtures/real/merge/)
@@ -536,12 +541,7 @@ def test_the_side_index_is_the_index_a_rebuild_writes_in_small_batches(tmp_path,
     build_catalog(sorted(merge_fixtures.MERGE_FIXTURES.glob("*.jsonl")), path)
     connection = sqlite3.connect(path, isolation_level=None)
     assert connection.execute("select count(*) from paper_aliases").fetchone()[0] > 0
-    connection.execute("insert into papers_fts(papers_fts, rank) values ('integrity-check', 1)")
-    built = full_text_entries(connection)
-    connection.execute("insert into papers_fts(papers_fts) values ('rebuild')")
-    connection.execute("drop table temp.entries")
-    assert full_text_entries(connection) == built
-    assert built[0]
+    assert_index_is_its_content_and_a_rebuild(connection)
     # the build settings went with the merge; the block size stays
     assert connection.execute("select k, v from papers_fts_config order by k").fetchall() == [
         ("pgsz", FTS_PAGE_BYTES),
