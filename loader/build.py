@@ -171,6 +171,11 @@ INSERTS = {
     )
     for name in (*STREAMED[:-1], "authors", "author_variants")
 }
+# where a papers row (INSERTS["papers"] order) holds what the full-text index reads
+LABEL, AUTHORS, ABSTRACT, ABSTRACT_PLAIN = (
+    list(SCHEMA["papers"][0]).index(column)
+    for column in ("label", "authors", "abstract", "abstract_plain")
+)
 INSERTS["version_keys"] = (
     "insert into temp.version_keys (key, kind, paper_id, title) values (?, ?, ?, ?)"
 )
@@ -658,11 +663,17 @@ class CatalogWriter:
 
     def flush(self):
         # rowids run 1, 2, ... (no deletes while streaming): the index gets each row's text
-        # from the row as written, label, authors and abstract_text (plain, else abstract)
+        # from the row as written: label, authors and abstract_text, which is
+        # coalesce(abstract_plain, abstract)
         self.full_text.add(
             FTS_COLUMNS,
             [
-                (rowid, row[1], row[5], row[15] if row[16] is None else row[16])
+                (
+                    rowid,
+                    row[LABEL],
+                    row[AUTHORS],
+                    row[ABSTRACT] if row[ABSTRACT_PLAIN] is None else row[ABSTRACT_PLAIN],
+                )
                 for rowid, row in enumerate(self.pending["papers"], start=self.papers_written + 1)
             ],
         )

@@ -260,8 +260,7 @@ def author_list(ranked):
 def resolve(versions):
     """The paper the versions are: the shown version's id, venue, year and status; the
     title (a real one over a placeholder), url and track of the best-ranked version that has
-    one; all authors and
-    affiliations; the other ids as aliases."""
+    one; all authors and affiliations; the other ids as aliases."""
     ranked = sorted(versions, key=shown_rank)
     shown = ranked[0]
 
