@@ -601,3 +601,21 @@ def test_release_free_pages_shortens_the_file(tmp_path):
     release_free_pages(db)
     assert db.execute("pragma freelist_count").fetchone()[0] == 0
     assert (tmp_path / "free.db").stat().st_size <= 5 * PAGE_SIZE
+
+
+def test_an_entry_crosses_to_the_build_with_every_field():
+    """Parsing workers pickle entries by their constructor's arguments (records.Entry's
+    __reduce__): every field, in order, survives, whatever values it holds."""
+    import dataclasses
+    import pickle
+
+    from loader.records import Entry
+
+    values = {
+        f.name: (7 if f.type == "int" or f.name in ("line", "year") else f"{f.name} ü")
+        for f in dataclasses.fields(Entry)
+    }
+    values.update(authors=["A B", "C D"], affiliations=["mit"], truncated=True)
+    entry = Entry(**values)
+    copy = pickle.loads(pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL))
+    assert dataclasses.asdict(copy) == dataclasses.asdict(entry) == values
