@@ -3,6 +3,7 @@ CPU-heavy half of a build, run in worker processes when the input is large."""
 
 import collections
 import concurrent.futures
+import gc
 import multiprocessing
 import os
 import signal
@@ -51,6 +52,13 @@ def prepare_source_eagerly(file, forced_format):
     return source, list(items)
 
 
+def start_worker(build_pid, method):
+    stop_with_build(build_pid, method)
+    # forked from a build that may have paused its cyclic collector (build.py): parsing
+    # leaves ~2 objects an entry in cycles (markup trees)
+    gc.enable()
+
+
 def stop_with_build(build_pid, method):
     """In each worker, first: die with the build, so kill -9 of the build leaves no worker
     parsing on. With "forkserver" the forkserver is the parent, and it exits with the build."""
@@ -88,7 +96,7 @@ def prepared_sources(files, forced_format, workers):
     with concurrent.futures.ProcessPoolExecutor(
         workers,
         mp_context=context,
-        initializer=stop_with_build,
+        initializer=start_worker,
         initargs=(os.getpid(), method),
     ) as pool:
         remaining = iter(files)

@@ -21,6 +21,7 @@ from loader.build import (
     release_free_pages,
 )
 from loader.full_text import check_full_text_index
+from loader.prepare import prepare_source_eagerly
 from loader.sources import discover, public_paths
 
 from . import merge_fixtures
@@ -481,6 +482,41 @@ def test_parsing_workers_are_gone_before_the_writer_finishes(tmp_path, monkeypat
     summary = build_catalog(sorted(SEEDS.iterdir()), tmp_path / "c.db", workers=2)
     assert summary.papers == 90
     assert alive == [0]
+
+
+def prepare_in_a_collecting_worker(file, forced_format):
+    """prepare_source_eagerly, failing the build if the worker's cyclic collector is off."""
+    import gc
+
+    if not gc.isenabled():
+        raise AssertionError("a parsing worker without its cyclic garbage collector")
+    return prepare_source_eagerly(file, forced_format)
+
+
+def test_the_writer_pauses_the_cyclic_collector_while_workers_parse(tmp_path, monkeypatch):
+    """With workers parsing, the writer's collector is off through the stream (its passes
+    over the growing maps cost CPU, and the writer makes no cycles) and on again after; the
+    workers, forked meanwhile, collect (parsing makes cycles)."""
+    import gc
+
+    from loader import build, prepare
+
+    seen = []
+    add_entry = build.CatalogWriter.add_entry
+
+    def add_and_look(writer, *args):
+        seen.append(gc.isenabled())
+        return add_entry(writer, *args)
+
+    monkeypatch.setattr(build.CatalogWriter, "add_entry", add_and_look)
+    monkeypatch.setattr(prepare, "prepare_source_eagerly", prepare_in_a_collecting_worker)
+    assert gc.isenabled()
+    assert build_catalog(sorted(SEEDS.iterdir()), tmp_path / "a.db", workers=2).papers == 90
+    assert set(seen) == {False}
+    assert gc.isenabled()
+    seen.clear()
+    build_catalog(sorted(SEEDS.iterdir()), tmp_path / "b.db", workers=0)  # parsing here: on
+    assert set(seen) == {True}
 
 
 def test_a_build_failing_after_the_stream_stops_the_index_thread_and_leaves_no_file(
