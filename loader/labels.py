@@ -51,6 +51,7 @@ NAMING_WORDS = (
     "called", "named", "dubbed", "termed", "coined", "entitled", "known as", "we call",
     "we name", "we dub", "we term", "we refer to", "the proposed", "our ",
 )  # fmt: skip
+INTRO_GROUPS, NAMING_GROUPS = (INTRO_WORDS, INTRO_VERBS), (NAMING_WORDS,)
 NAMING = re.compile(
     r"\b(?:called|named|dubbed|termed|coined|entitled|known as|(?:we|which we) (?:call|name|dub|"
     r"term|refer to)|the proposed|our (?:\w+ )?(?:method|model|approach|algorithm|framework|"
@@ -238,9 +239,19 @@ def named_after(sentence, naming, seen_before):
 def may_hold(sentence, *word_groups):
     """False only when the sentence is ASCII and lacks every word of one of the groups (for
     other text IGNORECASE matches more than str.lower finds: 'ı' is an 'i' to it)."""
-    if not sentence.isascii():
+    return lowered_may_hold(ascii_lower(sentence), word_groups)
+
+
+def ascii_lower(sentence):
+    """The sentence in lowercase where may_hold reads it so, else None."""
+    return sentence.lower() if sentence.isascii() else None
+
+
+def lowered_may_hold(lower, word_groups):
+    """may_hold of a sentence given as ascii_lower(sentence): named_method lowers each sentence
+    once for its two prefilters (~0.4 us a sentence)."""
+    if lower is None:
         return True
-    lower = sentence.lower()
     for words in word_groups:  # loops, not all(any()): the generators cost as much as the tests
         if not holds_any(lower, words):
             return False
@@ -255,8 +266,9 @@ def named_method(sentences):
     """The method the paper introduces, as a label, or None."""
     seen_before = set()  # names of the sentences before this one
     for sentence in sentences:
-        intro = INTRO.search(sentence) if may_hold(sentence, INTRO_WORDS, INTRO_VERBS) else None
-        namings = list(NAMING.finditer(sentence)) if may_hold(sentence, NAMING_WORDS) else []
+        lower = ascii_lower(sentence)
+        intro = INTRO.search(sentence) if lowered_may_hold(lower, INTRO_GROUPS) else None
+        namings = list(NAMING.finditer(sentence)) if lowered_may_hold(lower, NAMING_GROUPS) else []
         if not intro and not namings:
             seen_before.update(w.lower() for w in names_in(sentence))
             continue

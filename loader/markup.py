@@ -806,12 +806,22 @@ def collapse_spaces(text):
     is unprintable)."""
     if text is LAST_COLLAPSED[0]:
         return text
-    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+    if is_printable(text) and "  " not in text and text[:1] != " " and text[-1:] != " ":
         LAST_COLLAPSED[0] = text
         return text
     return " ".join(text.split())
 
 
+def is_printable(text):
+    """str.isprintable(): for ASCII, no control character, told by one bytes.translate (~2.5x
+    faster over an abstract: isprintable looks up every character's category; ~0.6 us an
+    entry)."""
+    if text.isascii():
+        return not text.encode().translate(None, PRINTABLE_ASCII)
+    return text.isprintable()
+
+
+PRINTABLE_ASCII = bytes(range(0x20, 0x7F))
 # the last text found collapsed as it is: a build asks about one abstract three times in a row
 # (plain_text, paper_id, derive_label), each look ~3 us. Held here, the object cannot be
 # another text with its id; a str never changes
