@@ -198,7 +198,7 @@ def split_authors(text):
     if (too_many_words(first) or clean_name(first) is None) and not is_truncated(first.rstrip()):
         return None
     text, truncated = strip_truncation(text)
-    parts = separator_in(text).split(text)
+    parts = split_parts(text)
     if len(parts) > 1 and not parts[-1].strip():
         return None
     names = []
@@ -230,6 +230,14 @@ def first_part(text):
         if found >= 0:
             end = found
     return text[:end], end < len(text)
+
+
+def split_parts(text):
+    """separator_in(text).split(text); a line with ASCII commas only split by str.split (1.1
+    -> 0.3 us an authors line)."""
+    if "&" not in text and "，" not in text and "、" not in text:
+        return text.split(",")
+    return separator_in(text).split(text)
 
 
 def separator_in(text):

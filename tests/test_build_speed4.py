@@ -161,3 +161,16 @@ def test_printable_told_by_translate_on_real_text():
 @given(st.text(alphabet=st.sampled_from(list("a \t\n\x00\x1f\x7f~\x85é\u200b")), max_size=20))
 def test_printable_told_by_translate(source):
     assert markup.is_printable(source) == source.isprintable()
+
+
+def test_parts_equal_the_split_on_real_text():
+    # (no fixture line holds a full-width comma: the generated text below does)
+    assert sum("&" in source and "," in source for source in REAL_TEXTS) > 5
+    for source in REAL_TEXTS:
+        assert text.split_parts(source) == text.separator_in(source).split(source), source
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab ,，、&;")), max_size=30))
+def test_parts_equal_the_split(source):
+    assert text.split_parts(source) == text.separator_in(source).split(source)
