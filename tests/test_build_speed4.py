@@ -3,6 +3,7 @@
 Each is checked against the pass it replaces over every line of the real fixtures and seeds
 (test_build_speed.REAL_TEXTS) and over generated text with the characters it turns on."""
 
+import html
 import unicodedata
 
 from hypothesis import given, settings
@@ -174,3 +175,72 @@ def test_parts_equal_the_split_on_real_text():
 @given(st.text(alphabet=st.sampled_from(list("ab ,，、&;")), max_size=30))
 def test_parts_equal_the_split(source):
     assert text.split_parts(source) == text.separator_in(source).split(source)
+
+
+def parse_with_markdown_it(source):
+    """parse() with every Markdown text read by markdown-it."""
+    original = markup.simple_markdown_segments
+    try:
+        markup.simple_markdown_segments = lambda text, pieces: None
+        return markup.parse.__wrapped__(source)
+    finally:
+        markup.simple_markdown_segments = original
+
+
+def takes_simple_markdown(source):
+    """Whether parse(source) reads its Markdown with simple_markdown_segments."""
+    source = markup.PLACEHOLDER.sub("\ufffd", html.unescape(unicodedata.normalize("NFC", source)))
+    protected, pieces = markup.set_aside(markup.apply_definitions(source))
+    return markup.has_markdown_mark(protected) and (
+        markup.simple_markdown_segments(protected, pieces) is not None
+    )
+
+
+def test_simple_markdown_reads_as_markdown_it_on_real_text():
+    simple = [t for t in REAL_TEXTS if takes_simple_markdown(t)]
+    assert len(simple) > 20
+    for source in REAL_TEXTS:
+        assert markup.parse.__wrapped__(source) == parse_with_markdown_it(source), source
+
+
+MARKDOWN_PIECES = st.lists(
+    st.sampled_from(
+        ["a", "Bc", "1", " ", " ", "*", "**", "***", "`", "``", ".", ",", ";", ":", "(", ")"]
+        + ["$k$", "-", "é", "_", "\xa0", "!", "\t", "\\emph{x}", "'", '"', "\ue100", "&amp;"]
+    ),
+    max_size=16,
+).map("".join)
+
+
+@settings(max_examples=10000, deadline=None)
+@given(MARKDOWN_PIECES)
+def test_simple_markdown_reads_as_markdown_it(source):
+    assert markup.parse.__wrapped__(source) == parse_with_markdown_it(source)
+
+
+def test_simple_markdown_is_taken_where_it_is_meant_to_be():
+    """The generated texts above reach it: the shapes it takes and some it refuses."""
+    for source in ["with **S**tate-of-the-art.", "a *b c*, `code` and *d*e", "*a*"]:
+        assert takes_simple_markdown(source), source
+    for source in ["a*b*", "*a *", "***a***", "` a `", "*a*!", "*a* _b_", "*é*", "*a"]:
+        assert not takes_simple_markdown(source), source
+
+
+# emphasis and code shaped as abstracts write them, and bent out of the simple shapes
+EMPHASIZED_WORDS = st.lists(
+    st.tuples(
+        st.sampled_from([" ", " ", "", "(", "\xa0", "a", "\t"]),
+        st.sampled_from(["*", "**", "`", "***", ""]),
+        st.sampled_from(["a", "Bc", "1", "x-y", "$k$", "\\emph{x}", "é", "e.g.", " a", "a b "]),
+        st.sampled_from(["*", "**", "`", "***", ""]),
+        st.sampled_from(["", ".", ",", ";", ":", "!", ")", "tate", "-x", "é", "*", "`"]),
+    ).map("".join),
+    min_size=1,
+    max_size=5,
+).map("".join)
+
+
+@settings(max_examples=10000, deadline=None)
+@given(EMPHASIZED_WORDS)
+def test_simple_markdown_of_emphasized_words_reads_as_markdown_it(source):
+    assert markup.parse.__wrapped__(source) == parse_with_markdown_it(source)
