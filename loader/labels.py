@@ -30,8 +30,9 @@ CITATION_MARK = re.compile(
     r"\([^()]*(?:\bet al\b|\b(?:19|20)\d\d[a-z]?\b)[^()]*\)"
     r"|\[[^\[\]]*(?:\bet al\b|\b(?:19|20)\d\d[a-z]?\b)[^\[\]]*\]|\[[\d,\s\-–]+\]"
 )
-# every CITATION_MARK holds one of these: 'et al', a year's digits, or is in brackets
-CITATION_NEEDS = ("et al", "[", *"0123456789")
+# every CITATION_MARK holds one of these: 'et al', a year's first two digits, or is in
+# brackets (four needles, not 'et al', '[' and every digit: ~1.5 us an abstract)
+CITATION_NEEDS = ("et al", "[", "19", "20")
 INTRO = re.compile(
     r"\b(?:we|this (?:paper|work|article|study|note)|our (?:work|paper))\b"
     r"(?:[^.;]|\.(?=\d)){0,200}?"  # '... near 0.5 ..., and propose'
@@ -344,7 +345,8 @@ def read_sentences(text, into):
 
 def derive_label(text):
     """A heading for a paper that has no title, from its abstract's plain text."""
-    if "://" in text or "github.com" in text:
+    # ':' by memchr first: "://" is a slower search, and most abstracts hold no ':' (~0.5 us)
+    if (":" in text and "://" in text) or "github.com" in text:
         text = URL.sub("", text)
     text = collapse_spaces(drop_citations(text))
     # the text is cut as named_method reads on: it stops at the sentence that names the method,

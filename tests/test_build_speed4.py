@@ -14,7 +14,7 @@ from loader.entries import read_block
 from loader.text import Block
 
 from .test_build_speed import REAL_TEXTS
-from .test_build_speed2 import WORDS
+from .test_build_speed2 import CITATION_MARK_WITH_SPACE, WORDS
 from .test_build_speed3 import letters_and_digits_by_pattern, may_hold_by_generators
 
 NAME_PIECES = st.lists(
@@ -244,3 +244,21 @@ EMPHASIZED_WORDS = st.lists(
 @given(EMPHASIZED_WORDS)
 def test_simple_markdown_of_emphasized_words_reads_as_markdown_it(source):
     assert markup.parse.__wrapped__(source) == parse_with_markdown_it(source)
+
+
+CITATION_PIECES = st.lists(
+    st.sampled_from(
+        ["(", ")", "[", "]", " ", "a", "Smith", " et al", ", ", "19", "20", "2019", "1987a"]
+        + ["3", "10", "0", "9", "-", "–", "x20", "201"]
+    ),
+    max_size=14,
+).map("".join)
+
+
+@settings(max_examples=5000, deadline=None)
+@given(CITATION_PIECES)
+def test_citations_prefiltered_by_four_needles(source):
+    """Every CITATION_MARK holds 'et al', '19', '20' or '[' (CITATION_NEEDS)."""
+    assert labels.drop_citations(source) == CITATION_MARK_WITH_SPACE.sub("", source)
+    if labels.CITATION_MARK.search(source):
+        assert markup.holds_any(source, labels.CITATION_NEEDS)
