@@ -269,16 +269,26 @@ def too_many_words(text):
     A word starting with an ASCII letter or digit, with no entity in it, stays at least one
     word whatever read_name does to the text (entities, NFC, invisible characters, footnote
     marks, nickname marks), unless it is a title; without backslashes no LaTeX is read."""
-    words = text.split()
-    if len(words) <= MAX_NAME_WORDS or "\\" in text:
+    if "\\" in text:
+        return False
+    allowed = MAX_NAME_WORDS
+    for title in TITLES:
+        allowed += text.count(title)
+    # the first allowed + 1 words most often tell: the clause is split no further than that
+    # (2.7 -> 2.0 us an abstract line, where every word of a first clause was split off)
+    words = text.split(None, allowed + 1)
+    if len(words) <= MAX_NAME_WORDS:
         return False  # a name's few words: no need to look
-    allowed = MAX_NAME_WORDS + sum(text.count(title) for title in TITLES)
-    for word in words:
-        if word[0] in ASCII_LETTERS_AND_DIGITS and "&" not in word:
-            allowed -= 1
-            if allowed < 0:
-                return True
-    return False
+    if len(words) > allowed + 1:  # the last is the rest of the clause
+        if all(is_lasting_word(word) for word in words[: allowed + 1]):
+            return True
+        words = text.split()
+    return sum(map(is_lasting_word, words)) > allowed
+
+
+def is_lasting_word(word):
+    """A word read_name keeps a word (see too_many_words)."""
+    return word[0] in ASCII_LETTERS_AND_DIGITS and "&" not in word
 
 
 def read_name(text):

@@ -262,3 +262,35 @@ def test_citations_prefiltered_by_four_needles(source):
     assert labels.drop_citations(source) == CITATION_MARK_WITH_SPACE.sub("", source)
     if labels.CITATION_MARK.search(source):
         assert markup.holds_any(source, labels.CITATION_NEEDS)
+
+
+def too_many_words_splitting_every_word(source):
+    """too_many_words as it was: every word of the clause split off."""
+    words = source.split()
+    if len(words) <= text.MAX_NAME_WORDS or "\\" in source:
+        return False
+    allowed = text.MAX_NAME_WORDS + sum(source.count(title) for title in text.TITLES)
+    for word in words:
+        if word[0] in text.ASCII_LETTERS_AND_DIGITS and "&" not in word:
+            allowed -= 1
+            if allowed < 0:
+                return True
+    return False
+
+
+def test_too_many_words_splitting_only_what_it_needs_on_real_text():
+    clauses = [text.first_part(source[: text.MAX_NAME_LENGTH * 4])[0] for source in REAL_TEXTS]
+    assert sum(too_many_words_splitting_every_word(c) for c in clauses) > 500
+    for clause in clauses + REAL_TEXTS:
+        assert text.too_many_words(clause) == too_many_words_splitting_every_word(clause), clause
+
+
+@settings(max_examples=5000, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["a", "B", "1", " ", "  ", "(x", "&amp;", "Dr.", "Prof.", "\\", "é", "\t"]),
+        max_size=30,
+    ).map("".join)
+)
+def test_too_many_words_splitting_only_what_it_needs(clause):
+    assert text.too_many_words(clause) == too_many_words_splitting_every_word(clause)
