@@ -166,12 +166,17 @@ GENERATED_COLUMNS = [
 # rows streamed while parsing, and last the merge keys (to a temporary table); the small
 # tables are written once at the end
 STREAMED = ("papers", "paper_authors", "paper_affiliations", "paper_sources", "version_keys")
-INSERTS = {
-    name: "insert into {} ({}) values ({})".format(
-        name, ", ".join(SCHEMA[name][0]), ", ".join("?" * len(SCHEMA[name][0]))
+
+
+def insert_statement(name, target=None):
+    """An insert of a SCHEMA table's rows (all its columns, in order) into `target`."""
+    columns = SCHEMA[name][0]
+    return "insert into {} ({}) values ({})".format(
+        target or name, ", ".join(columns), ", ".join("?" * len(columns))
     )
-    for name in (*STREAMED[:-1], "authors", "author_variants")
-}
+
+
+INSERTS = {name: insert_statement(name) for name in (*STREAMED[:-1], "authors", "author_variants")}
 # where a papers row (INSERTS["papers"] order) holds what the full-text index reads
 LABEL, AUTHORS, ABSTRACT, ABSTRACT_PLAIN = (
     list(SCHEMA["papers"][0]).index(column)
@@ -187,9 +192,7 @@ INSERTS["version_keys"] = (
 STAGED = ("paper_authors", "paper_affiliations", "paper_sources")
 STREAM_INSERTS = {
     **INSERTS,
-    **{
-        name: INSERTS[name].replace(f"into {name} ", f"into temp.staged_{name} ") for name in STAGED
-    },
+    **{name: insert_statement(name, f"temp.staged_{name}") for name in STAGED},
 }
 # (table, columns, rows indexed). A filter on a value (`?venue=ICLR`, `where venue = ?`) implies
 # it is not null, so SQLite uses an index of only the rows that have one: a catalog whose
@@ -204,10 +207,6 @@ FACET_INDEXES = [
     ("papers", ["venue", "id"], "venue is not null"),
     ("papers", ["year", "id"], "year is not null"),
     ("papers", ["status", "id"], "status is not null"),
-    # only the rows the canned queries truncated_author_lists and multi_source_papers read
-    # (their `where` has the same term): 13% and 1% of the papers at 1M
-    ("papers", ["authors_truncated"], "authors_truncated = 1"),
-    ("papers", ["source_count"], "source_count > 1"),
     ("authors", ["key"], None),
     ("authors", ["paper_count"], None),
     ("affiliations", ["slug"], None),
@@ -215,15 +214,17 @@ FACET_INDEXES = [
 ]
 
 
-# made before the stream, not after: their rows arrive in key order (papers are appended in
-# rowid order; a track's, or the one value authors_truncated = 1, is a run of rowids; no
-# paper has source_count > 1 before the merge), so keeping them costs a few cached pages,
-# where building one after scanned the 3 GB papers table (~0.6 s each at 1M papers)
-# (STREAM_FOREIGN_KEYS: the foreign keys' indexes of that kind, index_foreign_keys' shape)
+# indexes made before the stream, not after: their rows arrive in key order (papers are
+# appended in rowid order; a track's, or the one value authors_truncated = 1, is a run of
+# rowids; no paper has source_count > 1 before the merge), so keeping them costs a few cached
+# pages, where building one after scanned the 3 GB papers table (~0.6 s each at 1M papers).
+# The two partial ones hold only the rows the canned queries truncated_author_lists and
+# multi_source_papers read (their `where` has the same term): 13% and 1% of the papers at 1M
 STREAM_INDEXES = [
     ("papers", ["authors_truncated"], "authors_truncated = 1"),
     ("papers", ["source_count"], "source_count > 1"),
 ]
+# foreign keys whose index is made the same way (index_foreign_keys makes the others)
 STREAM_FOREIGN_KEYS = [("papers", "track_id")]
 
 
