@@ -15,6 +15,7 @@ import sqlite_utils
 from . import atomic
 from .facet_table import add_facet_table
 from .full_text import CatalogCheckFailed, SideIndex
+from .id_set import IdSet
 from .merge import DIRECT, TITLE, Version, VersionGroups, direct_matches, resolve, title_matches
 from .names import display_name, name_key, spelling
 from .normalize import TRACK_SEPARATOR, affiliation_name, affiliation_slug, split_track
@@ -44,8 +45,14 @@ PAGE_SIZE = 32768
 # the page, cell and record headers (under 40 bytes) and a margin for the bytes a block may
 # pass pgsz by. Single words cost the same; a rare word with a common one ~0.2 ms more
 FTS_PAGE_BYTES = PAGE_SIZE - 160
-# SQLite's page cache while building; the OS file cache does the rest. 16 MB, not 32: at 1M
-# papers the build peaks near 500 MB (the writer's maps beside two parsing workers)
+# SQLite's page cache while parsing workers stream rows: papers' primary-key index takes each
+# new id at a random place (ids are hashes), 27 MB of it at 1M papers; past the cache each
+# insert read and wrote back a page, and inserting 100k rows cost 2.1 CPU-s at the end of a 1M
+# stream, 0.9 at its start (16.2 CPU-s in all; 11.5 with 48 MB). The workers' memory and the
+# writer's maps set the 1M peak: the paper ids' IdSet (20 MB where a dict took 90) pays for it
+STREAM_CACHE_KB = 65536
+# after the stream, for index builds, sorts and copies; the OS file cache does the rest. A
+# larger one only grew the sorters' memory (128 MB: +230 MB peak) and took longer
 CACHE_KB = 16384
 # full-text settings while streaming: no merging of segments as they come (the side index's
 # optimize merges them all once) and 4 MB of pending terms a segment, not 1 MB: fewer, larger
@@ -311,9 +318,8 @@ class CatalogWriter:
     def __init__(self, db, full_text):
         self.db = db
         self.full_text = full_text
-        # int(paper id, 16) -> None: an int key is half the size of the hex string, and a
-        # dict holds it in ~70 bytes where a set takes ~140
-        self.paper_ids = {}
+        # int(paper id, 16) of every paper row written
+        self.paper_ids = IdSet()
         self.duplicates = {}  # paper id -> [Version] of the entries after its first
         self.author_keys = {}  # name key -> author id
         self.author_names = [None]  # author id -> first spelling seen (then the display name)
@@ -429,8 +435,7 @@ class CatalogWriter:
         track = self.track_name(entry.track) if entry.track else None
         links = self.author_links(entry)
         affiliations = self.affiliation_ids(entry.affiliations)
-        number = int(pid, 16)
-        if number in self.paper_ids:
+        if not self.paper_ids.add(int(pid, 16)):
             self.duplicates.setdefault(pid, []).append(
                 Version(
                     pid,
@@ -446,7 +451,6 @@ class CatalogWriter:
                 )
             )
             return
-        self.paper_ids[number] = None
         track_id, track, area = self.track_id(track) if track else (None,) * 3
         self.pending["papers"].append(
             (
@@ -893,7 +897,7 @@ def write_catalog(files, path, forced_format=None, progress=None, workers=None):
     # a temporary file no reader sees yet: durability would only cost time
     db.execute("pragma journal_mode = off")
     db.execute("pragma synchronous = off")
-    db.execute(f"pragma cache_size = -{CACHE_KB}")
+    db.execute(f"pragma cache_size = -{STREAM_CACHE_KB}")
     db.execute(f"pragma threads = {SORTER_THREADS}")
     full_text = SideIndex(path + atomic.FULL_TEXT_SUFFIX, "papers_fts", PAGE_SIZE)
     try:
@@ -969,5 +973,6 @@ def write_rows(db, files, forced_format, progress, workers, full_text):
                 writer.add_source(source_id, source, entries, problems)
                 if progress:
                     progress(file)
+        db.execute(f"pragma cache_size = -{CACHE_KB}")
         # returning drops the writer: its id and name maps are freed for indexes and FTS
         return writer.finish()
