@@ -655,3 +655,64 @@ def test_an_entry_crosses_to_the_build_with_every_field():
     entry = Entry(**values)
     copy = pickle.loads(pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL))
     assert dataclasses.asdict(copy) == dataclasses.asdict(entry) == values
+
+
+def indexed_rows(connection, column):
+    """The rows idx_papers_<column>__id holds, read from the index alone."""
+    return connection.execute(
+        f"select id from papers indexed by idx_papers_{column}__id "
+        f"where {column} is not null order by id"
+    ).fetchall()
+
+
+def jsonl_records(count, values_at=None):
+    """`count` JSON Lines records with distinct abstracts; values_at={line: {...}} adds keys."""
+    values_at = values_at or {}
+    lines = []
+    for number in range(1, count + 1):
+        record = {
+            "abstract": f"We study problem number {number} of a long series in some depth.",
+            "authors": [f"Author {number % 97}", "Second Person"],
+            "title": f"Paper {number}",
+            **values_at.get(number, {}),
+        }
+        lines.append(json.dumps(record))
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize(
+    "values_at, venues",
+    [
+        # no source gives a venue, year or status: the indexes made before the stream stay
+        ({}, 0),
+        # the first value comes in the stream's second batch: that index is dropped there and
+        # built after the stream
+        ({2300: {"venue": "ICLR", "year": 2024}}, 1),
+        ({1: {"status": "Poster"}, 2999: {"venue": "NeurIPS"}}, 1),
+    ],
+)
+def test_partial_facet_indexes_hold_every_row_with_a_value(tmp_path, values_at, venues):
+    file = write(tmp_path, "many.jsonl", jsonl_records(3000, values_at))
+    _, connection = build(tmp_path, file)
+    assert connection.execute("pragma integrity_check").fetchone() == ("ok",)
+    for column in ("venue", "year", "status"):
+        table_rows = connection.execute(
+            f"select id from papers where {column} is not null order by id"
+        ).fetchall()
+        assert indexed_rows(connection, column) == table_rows
+    assert len(indexed_rows(connection, "venue")) == venues
+
+
+def test_a_value_only_a_merged_version_gives_is_in_the_kept_index(tmp_path):
+    """A repeated entry is not a row of the stream (the merge writes it): its venue reaches
+    the venue index, still the one made before the stream, by the merge's update."""
+    records = jsonl_records(5)
+    first = json.loads(records.splitlines()[0])
+    later = write(tmp_path, "later.jsonl", json.dumps({**first, "venue": "ICML"}) + "\n")
+    _, connection = build(tmp_path, write(tmp_path, "all.jsonl", records), later)
+    assert connection.execute("pragma integrity_check").fetchone() == ("ok",)
+    assert connection.execute("select count(*) from papers").fetchone() == (5,)
+    assert len(indexed_rows(connection, "venue")) == 1
+    assert connection.execute("select venue from papers where venue is not null").fetchall() == [
+        ("ICML",)
+    ]
