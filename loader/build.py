@@ -261,13 +261,6 @@ def index_name(table, columns):
     return f"idx_{table}_{'__'.join(columns)}"
 
 
-def release_free_pages(db):
-    """Cut the pages nothing uses off the file's end (moving used pages into the free ones):
-    the optimize frees its input segments, more pages than the indexes made after it take."""
-    # executescript steps the pragma to the end (execute() stops after one page)
-    db.conn.executescript("pragma incremental_vacuum")
-
-
 def to_json(strings):
     """A list of strings as json.dumps(..., ensure_ascii=False) writes it: the C string
     encoder without an encoder object's Python layers around it (0.4 us a list, not 1.0)."""
@@ -890,7 +883,6 @@ def finish_database(db, full_text):
     # per-term document counts: "related papers" picks a paper's rarest terms from it
     db.execute("create virtual table papers_fts_vocab using fts5vocab(papers_fts, 'row')")
     db.analyze()
-    release_free_pages(db)
     check_integrity(db)
 
 
@@ -926,8 +918,6 @@ def build_catalog(
 def write_catalog(files, path, forced_format=None, progress=None, workers=None):
     db = sqlite_utils.Database(path)
     db.execute(f"pragma page_size = {PAGE_SIZE}")
-    # lets release_free_pages() shorten the file (a pointer map: one page in 6,500)
-    db.execute("pragma auto_vacuum = incremental")
     # a temporary file no reader sees yet: durability would only cost time
     db.execute("pragma journal_mode = off")
     db.execute("pragma synchronous = off")

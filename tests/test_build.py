@@ -18,7 +18,6 @@ from loader.build import (
     CatalogCheckFailed,
     build_catalog,
     check_integrity,
-    release_free_pages,
 )
 from loader.full_text import check_full_text_index
 from loader.prepare import prepare_source_eagerly
@@ -626,17 +625,16 @@ def test_facet_indexes_hold_only_rows_with_a_value(query):
         assert any(index in row[3] for row in plan), plan
 
 
-def test_release_free_pages_shortens_the_file(tmp_path):
-    db = sqlite_utils.Database(tmp_path / "free.db")
-    db.execute(f"pragma page_size = {PAGE_SIZE}")
-    db.execute("pragma auto_vacuum = incremental")
-    db["rows"].insert_all({"text": "x" * 3000} for _ in range(200))
-    db.execute("delete from rows where rowid > 20")
-    db.conn.commit()
-    assert db.execute("pragma freelist_count").fetchone()[0] > 10
-    release_free_pages(db)
-    assert db.execute("pragma freelist_count").fetchone()[0] == 0
-    assert (tmp_path / "free.db").stat().st_size <= 5 * PAGE_SIZE
+def test_a_built_catalog_has_no_free_pages(seed_catalog, tmp_path):
+    """No step after the stream frees pages in the catalog (the full-text index is merged in
+    its side database, staged rows are temporary tables), so the file needs no vacuum, and
+    no auto_vacuum pointer map, which cost every page the build wrote (copying the 800 MB
+    full-text index in: 1.5 s with it, 0.4 without)."""
+    merged = build(tmp_path, *sorted(merge_fixtures.MERGE_FIXTURES.glob("*.jsonl")))[1]
+    assert merged.execute("select count(*) from paper_aliases").fetchone()[0] > 0
+    for connection in (sqlite3.connect(seed_catalog), merged):
+        assert connection.execute("pragma freelist_count").fetchone() == (0,)
+        assert connection.execute("pragma auto_vacuum").fetchone() == (0,)
 
 
 def test_an_entry_crosses_to_the_build_with_every_field():
