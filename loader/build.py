@@ -874,9 +874,9 @@ def index_foreign_key(db, table, column):
 
 
 def finish_database(db, full_text):
-    """The facet table, the full-text index from its side database, statistics and SQLite's
-    check (CatalogWriter.finish made the indexes)."""
-    # while the side index may still merge its segments and check them
+    """The facet table, the full-text index from its side database, statistics, SQLite's
+    check and the index's own (CatalogWriter.finish made the indexes)."""
+    # while the side index may still merge its segments
     add_facet_table(db.conn)
     db.conn.commit()
     full_text.copy_into(db.conn)
@@ -884,6 +884,8 @@ def finish_database(db, full_text):
     db.execute("create virtual table papers_fts_vocab using fts5vocab(papers_fts, 'row')")
     db.analyze()
     check_integrity(db)
+    # checked in the side database while the lines above ran
+    full_text.checked()
 
 
 def check_integrity(db):

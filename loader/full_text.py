@@ -32,7 +32,7 @@ class SideIndex:
 
     The thread starts with the first rows: after the parsing workers are forked (prepare.py
     forks only while no other thread runs). Call define() first, complete() once all rows
-    are given, then copy_into(); close() whatever happens."""
+    are given, then copy_into() and checked(); close() whatever happens."""
 
     def __init__(self, path, name, page_size):
         self.path = path
@@ -41,6 +41,7 @@ class SideIndex:
         self.sql = self.settings = self.build_settings = None
         self.executor = None
         self.pending = collections.deque()
+        self.check = None  # complete()'s structural check, awaited apart from the batches
         self.connection = None  # the thread's own
 
     def define(self, sql, settings, build_settings):
@@ -94,21 +95,30 @@ class SideIndex:
         self.connection.executemany(sql + ", ".join("?" * len(columns)) + ")", rows)
 
     def complete(self):
-        """Merge the segments into one, drop the build settings, check the structure; the
-        writer goes on meanwhile."""
-        self.submit(self.merge_and_check)
+        """Merge the segments into one and drop the build settings, then check the structure;
+        the writer goes on meanwhile. copy_into() waits for the merge only: the check (7.6 s
+        at 1M papers, after a 6 s merge) reads the side database while the writer copies it
+        and runs ANALYZE and quick_check; checked() gives its verdict."""
+        self.submit(self.merge)
+        self.check = self.executor.submit(self.check_structure)
 
-    def merge_and_check(self):
+    def merge(self):
         execute = self.connection.execute
         execute(f"insert into {self.name} ({self.name}) values ('optimize')")
         execute(
             f"delete from {self.name}_config where k in ({', '.join('?' * len(self.build_settings))})",
             [key for key, _ in self.build_settings],
         )
-        check_full_text_index(self.connection, self.name)
         execute("commit")
+
+    def check_structure(self):
+        check_full_text_index(self.connection, self.name)
         self.connection.close()
         self.connection = None
+
+    def checked(self):
+        """Wait for the structural check; raises CatalogCheckFailed if the index failed it."""
+        self.check.result()
 
     def copy_into(self, connection):
         """Wait for the thread, then replace the rows of the catalog's shadow tables (the
@@ -132,8 +142,9 @@ class SideIndex:
         """Stop the thread (after what it is doing) and close its connection."""
         if self.executor is None:
             return
-        for future in self.pending:
-            future.cancel()
+        for future in (*self.pending, self.check):
+            if future is not None:
+                future.cancel()
         self.pending.clear()
         self.executor.submit(self.close_connection)
         self.executor.shutdown(wait=True)
