@@ -338,6 +338,11 @@ class CatalogWriter:
         self.pending = {name: [] for name in (*SCHEMA, "version_keys")}
         self.problems = []
         self.papers_written = 0
+        # each row's facet values (facet_table.COLUMNS) as a code, kept while streaming: the
+        # facet table is then written from memory, not read back from the 2.3 GB papers table
+        # at 1M papers (2.1 -> ~0.7 s). rowid - 1 -> code; 0 for a row the merge deleted
+        self.row_facets = array.array("I")
+        self.facet_codes = {}  # values -> code (1, 2, ...)
         self.aliases = 0
         create_tables(db)
         for table, columns, rows in STREAM_INDEXES:
@@ -465,6 +470,7 @@ class CatalogWriter:
             )
             return
         track_id, track, area = self.track_id(track) if track else (None,) * 3
+        self.row_facets.append(self.facet_code(entry.venue, entry.year, entry.status, area, track))
         self.pending["papers"].append(
             (
                 pid,
@@ -490,6 +496,20 @@ class CatalogWriter:
         self.pending["paper_affiliations"] += [(pid, i) for i in affiliations.values()]
         if len(self.pending["papers"]) >= BATCH_SIZE:
             self.flush()
+
+    def facet_code(self, *values):
+        """The code of a row's facet values (venue, year, status, area, track)."""
+        code = self.facet_codes.get(values)
+        if code is None:
+            code = self.facet_codes[values] = len(self.facet_codes) + 1
+        return code
+
+    def facet_rows(self):
+        """(rowid, venue, year, status, area, track) of every paper, in rowid order."""
+        values = [None, *self.facet_codes]  # code -> values
+        for rowid, code in enumerate(self.row_facets, start=1):
+            if code:
+                yield rowid, *values[code]
 
     def stored_version(self, pid):
         """The first entry of a paper id, as its row holds it."""
@@ -584,7 +604,10 @@ class CatalogWriter:
             execute("update paper_sources set paper_id = ? where paper_id = ?", [paper.id, alias])
             execute("delete from paper_authors where paper_id = ?", [alias])
             execute("delete from paper_affiliations where paper_id = ?", [alias])
-            execute("delete from papers where id = ?", [alias])
+            (rowid,) = execute(
+                "delete from papers where id = ? returning rowid", [alias]
+            ).fetchone()
+            self.row_facets[rowid - 1] = 0
             execute("insert into paper_aliases (alias, paper_id) values (?, ?)", [alias, paper.id])
         authors_changed = set(paper.authors) != set(stored.authors)
         if authors_changed:
@@ -601,10 +624,10 @@ class CatalogWriter:
         track_id, track, area = self.track_id(paper.track) if paper.track else (None,) * 3
         # every row the merge changes is indexed again (reindex), whichever columns change
         self.unindex(paper.id)
-        execute(
+        updated = execute(
             "update papers set title = ?, label = coalesce(?, label), track = ?, area = ?, "
             "track_id = ?, url = ?, venue = ?, year = ?, status = ?, authors_truncated = ?, "
-            "source_count = ? where id = ?",
+            "source_count = ? where id = ? returning rowid",
             [
                 paper.title,
                 paper.title,
@@ -619,6 +642,10 @@ class CatalogWriter:
                 paper.source_count,
                 paper.id,
             ],
+        )
+        (rowid,) = updated.fetchone()
+        self.row_facets[rowid - 1] = self.facet_code(
+            paper.venue, paper.year, paper.status, area, track
         )
         return bool(paper.aliases) or authors_changed or affiliations_changed
 
@@ -808,6 +835,7 @@ class CatalogWriter:
         # the index on papers' track and id)
         create_facet_indexes(self.db)
         self.count_author_tracks()
+        add_facet_table(self.db.conn, self.facet_rows())
         return Summary(
             len(self.paper_ids) - self.aliases,
             len(self.author_keys),
@@ -874,10 +902,8 @@ def index_foreign_key(db, table, column):
 
 
 def finish_database(db, full_text):
-    """The facet table, the full-text index from its side database, statistics, SQLite's
-    check and the index's own (CatalogWriter.finish made the indexes)."""
-    # while the side index may still merge its segments
-    add_facet_table(db.conn)
+    """The full-text index from its side database, statistics, SQLite's check and the
+    index's own (CatalogWriter.finish made the indexes and the facet table)."""
     db.conn.commit()
     full_text.copy_into(db.conn)
     # per-term document counts: "related papers" picks a paper's rarest terms from it

@@ -13,8 +13,10 @@ table instead of `papers`.
 COLUMNS = ("venue", "year", "status", "area", "track")
 
 
-def add_facet_table(connection):
-    """Create and fill facet_combos and paper_facets from the finished `papers` table."""
+def add_facet_table(connection, rows=None):
+    """Create and fill facet_combos and paper_facets from `rows`, (rowid, *COLUMNS) of every
+    paper in rowid order as the finished `papers` table holds them (by default read from it:
+    the build gives them from memory)."""
     connection.execute(
         "create table facet_combos (id integer primary key, venue text, year integer,"
         " status text, area text, track text, paper_count integer not null)"
@@ -23,13 +25,13 @@ def add_facet_table(connection):
         "create table paper_facets (paper integer primary key,"
         " combo integer not null references facet_combos(id))"
     )
+    if rows is None:
+        rows = connection.execute(f"select rowid, {', '.join(COLUMNS)} from papers order by rowid")
     combos, counts = {}, []
 
     def paper_rows():
         # one pass in rowid order, numbering combinations as they come: same catalog, same codes
-        for rowid, *values in connection.execute(
-            f"select rowid, {', '.join(COLUMNS)} from papers order by rowid"
-        ):
+        for rowid, *values in rows:
             key = tuple(values)
             combo = combos.get(key)
             if combo is None:
