@@ -14,6 +14,7 @@ import sqlite_utils
 
 from . import atomic
 from .facet_table import add_facet_table
+from .full_text import SHADOW_TABLES as FTS_SHADOW_TABLES
 from .full_text import CatalogCheckFailed, SideIndex
 from .id_set import IdSet
 from .merge import DIRECT, TITLE, Version, VersionGroups, direct_matches, resolve, title_matches
@@ -908,10 +909,21 @@ def finish_database(db, full_text):
     full_text.copy_into(db.conn)
     # per-term document counts: "related papers" picks a paper's rarest terms from it
     db.execute("create virtual table papers_fts_vocab using fts5vocab(papers_fts, 'row')")
-    db.analyze()
+    analyze(db)
     check_integrity(db)
     # checked in the side database while the lines above ran
     full_text.checked()
+
+
+def analyze(db):
+    """ANALYZE every table the planner chooses indexes for: not the virtual tables and their
+    shadow tables, which FTS5 reads by key alone (counting the 800 MB of papers_fts_data was
+    0.7 s of ANALYZE's 1.9 at 1M papers)."""
+    virtual = set(db.table_names(fts5=True))
+    shadow = {f"{name}_{suffix}" for name in virtual for suffix in FTS_SHADOW_TABLES}
+    for table in db.table_names():
+        if table not in virtual and table not in shadow:
+            db.execute(f"analyze [{table}]")
 
 
 def check_integrity(db):

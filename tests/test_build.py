@@ -714,3 +714,18 @@ def test_a_value_only_a_merged_version_gives_is_in_the_kept_index(tmp_path):
     assert connection.execute("select venue from papers where venue is not null").fetchall() == [
         ("ICML",)
     ]
+
+
+def test_statistics_cover_every_table_but_the_full_text_shadow_tables(query):
+    """ANALYZE's statistics for every index the planner may choose; none for the tables FTS5
+    reads by key alone (build.analyze skips them)."""
+    analyzed = {row[0] for row in query("select distinct tbl from sqlite_stat1")}
+    indexed = {
+        row[0]
+        for row in query(
+            "select tbl_name from sqlite_master where type = 'index' and tbl_name not like '%_fts_%'"
+        )
+    }
+    assert indexed <= analyzed
+    assert {"papers", "paper_authors", "authors"} <= indexed
+    assert not [table for table in analyzed if "_fts" in table]
