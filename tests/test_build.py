@@ -726,6 +726,8 @@ def test_statistics_cover_every_table_but_the_full_text_shadow_tables(query):
             "select tbl_name from sqlite_master where type = 'index' and tbl_name not like '%_fts_%'"
         )
     }
+    # ANALYZE writes nothing for an empty table (the seeds merge no versions)
+    indexed = {table for table in indexed if query(f"select count(*) from [{table}]") != [(0,)]}
     assert indexed <= analyzed
     assert {"papers", "paper_authors", "authors"} <= indexed
     assert not [table for table in analyzed if "_fts" in table]
