@@ -715,21 +715,21 @@ def simple_markdown_segments(text, pieces):
     them the pair, whatever the rule of 3); code holds no space at its ends."""
     if holds_any(text, NOT_SIMPLE_MARKDOWN):
         return None
-    runs = list(MARK_RUN.finditer(text))
+    runs = mark_runs(text)
     if len(runs) % 2:
         return None
     segments, position = [], 0
-    for opening, closing in zip(runs[::2], runs[1::2]):
-        mark, inside = opening.group(0), text[opening.end() : closing.start()]
-        if closing.group(0) != mark or not inside:
+    for (open_start, open_end), (close_start, close_end) in zip(runs[::2], runs[1::2]):
+        mark, inside = text[open_start:open_end], text[open_end:close_start]
+        if text[close_start:close_end] != mark or not inside:
             return None
         if mark == "`":
             if inside[0] == " " or inside[-1] == " ":
                 return None
             styled = [Styled("code", (Text(restore(inside, pieces, True)),))]
         else:
-            before = text[opening.start() - 1] if opening.start() else " "
-            after = text[closing.end()] if closing.end() < len(text) else " "
+            before = text[open_start - 1] if open_start else " "
+            after = text[close_end] if close_end < len(text) else " "
             opens = mark in ("*", "**") and before == " " and is_ascii_alnum(inside[0])
             closes = is_ascii_alnum(inside[-1]) and (
                 after in SIMPLE_AFTER_EMPHASIS or is_ascii_alnum(after)
@@ -739,11 +739,28 @@ def simple_markdown_segments(text, pieces):
             children = read_latex(inside, pieces)
             style = "strong" if mark == "**" else "em"
             styled = [Styled(style, tuple(children))] if children else []
-        segments.extend(read_latex(text[position : opening.start()], pieces))
+        segments.extend(read_latex(text[position:open_start], pieces))
         segments.extend(styled)
-        position = closing.end()
+        position = close_end
     segments.extend(read_latex(text[position:], pieces))
     return segments
+
+
+def mark_runs(text):
+    """(start, end) of each run of `*` or of backticks, in order, as `\\*+|`+` finds them: by
+    str.find (memchr), where the pattern tried its two branches at every character (~5 us an
+    entry: a fifth of plain_text at 100k)."""
+    runs = []
+    for mark in "*`":
+        start = text.find(mark)
+        while start >= 0:
+            end = start + 1
+            while text.startswith(mark, end):
+                end += 1
+            runs.append((start, end))
+            start = text.find(mark, end)
+    runs.sort()
+    return runs
 
 
 def is_ascii_alnum(character):
@@ -752,7 +769,6 @@ def is_ascii_alnum(character):
 
 # the Markdown marks simple_markdown_segments leaves to markdown-it (all but `*` and backticks)
 NOT_SIMPLE_MARKDOWN = tuple(mark for mark in MARKDOWN_MARKS if mark not in "*`")
-MARK_RUN = re.compile(r"\*+|`+")
 SIMPLE_AFTER_EMPHASIS = " .,;:"
 
 
