@@ -31,7 +31,8 @@ CITATION_MARK = re.compile(
     r"|\[[^\[\]]*(?:\bet al\b|\b(?:19|20)\d\d[a-z]?\b)[^\[\]]*\]|\[[\d,\s\-–]+\]"
 )
 # every CITATION_MARK holds one of these: 'et al', a year's first two digits, or is in
-# brackets (four needles, not 'et al', '[' and every digit: ~1.5 us an abstract)
+# brackets (four needles, not 'et al', '[' and every digit: ~1.5 us an abstract); a mark in
+# parentheses holds one between them (may_cite)
 CITATION_NEEDS = ("et al", "[", "19", "20")
 INTRO = re.compile(
     r"\b(?:we|this (?:paper|work|article|study|note)|our (?:work|paper))\b"
@@ -315,14 +316,33 @@ def introduced_thing(sentences):
 
 def drop_citations(text):
     """The text without its citation marks and the whitespace before each."""
-    if not holds_any(text, CITATION_NEEDS):
-        return text  # most abstracts (~80%): no pass of the pattern, which tries every '('
+    if not may_cite(text):
+        return text  # most abstracts: no pass of the pattern, which tries every '('
     pieces, end = [], 0
     for citation in CITATION_MARK.finditer(text):
         pieces.append(text[end : citation.start()].rstrip())
         end = citation.end()
     pieces.append(text[end:])
     return "".join(pieces)
+
+
+def may_cite(text):
+    """False only when CITATION_MARK finds nothing: the text has no '[', and no parenthesis
+    without another inside holds one of CITATION_NEEDS. Looking in the parentheses alone
+    (each found by memchr), not for the needles over the whole text: 3.3 -> 0.7 us an
+    abstract at 100k, and the pattern is tried on a third fewer real abstracts."""
+    if "[" in text:
+        return True
+    start = text.find("(")
+    while start >= 0:
+        end = text.find(")", start)
+        if end < 0:
+            return False
+        # of the '(' before this ')', only the last has no parenthesis between them
+        if holds_any(text[text.rfind("(", start, end) : end], CITATION_NEEDS):
+            return True
+        start = text.find("(", end)
+    return False
 
 
 def split_sentences(text):

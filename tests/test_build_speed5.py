@@ -9,9 +9,10 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loader import markup
+from loader import labels, markup
 
 from .test_build_speed import REAL_TEXTS
+from .test_build_speed2 import CITATION_MARK_WITH_SPACE
 
 # the pattern simple_markdown_segments found its marks with
 MARK_RUN = re.compile(r"\*+|`+")
@@ -27,3 +28,32 @@ def test_mark_runs_equal_the_pattern_on_real_text():
 @given(st.text(alphabet=st.sampled_from(list("*`a ")), max_size=20))
 def test_mark_runs_equal_the_pattern(source):
     assert markup.mark_runs(source) == [m.span() for m in MARK_RUN.finditer(source)]
+
+
+def check_may_cite(source):
+    if labels.CITATION_MARK.search(source):
+        assert labels.may_cite(source), source
+    assert labels.drop_citations(source) == CITATION_MARK_WITH_SPACE.sub("", source), source
+
+
+def test_citations_prefiltered_by_their_parentheses_on_real_text():
+    cited = [s for s in REAL_TEXTS if labels.CITATION_MARK.search(s) and "[" not in s]
+    assert len(cited) > 20
+    assert sum(not labels.may_cite(s) and "(" in s for s in REAL_TEXTS) > 500
+    for source in REAL_TEXTS:
+        check_may_cite(source)
+
+
+CITATION_IN_PARENTHESES = st.lists(
+    st.sampled_from(
+        ["(", ")", "((", "))", " ", "a", "Smith", " et al", ", ", "19", "20", "2019", "1987a"]
+        + ["3", "0", "-", "x20", "201", ")(", "[", "]", "[1]", "é"]
+    ),
+    max_size=16,
+).map("".join)
+
+
+@settings(max_examples=10000, deadline=None)
+@given(CITATION_IN_PARENTHESES)
+def test_citations_prefiltered_by_their_parentheses(source):
+    check_may_cite(source)
