@@ -57,3 +57,29 @@ CITATION_IN_PARENTHESES = st.lists(
 @given(CITATION_IN_PARENTHESES)
 def test_citations_prefiltered_by_their_parentheses(source):
     check_may_cite(source)
+
+
+def check_doubled(source):
+    doubled = "--" in source or "''" in source
+    assert markup.holds_doubled(source, markup.DOUBLED_MARKS) == doubled, source
+    url = "http://" in source or "https://" in source
+    assert markup.has_markup(source) == bool(markup_one_needle_at_a_time(source) or url), source
+
+
+def markup_one_needle_at_a_time(source):
+    """has_markup as it was, but for URLs: every needle over the whole text."""
+    marks = [*markup.MARKUP_CHARACTERS, "--", "''"]
+    return any(mark in source for mark in marks) or bool(markup.PLACEHOLDER.search(source))
+
+
+def test_doubled_marks_found_as_the_needles_find_them_on_real_text():
+    assert sum("--" in s for s in REAL_TEXTS) > 50 and sum("''" in s for s in REAL_TEXTS) > 20
+    assert sum("-" in s and not markup.has_markup(s) for s in REAL_TEXTS) > 500
+    for source in REAL_TEXTS:
+        check_doubled(source)
+
+
+@settings(max_examples=5000, deadline=None)
+@given(st.lists(st.sampled_from([*"-'a :/ ", "http://", "https:/"]), max_size=20).map("".join))
+def test_doubled_marks_found_as_the_needles_find_them(source):
+    check_doubled(source)
