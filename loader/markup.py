@@ -479,8 +479,10 @@ def restore(text, pieces, as_source=False):
 def split_text(text, pieces):
     """Text with math placeholders and bare URLs -> Text, Math and Link segments."""
     segments = []
-    # without pieces there is no placeholder to split at (see restore)
-    for part in re.split("([\ue100-\uf7ff])", text) if pieces else [text]:
+    # without pieces there is no placeholder to split at (see restore), nor in ASCII text
+    # (isascii reads a flag of the string): no pass of the pattern over most text
+    parts = re.split("([\ue100-\uf7ff])", text) if pieces and not text.isascii() else [text]
+    for part in parts:
         if not part:
             continue
         if PLACEHOLDER.fullmatch(part):
@@ -488,12 +490,17 @@ def split_text(text, pieces):
             segments.append(piece if isinstance(piece, Math) else Text(piece))
             continue
         position = 0
-        for url in BARE_URL.finditer(part):
+        # a URL holds a ':', which most text lacks (memchr: no pass of the pattern)
+        for url in BARE_URL.finditer(part) if ":" in part else ():
             segments.append(Text(part[position : url.start()]))
             segments.append(Link(url.group(0), ()))
             position = url.end()
         segments.append(Text(part[position:]))
-    return [segment for segment in segments if segment != Text("")]
+    # Text("") made once, not once a segment (a NamedTuple's __new__ is Python code)
+    return [segment for segment in segments if segment != EMPTY_TEXT]
+
+
+EMPTY_TEXT = Text("")
 
 
 def latex_segments(nodes, pieces):

@@ -83,3 +83,46 @@ def test_doubled_marks_found_as_the_needles_find_them_on_real_text():
 @given(st.lists(st.sampled_from([*"-'a :/ ", "http://", "https:/"]), max_size=20).map("".join))
 def test_doubled_marks_found_as_the_needles_find_them(source):
     check_doubled(source)
+
+
+def split_text_as_it_was(text, pieces):
+    """split_text with every text split at placeholders and searched for URLs."""
+    segments = []
+    for part in re.split("([\ue100-\uf7ff])", text) if pieces else [text]:
+        if not part:
+            continue
+        if markup.PLACEHOLDER.fullmatch(part):
+            piece = pieces[ord(part) - markup.PLACEHOLDER_BASE]
+            segments.append(piece if isinstance(piece, markup.Math) else markup.Text(piece))
+            continue
+        position = 0
+        for url in markup.BARE_URL.finditer(part):
+            segments.append(markup.Text(part[position : url.start()]))
+            segments.append(markup.Link(url.group(0), ()))
+            position = url.end()
+        segments.append(markup.Text(part[position:]))
+    return [segment for segment in segments if segment != markup.Text("")]
+
+
+def check_split_text(source):
+    protected, pieces = markup.set_aside(source)
+    for text in (markup.restore(protected, pieces), protected, source):
+        assert markup.split_text(text, pieces) == split_text_as_it_was(text, pieces), source
+
+
+def test_split_text_skipping_ascii_and_colonless_text_on_real_text():
+    assert sum(markup.set_aside(s)[1] != [] and s.isascii() for s in REAL_TEXTS) > 100
+    assert sum("http" in s for s in REAL_TEXTS) > 20
+    for source in REAL_TEXTS:
+        check_split_text(source)
+
+
+@settings(max_examples=5000, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([*"a :/.$\\`'", "$x$", "\\$", "``a''", "http://a.b", "https://x", "é"]),
+        max_size=16,
+    ).map("".join)
+)
+def test_split_text_skipping_ascii_and_colonless_text(source):
+    check_split_text(source)
