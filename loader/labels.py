@@ -62,6 +62,7 @@ NAMING = re.compile(
 )
 QUOTED = re.compile(r"[“”\"'‘’]([^“”\"'‘’]{2,40})[“”\"'’]")
 QUOTED_NAME = re.compile(r"[^“\"]{0,40}?[“\"]([A-Z][^”\"]{1,40})[”\"]")
+QUOTES = "“\""  # what every QUOTED_NAME match holds
 # 'Self-Improving Collaborative GAN (SIC-GAN)': an expansion, then its name in parentheses
 EXPANSION_THEN_NAME = re.compile(r"((?:[\w'’\-]+\s+){0,10}?[\w'’\-]+)\s*\(\s*")
 # a method name: one token with two capitals, or a capital and a digit ('NorMuon', 'xRAG',
@@ -285,7 +286,9 @@ def named_method(sentences):
             if named:
                 return named
         start = intro.end() if intro else namings[0].end()
-        quoted = QUOTED_NAME.match(sentence, start)
+        # a quote mark first, by memchr: few sentences hold one, and the pattern's lazy
+        # prefix is tried at every character up to 40 on (~0.6 us an abstract)
+        quoted = QUOTED_NAME.match(sentence, start) if holds_any(sentence, QUOTES) else None
         if quoted:  # 'we present innovative approaches, "Reverse LoRA" for extraction'
             return quoted.group(1)
         for match in NAME.finditer(sentence, start):

@@ -126,3 +126,55 @@ def test_split_text_skipping_ascii_and_colonless_text_on_real_text():
 )
 def test_split_text_skipping_ascii_and_colonless_text(source):
     check_split_text(source)
+
+
+def set_aside_searching_from_each_end(text):
+    """set_aside with the pattern searched from where the last match ended."""
+    original = markup.first_mark
+    try:
+        markup.first_mark = lambda text, position: position
+        return markup.set_aside(text)
+    finally:
+        markup.first_mark = original
+
+
+def check_set_aside(source):
+    assert markup.set_aside(source) == set_aside_searching_from_each_end(source), source
+    for match in markup.MATH_OR_ESCAPE.finditer(source):
+        assert source[match.start()] in markup.MATH_OR_ESCAPE_STARTS, source
+
+
+def test_set_aside_skipping_to_the_first_mark_on_real_text():
+    assert sum(len(markup.set_aside(s)[1]) > 1 for s in REAL_TEXTS) > 100
+    for source in REAL_TEXTS:
+        check_set_aside(source)
+
+
+@settings(max_examples=10000, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([*"a $\\`'()[]{}\n.", "$$", "``", "''", "\\(", "\\)", "\\[", "\\]", "é"]),
+        max_size=20,
+    ).map("".join)
+)
+def test_set_aside_skipping_to_the_first_mark(source):
+    check_set_aside(source)
+
+
+def check_quoted_name(sentence):
+    for start in range(len(sentence) + 1):
+        if labels.QUOTED_NAME.match(sentence, start):
+            assert markup.holds_any(sentence, labels.QUOTES), sentence
+
+
+def test_quoted_names_hold_a_quote_mark_on_real_text():
+    quoted = [s for s in REAL_TEXTS if labels.QUOTED_NAME.search(s)]
+    assert len(quoted) > 20
+    for source in quoted + REAL_TEXTS[:2000]:
+        check_quoted_name(source[:300])
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("aA “”\"'‘’«»")), max_size=20))
+def test_quoted_names_hold_a_quote_mark(sentence):
+    check_quoted_name(sentence)
