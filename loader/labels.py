@@ -62,7 +62,7 @@ NAMING = re.compile(
 )
 QUOTED = re.compile(r"[“”\"'‘’]([^“”\"'‘’]{2,40})[“”\"'’]")
 QUOTED_NAME = re.compile(r"[^“\"]{0,40}?[“\"]([A-Z][^”\"]{1,40})[”\"]")
-QUOTES = "“\""  # what every QUOTED_NAME match holds
+QUOTES = '“"'  # what every QUOTED_NAME match holds
 # 'Self-Improving Collaborative GAN (SIC-GAN)': an expansion, then its name in parentheses
 EXPANSION_THEN_NAME = re.compile(r"((?:[\w'’\-]+\s+){0,10}?[\w'’\-]+)\s*\(\s*")
 # a method name: one token with two capitals, or a capital and a digit ('NorMuon', 'xRAG',
