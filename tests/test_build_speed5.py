@@ -9,7 +9,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loader import labels, markup
+from loader import labels, markup, text
 
 from .test_build_speed import REAL_TEXTS
 from .test_build_speed2 import CITATION_MARK_WITH_SPACE
@@ -106,8 +106,8 @@ def split_text_as_it_was(text, pieces):
 
 def check_split_text(source):
     protected, pieces = markup.set_aside(source)
-    for text in (markup.restore(protected, pieces), protected, source):
-        assert markup.split_text(text, pieces) == split_text_as_it_was(text, pieces), source
+    for reading in (markup.restore(protected, pieces), protected, source):
+        assert markup.split_text(reading, pieces) == split_text_as_it_was(reading, pieces), source
 
 
 def test_split_text_skipping_ascii_and_colonless_text_on_real_text():
@@ -178,3 +178,39 @@ def test_quoted_names_hold_a_quote_mark_on_real_text():
 @given(st.text(alphabet=st.sampled_from(list("aA “”\"'‘’«»")), max_size=20))
 def test_quoted_names_hold_a_quote_mark(sentence):
     check_quoted_name(sentence)
+
+
+def strip_truncation_searching_every_line(source):
+    """strip_truncation as it was: the pattern searched for from the start."""
+    truncated, source = False, source.rstrip()
+    while match := text.TRUNCATION_MARK.search(source):
+        truncated = True
+        source = text.strip_trailing_separators(source[: match.start()])
+    return source, truncated
+
+
+def check_truncation(source):
+    found, expected = text.truncation_mark(source), text.TRUNCATION_MARK.search(source)
+    assert (found and found.span()) == (expected and expected.span()), source
+    assert text.strip_truncation(source) == strip_truncation_searching_every_line(source), source
+
+
+def test_truncation_marks_found_at_the_end_on_real_text():
+    texts = REAL_TEXTS + [t.rstrip() for t in REAL_TEXTS]
+    assert sum(bool(text.TRUNCATION_MARK.search(t)) for t in texts) > 20
+    for source in texts:
+        check_truncation(source)
+
+
+@settings(max_examples=5000, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            ["A", "b", " ", "\t", "\u3000", "\x1c", "et", "ET", "eT", "al", "AL", "aL", "."]
+            + ["..", "等", ",", "x", "t", "e", "é", "İ", "ſ"]
+        ),
+        max_size=12,
+    ).map("".join)
+)
+def test_truncation_marks_found_at_the_end(source):
+    check_truncation(source)
