@@ -13,6 +13,7 @@ from loader import labels, markup, text
 
 from .test_build_speed import REAL_TEXTS
 from .test_build_speed2 import CITATION_MARK_WITH_SPACE
+from .test_build_speed4 import too_many_words_splitting_every_word
 
 # the pattern simple_markdown_segments found its marks with
 MARK_RUN = re.compile(r"\*+|`+")
@@ -214,3 +215,44 @@ def test_truncation_marks_found_at_the_end_on_real_text():
 )
 def test_truncation_marks_found_at_the_end(source):
     check_truncation(source)
+
+
+def test_each_dot_ends_at_most_one_title():
+    """What count_titles counts on: one '.' a title, at its end, and no title ends another."""
+    for title in text.TITLES:
+        assert title.count(".") == 1 and title.endswith(".")
+        assert [t for t in text.TITLES if t.endswith(title)] == [title]
+
+
+def check_titles(source):
+    assert text.count_titles(source) == sum(source.count(t) for t in text.TITLES), source
+
+
+def test_titles_counted_from_each_dot_on_real_text():
+    assert sum(text.count_titles(s) > 0 for s in REAL_TEXTS) > 5
+    for source in REAL_TEXTS:
+        check_titles(source)
+
+
+@settings(max_examples=5000, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([*text.TITLES, "M", "r", "s", ".", "D", "Prof", " ", "Mrs", "a"]),
+        max_size=12,
+    ).map("".join)
+)
+def test_titles_counted_from_each_dot(source):
+    check_titles(source)
+    assert text.too_many_words(source) == too_many_words_splitting_every_word(source)
+
+
+@settings(max_examples=5000, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["Ab", "cd", "1x", "&amp;", "x&y", "(a", "é", "Dr.", "Prof.", "Mrs."]),
+        min_size=6,
+        max_size=12,
+    ).map(" ".join)
+)
+def test_too_many_words_with_the_lasting_test_inlined(clause):
+    assert text.too_many_words(clause) == too_many_words_splitting_every_word(clause)
