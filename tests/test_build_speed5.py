@@ -256,3 +256,31 @@ def test_titles_counted_from_each_dot(source):
 )
 def test_too_many_words_with_the_lasting_test_inlined(clause):
     assert text.too_many_words(clause) == too_many_words_splitting_every_word(clause)
+
+
+def check_definition_words(source):
+    found = markup.holds_definition_word(source)
+    assert found == markup.holds_any(source, markup.DEFINITION_WORDS), source
+    if markup.DEFINITION.search(source):
+        assert found, source
+
+
+def test_definition_words_found_at_each_backslash_on_real_text():
+    assert sum("\\" in s for s in REAL_TEXTS) > 100
+    assert any(markup.holds_definition_word(s) for s in REAL_TEXTS)
+    for source in REAL_TEXTS:
+        check_definition_words(source)
+
+
+@settings(max_examples=5000, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [*markup.DEFINITION_WORDS, "\\", "\\\\", "new", "command", "def", "a", "{", "}"]
+            + ["\\R", "$", " ", "re", "*"]
+        ),
+        max_size=10,
+    ).map("".join)
+)
+def test_definition_words_found_at_each_backslash(source):
+    check_definition_words(source)
