@@ -31,7 +31,8 @@ CITATION_MARK = re.compile(
     r"|\[[^\[\]]*(?:\bet al\b|\b(?:19|20)\d\d[a-z]?\b)[^\[\]]*\]|\[[\d,\s\-–]+\]"
 )
 # every CITATION_MARK holds one of these: 'et al', a year's first two digits, or is in
-# brackets (four needles, not 'et al', '[' and every digit: ~1.5 us an abstract)
+# brackets (four needles, not 'et al', '[' and every digit: ~1.5 us an abstract); a mark in
+# parentheses holds one between them (may_cite)
 CITATION_NEEDS = ("et al", "[", "19", "20")
 INTRO = re.compile(
     r"\b(?:we|this (?:paper|work|article|study|note)|our (?:work|paper))\b"
@@ -61,6 +62,7 @@ NAMING = re.compile(
 )
 QUOTED = re.compile(r"[“”\"'‘’]([^“”\"'‘’]{2,40})[“”\"'’]")
 QUOTED_NAME = re.compile(r"[^“\"]{0,40}?[“\"]([A-Z][^”\"]{1,40})[”\"]")
+QUOTES = '“"'  # what every QUOTED_NAME match holds
 # 'Self-Improving Collaborative GAN (SIC-GAN)': an expansion, then its name in parentheses
 EXPANSION_THEN_NAME = re.compile(r"((?:[\w'’\-]+\s+){0,10}?[\w'’\-]+)\s*\(\s*")
 # a method name: one token with two capitals, or a capital and a digit ('NorMuon', 'xRAG',
@@ -284,7 +286,9 @@ def named_method(sentences):
             if named:
                 return named
         start = intro.end() if intro else namings[0].end()
-        quoted = QUOTED_NAME.match(sentence, start)
+        # a quote mark first, by memchr: few sentences hold one, and the pattern's lazy
+        # prefix is tried at every character up to 40 on (~0.6 us an abstract)
+        quoted = QUOTED_NAME.match(sentence, start) if holds_any(sentence, QUOTES) else None
         if quoted:  # 'we present innovative approaches, "Reverse LoRA" for extraction'
             return quoted.group(1)
         for match in NAME.finditer(sentence, start):
@@ -315,14 +319,33 @@ def introduced_thing(sentences):
 
 def drop_citations(text):
     """The text without its citation marks and the whitespace before each."""
-    if not holds_any(text, CITATION_NEEDS):
-        return text  # most abstracts (~80%): no pass of the pattern, which tries every '('
+    if not may_cite(text):
+        return text  # most abstracts: no pass of the pattern, which tries every '('
     pieces, end = [], 0
     for citation in CITATION_MARK.finditer(text):
         pieces.append(text[end : citation.start()].rstrip())
         end = citation.end()
     pieces.append(text[end:])
     return "".join(pieces)
+
+
+def may_cite(text):
+    """False only when CITATION_MARK finds nothing: the text has no '[', and no parenthesis
+    without another inside holds one of CITATION_NEEDS. Looking in the parentheses alone
+    (each found by memchr), not for the needles over the whole text: 3.3 -> 0.7 us an
+    abstract at 100k, and the pattern is tried on a third fewer real abstracts."""
+    if "[" in text:
+        return True
+    start = text.find("(")
+    while start >= 0:
+        end = text.find(")", start)
+        if end < 0:
+            return False
+        # of the '(' before this ')', only the last has no parenthesis between them
+        if holds_any(text[text.rfind("(", start, end) : end], CITATION_NEEDS):
+            return True
+        start = text.find("(", end)
+    return False
 
 
 def split_sentences(text):
