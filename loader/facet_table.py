@@ -14,7 +14,7 @@ COLUMNS = ("venue", "year", "status", "area", "track")
 
 
 def add_facet_table(connection, rows=None):
-    """Create and fill facet_combos and paper_facets from `rows`, (rowid, *COLUMNS) of every
+    """Create and fill facet_combos and paper_facets from `rows`, (rowid, (*COLUMNS)) of every
     paper in rowid order as the finished `papers` table holds them (by default read from it:
     the build gives them from memory)."""
     connection.execute(
@@ -26,13 +26,15 @@ def add_facet_table(connection, rows=None):
         " combo integer not null references facet_combos(id))"
     )
     if rows is None:
-        rows = connection.execute(f"select rowid, {', '.join(COLUMNS)} from papers order by rowid")
+        papers = connection.execute(
+            f"select rowid, {', '.join(COLUMNS)} from papers order by rowid"
+        )
+        rows = ((rowid, tuple(values)) for rowid, *values in papers)
     combos, counts = {}, []
 
     def paper_rows():
         # one pass in rowid order, numbering combinations as they come: same catalog, same codes
-        for rowid, *values in rows:
-            key = tuple(values)
+        for rowid, key in rows:
             combo = combos.get(key)
             if combo is None:
                 combo = combos[key] = len(combos) + 1

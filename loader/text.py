@@ -278,10 +278,7 @@ def too_many_words(text):
     if len(words) <= MAX_NAME_WORDS:
         return False  # a name's few words: no need to look
     if len(words) > allowed + 1:  # the last is the rest of the clause
-        for word in words[: allowed + 1]:  # is_lasting_word, inlined: no call a word
-            if word[0] not in ASCII_LETTERS_AND_DIGITS or "&" in word:
-                break
-        else:
+        if all(map(is_lasting_word, words[: allowed + 1])):
             return True
         words = text.split()
     return sum(map(is_lasting_word, words)) > allowed
