@@ -14,7 +14,10 @@ $(BIN)/.installed: pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $@
 
-$(DB): $(BIN)/.installed $(wildcard seeds/*) $(wildcard loader/*.py)
+# the catalog depends on the inputs and the build's code only: editing the site or the server
+# never rebuilds it
+BUILD_CODE := $(wildcard loader/*.py loader/read/*.py loader/rules/*.py loader/build/*.py)
+$(DB): $(BIN)/.installed $(wildcard seeds/*) $(BUILD_CODE)
 	$(BIN)/paper-catalog build seeds --db $(DB)
 
 build: $(DB)

@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from run import Raw, csv_view, load_plugin
 
-from loader.serve import SETTINGS
+from loader.serve.settings import SETTINGS
 
 
 def stock_client(datasette, route_pattern):

@@ -63,7 +63,7 @@ def create(server, db):
         from datasette.app import Datasette
 
         return Datasette(immutables=[str(db)], settings={"suggest_facets": False}).app()
-    from loader.site_app import Site, create_app
+    from loader.serve.app import Site, create_app
 
     # this checkout's site, as bench/throughput.py serves it; no response cache
     metadata, plugins = str(ROOT / "metadata.yml"), str(ROOT / "plugins")

@@ -20,8 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from loader.markup import render_html
-from loader.names import is_well_cased
+from loader.rules.markup import render_html
+from loader.rules.names import is_well_cased
 
 # a macro name glued into the search text ("mathcalO", "frac1ε") or left as a word ("textrm")
 LEFTOVER_MACRO = re.compile(

@@ -24,8 +24,8 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from loader.build import build_catalog
-from loader.sources import discover
+from loader.build.catalog import build_catalog
+from loader.read.sources import discover
 
 MAX_KEYWORD_SHARE = 0.05
 

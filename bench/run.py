@@ -3,7 +3,7 @@
 For each size: generate the corpus (once; kept under --work), build it with bench/floor.py and
 with the real loader (`paper-catalog build`), each in its own process (time, peak RSS, bytes per
 paper). On the largest catalog: serve it as `paper-catalog serve` does (immutable, inspect file,
-loader/serve.py SETTINGS, metadata.yml, plugins/) and time each page over HTTP against the same
+loader/serve/supervisor.py SETTINGS, metadata.yml, plugins/) and time each page over HTTP against the same
 SQL run raw in SQLite, a trivial `select 1` request, and `sqlite3 -csv` for CSV streaming.
 Writes bench/results/latest.json and latest.md.
 
@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
 sys.path.insert(0, str(ROOT))
 
-from loader.serve import setting_options
+from loader.serve.settings import setting_options
 
 COMMON_TERM = ("learning", "learn")  # as typed, and as the porter stemmer indexes it
 # /search's facets that a common term must still show at 1M (issue 13)
@@ -215,7 +215,7 @@ class Raw:
     def __init__(self, catalog):
         from datasette.utils import escape_fts
 
-        from loader.names import name_key
+        from loader.rules.names import name_key
 
         self.connection = sqlite3.connect(f"file:{catalog}?immutable=1", uri=True)
         self.connection.create_function("escape_fts", 1, escape_fts)
@@ -275,9 +275,10 @@ def page_statements(kind, key, queries):
 
 def search_statements(raw, pairs):
     """What /search runs for these parameters, as one raw SQLite call: the same sequence
-    (loader/search_run.py: exact titles, facets and total, the page, its details and snippets,
+    (loader/web/search_results.py: exact titles, facets and total, the page, its details and snippets,
     the author and affiliation facets unless the match set is too large for them)."""
-    from loader import search, search_run
+    from loader.web import search_request as search
+    from loader.web import search_results as search_run
 
     request = search.parse_search(pairs)
     up_to = load_plugin("search_page").LINK_FACETS_UP_TO

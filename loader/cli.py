@@ -11,12 +11,12 @@ from pathlib import Path
 
 import click
 
-from . import site
-from .atomic import TargetRefused
-from .build import BuildFailed, CatalogCheckFailed, build_catalog
-from .publish import PLATFORMS, PublishError, deploy_command, write_context
-from .serve import ListenError, serve_catalog
-from .sources import FORMATS, check_sources, plan_inputs
+from loader.build.atomic import TargetRefused
+from loader.build.catalog import BuildFailed, CatalogCheckFailed, build_catalog
+from loader.read.sources import FORMATS, check_sources, plan_inputs
+from loader.serve import site_files as site
+from loader.serve.publish import PLATFORMS, PublishError, deploy_command, write_context
+from loader.serve.supervisor import ListenError, serve_catalog
 
 paths_argument = click.argument(
     "paths", nargs=-1, type=click.Path(exists=True, dir_okay=True, path_type=Path)

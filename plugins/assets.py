@@ -2,7 +2,7 @@
 
 from datasette import Response, hookimpl
 
-from loader.site import STATIC_DIR
+from loader.serve.site_files import STATIC_DIR
 
 STYLESHEET = STATIC_DIR / "catalog.css"
 STYLESHEET_PATH = "/-/catalog.css"

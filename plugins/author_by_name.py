@@ -8,7 +8,7 @@ to merge spellings), so a page of 25 papers needs no lookup until a reader click
 from datasette import hookimpl
 from datasette.utils.asgi import Response
 
-from loader.normalize import name_key
+from loader.rules.normalize import name_key
 
 DATABASE = "catalog"
 

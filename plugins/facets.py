@@ -20,12 +20,12 @@ from datasette.filters import FilterArguments
 from datasette.tracer import trace
 from datasette.utils import escape_sqlite, path_with_removed_args
 
-from loader import facet_memory
-from loader.facet_table import COLUMNS as COMBO_COLUMNS
-from loader.http_scope import mark_incomplete
-from loader.index_only import index_only
-from loader.normalize import affiliation_slug, name_key
-from loader.time_limit import within_time_limit
+from loader.build.facet_table import COLUMNS as COMBO_COLUMNS
+from loader.rules.normalize import affiliation_slug, name_key
+from loader.web import facet_counts as facet_memory
+from loader.web.index_only import index_only
+from loader.web.request_scope import mark_incomplete
+from loader.web.time_limit import within_time_limit
 
 TABLE = "papers"
 
@@ -61,7 +61,7 @@ def is_unfiltered(sql, params):
 # page by whichever of the two facet classes asks first, that finds the matching papers once
 # (`matched`) and counts each box from them; the arms are numbered so the rows can be told
 # apart, and each arm keeps its own order and limit. Once a worker has read the link tables and
-# the facet table into memory (loader/facet_memory.py, at startup, in a thread of its own), a
+# the facet table into memory (loader/web/facet_counts.py, at startup, in a thread of its own), a
 # filtered page's boxes are instead counted there from its matches' rowids, fetched once.
 SHARED_COUNTS = "paper_catalog.facet_counts"
 
@@ -80,7 +80,7 @@ def combined_sql(matched_columns, arms, sql):
 
 def column_arm(column, unfiltered, limit):
     """Datasette's column facet query (facets.py ColumnFacet), over the matched papers; for
-    the whole table, summed from the build's per-combination counts (loader/facet_table.py):
+    the whole table, summed from the build's per-combination counts (loader/build/facet_table.py):
     at 1M papers a group by over every row takes seconds, the sum ~0.1 ms."""
     if unfiltered and column in COMBO_COLUMNS:
         return (
@@ -191,7 +191,7 @@ def matched_ids_sql(sql, table):
 
 def count_in_memory(conn, facet, boxes, memory, ids_sql, limit, datasette):
     """Every box's rows in one SQL-thread hand-off, counted from the matches' rowids
-    (loader/facet_memory.py); a column box the facet table does not hold, from SQL."""
+    (loader/web/facet_counts.py); a column box the facet table does not hold, from SQL."""
     params = facet.params
     with within_time_limit(conn, datasette.setting("facet_time_limit_ms"), ids_sql, params):
         rowids = [rowid for (rowid,) in conn.execute(ids_sql, params)]

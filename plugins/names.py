@@ -1,9 +1,9 @@
-"""SQL function `name_key(text)`: the loader's name key (loader/names.py), so a canned query
+"""SQL function `name_key(text)`: the loader's name key (loader/rules/names.py), so a canned query
 finds an author by any spelling of the name ('pin yu chen', 'Florian Tramer')."""
 
 from datasette import hookimpl
 
-from loader.names import name_key
+from loader.rules.names import name_key
 
 
 def sql_name_key(text):

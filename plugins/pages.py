@@ -10,9 +10,9 @@ author of the 1M-paper benchmark has 2,181 papers and 9,506 co-authors.
 from datasette import hookimpl
 from datasette.utils import urlsafe_components
 
-from loader.http_scope import mark_incomplete
-from loader.related import kept_counts, related_within
-from loader.time_limit import within_time_limit
+from loader.web.related import kept_counts, related_within
+from loader.web.request_scope import mark_incomplete
+from loader.web.time_limit import within_time_limit
 
 PAPER_TEMPLATE = "row-catalog-papers.html"
 AUTHOR_TEMPLATE = "row-catalog-authors.html"
@@ -127,7 +127,7 @@ def paper_lookups(paper_id, time_limit_ms, kept):
             "paper_owner": next((a for a in authors if a["position"] is None), None),
             "paper_affiliations": rows(PAPER_AFFILIATIONS_SQL),
             "paper_sources": rows(PAPER_SOURCES_SQL),
-            # the related_papers canned query's rows (loader/related.py), None past the limit
+            # the related_papers canned query's rows (loader/web/related.py), None past the limit
             "related_papers": related_within(connection, paper_id, time_limit_ms, kept),
         }
 

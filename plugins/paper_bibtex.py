@@ -3,8 +3,8 @@
 from datasette import hookimpl
 from datasette.utils.asgi import Response
 
-from loader import search
-from loader.bibtex import format_entry
+from loader.web import search_request as search
+from loader.web.bibtex import format_entry
 
 DATABASE = "catalog"
 PAPER_SQL = (

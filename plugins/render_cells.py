@@ -1,4 +1,4 @@
-"""Abstracts and titles as readable HTML through loader.markup (the one reading of their markup:
+"""Abstracts and titles as readable HTML through loader.rules.markup (the one reading of their markup:
 math as MathML, emphasis, safe links, sanitized), and search snippets with highlighted matches."""
 
 import functools
@@ -10,9 +10,9 @@ from datasette import hookimpl
 from datasette.utils import tilde_encode
 from markupsafe import Markup, escape
 
-from loader.kept_renderings import KeptRenderings
-from loader.markup import render_html, title_html, title_text
-from loader.normalize import affiliation_name
+from loader.rules.markup import render_html, title_html, title_text
+from loader.rules.normalize import affiliation_name
+from loader.web.kept_renderings import KeptRenderings
 
 # the `search` canned query wraps each match in these private-use characters
 MATCH_START = "\ue000"
@@ -156,7 +156,7 @@ def abstract_cell(value):
     return Markup('<div class="abstract">{}</div>').format(render_html(value))
 
 
-# a row's cells are the same on every page that lists it (loader/kept_renderings.py)
+# a row's cells are the same on every page that lists it (loader/web/kept_renderings.py)
 kept_abstract_cell = KeptRenderings(abstract_cell, ABSTRACTS_KEPT_BYTES)
 kept_linked_names = KeptRenderings(linked_names, LINKS_KEPT_BYTES)
 

@@ -3,7 +3,7 @@
 `/search` (HTML through Datasette's templates), `/search.json`, and the exports `/search.csv`,
 `/search.bib` and `/search.json?_all=1`, which stream every match in the page's order with flat
 memory: each batch is its own time-limited query that continues after the last row's sort keys.
-The SQL and the parameter rules live in loader/search.py.
+The SQL and the parameter rules live in loader/web/search_request.py.
 """
 
 import csv
@@ -17,11 +17,12 @@ from datasette.database import QueryInterrupted
 from datasette.utils.asgi import AsgiStream, Response
 from markupsafe import Markup, escape
 
-from loader import search, search_run
-from loader.bibtex import KeyMaker, format_entry
-from loader.http_scope import mark_incomplete
-from loader.site import STATIC_DIR
-from loader.time_limit import within_time_limit
+from loader.serve.site_files import STATIC_DIR
+from loader.web import search_request as search
+from loader.web import search_results as search_run
+from loader.web.bibtex import KeyMaker, format_entry
+from loader.web.request_scope import mark_incomplete
+from loader.web.time_limit import within_time_limit
 
 DATABASE = "catalog"
 EXPORT_BATCH = 1000
@@ -52,7 +53,7 @@ LINK_FACETS_UP_TO = 10_000
 
 class Searcher:
     """Runs one request's statements on the catalog, each batch in one call on one of
-    Datasette's SQL threads (loader/search_run.py)."""
+    Datasette's SQL threads (loader/web/search_results.py)."""
 
     def __init__(self, datasette, request):
         self.datasette = datasette

@@ -12,7 +12,7 @@ values written by filters (_table.html, _facet_results.html).
 from datasette import hookimpl
 from jinja2 import BaseLoader, ChoiceLoader, TemplateNotFound
 
-from loader.search import FACET_TITLES
+from loader.web.search_request import FACET_TITLES
 
 PATCHES = {
     "base.html": [

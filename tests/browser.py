@@ -41,7 +41,7 @@ def free_port():
 
 def serve_command(db_path, port, metadata=ROOT / "metadata.yml"):
     """`datasette serve` as `paper-catalog serve` runs it, on one database file."""
-    from loader.serve import setting_options
+    from loader.serve.settings import setting_options
 
     command = [sys.executable, "-m", "datasette", "serve", "-i", str(db_path)]
     command += ["--metadata", str(metadata), "--plugins-dir", str(ROOT / "plugins")]

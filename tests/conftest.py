@@ -3,8 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from loader.build import build_catalog
-from loader.sources import discover
+from loader.build.catalog import build_catalog
+from loader.read.sources import discover
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "seeds"
@@ -47,7 +47,7 @@ def datasette(seed_catalog):
     import yaml
     from datasette.app import Datasette
 
-    from loader.serve import SETTINGS
+    from loader.serve.settings import SETTINGS
 
     metadata = yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8"))
     return Datasette(
@@ -65,7 +65,7 @@ def second_datasette(catalog):
     import yaml
     from datasette.app import Datasette
 
-    from loader.serve import SETTINGS
+    from loader.serve.settings import SETTINGS
 
     metadata = yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8"))
     return Datasette(

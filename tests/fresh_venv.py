@@ -187,7 +187,7 @@ def check_served_site(url, db):
 
 def prefetch():
     """Fill the wheelhouse with what the install and publish tests install."""
-    from loader.publish import pinned_requirements
+    from loader.serve.publish import pinned_requirements
 
     with tempfile.TemporaryDirectory() as scratch:
         constraints = Path(scratch) / "constraints.txt"

@@ -7,7 +7,7 @@ import sqlite3
 
 import pytest
 
-from loader.build import build_catalog
+from loader.build.catalog import build_catalog
 
 from .conftest import FIXTURES, ROOT
 
@@ -52,7 +52,7 @@ def site(connection):
     import yaml
     from datasette.app import Datasette
 
-    from loader.serve import SETTINGS
+    from loader.serve.settings import SETTINGS
 
     metadata = yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8"))
     db = connection.execute("pragma database_list").fetchone()[2]

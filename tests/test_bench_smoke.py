@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from loader.build import SCHEMA, build_catalog
+from loader.build.catalog import SCHEMA, build_catalog
+from loader.read.sources import discover, read_source
 from loader.records import Problem
-from loader.sources import discover, read_source
 
 from .conftest import ROOT
 

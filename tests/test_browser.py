@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from loader.build import build_catalog
+from loader.build.catalog import build_catalog
 from tests.browser import (
     datasette_server,
     new_page,

@@ -11,7 +11,7 @@ import pytest
 import sqlite_utils
 import yaml
 
-from loader.build import (
+from loader.build.catalog import (
     FTS_PAGE_BYTES,
     PAGE_SIZE,
     BuildFailed,
@@ -19,9 +19,9 @@ from loader.build import (
     build_catalog,
     check_integrity,
 )
-from loader.full_text import check_full_text_index
-from loader.prepare import prepare_source_eagerly
-from loader.sources import discover, public_paths
+from loader.build.full_text import check_full_text_index
+from loader.build.prepare import prepare_source_eagerly
+from loader.read.sources import discover, public_paths
 
 from . import merge_fixtures
 from .conftest import ROOT, SEEDS
@@ -468,7 +468,7 @@ def test_parsing_workers_are_gone_before_the_writer_finishes(tmp_path, monkeypat
     worker processes must have exited by then, not linger until garbage collection."""
     import multiprocessing
 
-    from loader import build
+    from loader.build import catalog as build
 
     alive = []
     finish = build.CatalogWriter.finish
@@ -498,7 +498,8 @@ def test_the_writer_pauses_the_cyclic_collector_while_workers_parse(tmp_path, mo
     workers, forked meanwhile, collect (parsing makes cycles)."""
     import gc
 
-    from loader import build, prepare
+    from loader.build import catalog as build
+    from loader.build import prepare
 
     seen = []
     add_entry = build.CatalogWriter.add_entry
@@ -525,7 +526,7 @@ def test_a_build_failing_after_the_stream_stops_the_index_thread_and_leaves_no_f
     stops, its side database goes with the temporary, the old catalog stays."""
     import threading
 
-    from loader import build
+    from loader.build import catalog as build
 
     target = tmp_path / "out" / "catalog.db"
     build_catalog(sorted(SEEDS.iterdir()), target)
@@ -548,7 +549,7 @@ def test_a_build_failing_after_the_stream_stops_the_index_thread_and_leaves_no_f
 
 
 def test_a_full_text_index_failing_its_check_in_the_thread_fails_the_build(tmp_path, monkeypatch):
-    from loader import full_text
+    from loader.build import full_text
 
     target = tmp_path / "catalog.db"
     build_catalog(sorted(SEEDS.iterdir()), target)
@@ -569,7 +570,7 @@ def test_a_full_text_index_failing_its_check_in_the_thread_fails_the_build(tmp_p
 def test_the_side_index_is_the_index_a_rebuild_writes_in_small_batches(tmp_path, monkeypatch):
     """Batches of 7 papers (13 for the seeds' 90), the merge's changes taken out and put back
     in chunks: the copied index holds what FTS5's rebuild from the rows holds."""
-    from loader import build
+    from loader.build import catalog as build
 
     monkeypatch.setattr(build, "BATCH_SIZE", 7)
     path = tmp_path / "catalog.db"

@@ -13,7 +13,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loader import markup, text
+from loader.read import lines as text
+from loader.rules import markup
 
 ROOT = Path(__file__).resolve().parent.parent
 TEXT_SUFFIXES = {".txt", ".jsonl", ".json", ".md"}

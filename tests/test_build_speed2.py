@@ -9,7 +9,8 @@ import unicodedata
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loader import labels, markup, merge, text
+from loader.read import lines as text
+from loader.rules import labels, markup, merge
 
 from .test_build_speed import REAL_TEXTS
 

@@ -9,8 +9,10 @@ import unicodedata
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loader import labels, markup, merge, parse_listing, text
-from loader.normalize import TRACK_SEPARATOR
+from loader.read import lines as text
+from loader.read import listing as parse_listing
+from loader.rules import labels, markup, merge
+from loader.rules.normalize import TRACK_SEPARATOR
 
 from .test_build_speed import REAL_TEXTS, protected_texts
 from .test_build_speed2 import WORDS

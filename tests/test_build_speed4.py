@@ -9,9 +9,10 @@ import unicodedata
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loader import labels, markup, merge, text
-from loader.entries import read_block
-from loader.text import Block
+from loader.read import lines as text
+from loader.read.entries import read_block
+from loader.read.lines import Block
+from loader.rules import labels, markup, merge
 
 from .test_build_speed import REAL_TEXTS
 from .test_build_speed2 import CITATION_MARK_WITH_SPACE, WORDS

@@ -9,7 +9,8 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loader import labels, markup, text
+from loader.read import lines as text
+from loader.rules import labels, markup
 
 from .test_build_speed import REAL_TEXTS
 from .test_build_speed2 import CITATION_MARK_WITH_SPACE

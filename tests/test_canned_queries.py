@@ -10,7 +10,7 @@ import pytest
 import yaml
 from datasette.utils import escape_fts
 
-from loader.names import name_key
+from loader.rules.names import name_key
 
 from .conftest import ROOT
 
@@ -303,8 +303,8 @@ async def test_multi_source_papers_and_load_problems_on_seeds(datasette):
 
 
 def test_multi_source_papers_and_problems_on_duplicated_input(tmp_path):
-    from loader.build import build_catalog
-    from loader.sources import discover
+    from loader.build.catalog import build_catalog
+    from loader.read.sources import discover
 
     seed = min((ROOT / "seeds").glob("*.txt"))
     for name in ("a", "b"):

@@ -56,16 +56,16 @@ def test_failed_build_exits_nonzero_without_traceback(tmp_path):
 
 
 def test_a_catalog_failing_its_integrity_check_never_replaces_the_old_one(tmp_path, monkeypatch):
-    import loader.build
+    import loader.build.catalog
 
     db = tmp_path / "catalog.db"
     assert run("build", SEEDS, "--db", db).exit_code == 0
     before = db.read_bytes()
 
     def damaged(db):  # a disk or SQLite fault, injected where the checks run
-        raise loader.build.CatalogCheckFailed("integrity_check: row 3 missing from index")
+        raise loader.build.catalog.CatalogCheckFailed("integrity_check: row 3 missing from index")
 
-    monkeypatch.setattr(loader.build, "check_integrity", damaged)
+    monkeypatch.setattr(loader.build.catalog, "check_integrity", damaged)
     result = run("build", SEEDS, "--db", db)
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert "failed its integrity check (integrity_check: row 3 missing" in result.output

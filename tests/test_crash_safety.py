@@ -18,12 +18,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from loader import atomic, build
-from loader.build import BuildFailed, build_catalog
+from loader.build import atomic
+from loader.build import catalog as build
+from loader.build.catalog import BuildFailed, build_catalog
+from loader.build.prepare import PARALLEL_MIN_BYTES
 from loader.cli import cli
-from loader.prepare import PARALLEL_MIN_BYTES
+from loader.read.sources import discover, read_source
 from loader.records import Entry
-from loader.sources import discover, read_source
 
 from .conftest import ROOT, SEEDS
 
@@ -490,7 +491,7 @@ def alive(pid):
 # a build with another thread running starts its workers from a forkserver
 FORKSERVER_BUILD = (
     "import sys, threading, time; from pathlib import Path; "
-    "from loader.build import build_catalog; from loader.sources import discover; "
+    "from loader.build.catalog import build_catalog; from loader.read.sources import discover; "
     "threading.Thread(target=time.sleep, args=(600,), daemon=True).start(); "
     "build_catalog(discover([Path(sys.argv[1])]), sys.argv[2])"
 )

@@ -13,8 +13,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loader.build import build_catalog
-from loader.sources import discover
+from loader.build.catalog import build_catalog
+from loader.read.sources import discover
 
 from .conftest import ROOT
 from .plugin_files import load_plugin
@@ -174,7 +174,7 @@ def nasty_datasette(tmp_path_factory):
     """A second catalog whose cells need every kind of CSV quoting, served like the seeds."""
     from datasette.app import Datasette
 
-    from loader.serve import SETTINGS
+    from loader.serve.settings import SETTINGS
 
     folder = tmp_path_factory.mktemp("nasty")
     source = folder / "input" / "nasty.jsonl"
@@ -392,7 +392,7 @@ def odd_datasette(datasette, tmp_path_factory):
 
     from datasette.app import Datasette
 
-    from loader.serve import SETTINGS
+    from loader.serve.settings import SETTINGS
 
     path = tmp_path_factory.mktemp("odd") / "catalog.db"
     connection = sqlite3.connect(path)
@@ -434,7 +434,7 @@ async def test_fast_csv_odd_values(odd_datasette, table, params):
 async def test_fast_csv_stops_at_the_same_row_when_over_max_csv_mb(datasette, seed_catalog):
     from datasette.app import Datasette
 
-    from loader.serve import SETTINGS
+    from loader.serve.settings import SETTINGS
 
     metadata = yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8"))
     for limit in (0.00001, 0.05, 0.1):

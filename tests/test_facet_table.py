@@ -1,4 +1,4 @@
-"""The facet table (loader/facet_table.py) holds each paper's five facet values exactly as
+"""The facet table (loader/build/facet_table.py) holds each paper's five facet values exactly as
 `papers` does, on the catalogs the real loader builds from the seeds and real listings."""
 
 import json
@@ -6,8 +6,8 @@ import sqlite3
 
 import pytest
 
-from loader.build import build_catalog
-from loader.facet_table import COLUMNS, add_facet_table
+from loader.build.catalog import build_catalog
+from loader.build.facet_table import COLUMNS, add_facet_table
 
 from .merge_fixtures import MERGE_FIXTURES
 

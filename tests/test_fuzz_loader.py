@@ -23,13 +23,14 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from loader import markup, sources
-from loader.build import BuildFailed, build_catalog
+from loader.build.catalog import BuildFailed, build_catalog
+from loader.build.prepare import entry_paper_id
 from loader.cli import cli
-from loader.prepare import entry_paper_id
+from loader.read import sources
+from loader.read.lines import INVISIBLE, split_authors
+from loader.read.sources import check_sources, discover, public_paths, read_source
 from loader.records import Entry, Problem
-from loader.sources import check_sources, discover, public_paths, read_source
-from loader.text import INVISIBLE, split_authors
+from loader.rules import markup
 
 from .conftest import FIXTURES, SEEDS
 
@@ -327,7 +328,7 @@ def test_accounting_fails_when_a_lossy_parser_is_used(tmp_path, monkeypatch):
 
 
 def test_catalog_check_fails_when_the_build_drops_an_entry(tmp_path, monkeypatch):
-    from loader.build import CatalogWriter
+    from loader.build.catalog import CatalogWriter
 
     files = discover([SEEDS])
     parsed = {str(path): parse_file(path)[1] for path in files}

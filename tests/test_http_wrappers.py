@@ -5,8 +5,8 @@ import asyncio
 
 import pytest
 
-from loader.etag import BuildETag, matches
-from loader.response_cache import ResponseCache
+from loader.serve.etag import BuildETag, matches
+from loader.serve.response_cache import ResponseCache
 
 
 class Pages:
@@ -173,7 +173,7 @@ def test_cache_builds_a_page_asked_by_many_at_once_only_once():
 def test_cache_never_keeps_a_page_cut_short_by_a_time_limit(pages):
     """A view that left out its facets says so through http_scope.mark_incomplete, from a copy
     of the scope as Datasette's router makes one; the next visitor gets a fresh try."""
-    from loader.http_scope import mark_incomplete
+    from loader.web.request_scope import mark_incomplete
 
     async def facets_timed_out(scope, receive, send):
         routed = dict(scope, url_route={"kwargs": {}})

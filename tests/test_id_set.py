@@ -1,11 +1,11 @@
-"""loader.id_set.IdSet against Python's own set."""
+"""loader.build.id_set.IdSet against Python's own set."""
 
 import random
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from loader.id_set import BUCKET_BITS, IdSet
+from loader.build.id_set import BUCKET_BITS, IdSet
 
 ids = st.integers(min_value=0, max_value=2**64 - 1)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from loader.publish import copy_source, pinned_requirements
+from loader.serve.publish import copy_source, pinned_requirements
 
 from . import fresh_venv
 from .conftest import ROOT, SEEDS

@@ -1,4 +1,4 @@
-"""loader.labels: a heading for a paper with no title, on real abstracts whose real title names
+"""loader.rules.labels: a heading for a paper with no title, on real abstracts whose real title names
 the method (tests/fixtures/real/markup/labels.jsonl, SOURCE.md there)."""
 
 import json
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from loader.labels import LABEL_LENGTH, cut_at_word, derive_label
-from loader.markup import plain_text
+from loader.rules.labels import LABEL_LENGTH, cut_at_word, derive_label
+from loader.rules.markup import plain_text
 
 REAL = Path(__file__).resolve().parent / "fixtures" / "real" / "markup"
 PAPERS = [json.loads(line) for line in (REAL / "labels.jsonl").read_text("utf-8").splitlines()]

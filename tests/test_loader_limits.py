@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from loader import text
-from loader.build import build_catalog
+from loader.build.catalog import build_catalog
 from loader.cli import cli
+from loader.read import lines as text
+from loader.read.sources import discover, public_paths, read_source
 from loader.records import Problem
-from loader.sources import discover, public_paths, read_source
 
 from .conftest import SEEDS
 

@@ -1,4 +1,4 @@
-"""loader.markup: the one reading of an abstract's markup, for search (plain_text) and pages
+"""loader.rules.markup: the one reading of an abstract's markup, for search (plain_text) and pages
 (render_html, title_html). Each rule is checked on a real abstract from
 tests/fixtures/real/markup/ (see SOURCE.md there); hostile input keeps its synthetic tests."""
 
@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markupsafe import Markup
 
-from loader import markup
-from loader.markup import plain_text, render_html, title_html, title_text
+from loader.rules import markup
+from loader.rules.markup import plain_text, render_html, title_html, title_text
 
 from .html_tags import parse
 

@@ -1,4 +1,4 @@
-"""Versions of one paper are one row: the merge policy (loader/merge.py) alone, then the
+"""Versions of one paper are one row: the merge policy (loader/rules/merge.py) alone, then the
 catalogs built from the real fixtures of each rule (tests/fixtures/real/merge/)."""
 
 import json
@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from loader.merge import (
+from loader.records import Entry
+from loader.rules.merge import (
     Version,
     VersionGroups,
     arxiv_key,
@@ -19,8 +20,7 @@ from loader.merge import (
     title_words,
     version_keys,
 )
-from loader.normalize import paper_id, plain_text
-from loader.records import Entry
+from loader.rules.normalize import paper_id, plain_text
 
 from . import merge_fixtures
 from .merge_fixtures import records, site

@@ -1,13 +1,13 @@
 """Author names: one key for the spellings of one name, the spelling shown, every spelling kept
-(loader/names.py), on the rules alone and on catalogs built from real records."""
+(loader/rules/names.py), on the rules alone and on catalogs built from real records."""
 
 import itertools
 import unicodedata
 
 import pytest
 
-from loader import normalize
-from loader.names import display_name, is_well_cased, name_key
+from loader.rules import normalize
+from loader.rules.names import display_name, is_well_cased, name_key
 
 from . import merge_fixtures
 

@@ -1,7 +1,7 @@
 import unicodedata
 
-from loader import markup
-from loader.normalize import (
+from loader.rules import markup
+from loader.rules.normalize import (
     affiliation_name,
     name_key,
     paper_id,
@@ -18,7 +18,7 @@ def test_name_key_unites_case_whitespace_and_unicode_forms():
 
 
 def test_plain_text_is_the_one_reading_of_markup():
-    # the loader indexes what loader/markup.py reads; tests/test_markup.py checks its rules
+    # the loader indexes what loader/rules/markup.py reads; tests/test_markup.py checks its rules
     assert plain_text is markup.plain_text
     assert plain_text(r"**S**mooth \emph{x} $1/\varepsilon$ 21.74\%") == "Smooth x 1/ε 21.74%"
 

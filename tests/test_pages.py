@@ -337,7 +337,7 @@ def prolific(datasette, tmp_path):
     one author of 130 papers; the seed catalog is put back afterwards."""
     from datasette.database import Database
 
-    from loader.build import build_catalog
+    from loader.build.catalog import build_catalog
 
     source = tmp_path / "prolific.jsonl"
     source.write_text(

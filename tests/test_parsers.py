@@ -4,9 +4,9 @@ import json
 
 import pytest
 
+from loader.read.lines import split_authors
+from loader.read.sources import detect_format, read_source
 from loader.records import Entry, Problem
-from loader.sources import detect_format, read_source
-from loader.text import split_authors
 
 from .conftest import FIXTURES
 
@@ -420,13 +420,13 @@ def test_real_json_lines_venue_year_status_and_openreview_url():
     ],
 )
 def test_real_names_with_hyphenated_initials_typos_and_tex_accents(line, names):
-    from loader.text import clean_name
+    from loader.read.lines import clean_name
 
     assert [clean_name(part) for part in line.split(", ")] == names
 
 
 def test_an_ampersand_joins_the_last_two_names():
-    from loader.text import split_authors
+    from loader.read.lines import split_authors
 
     # ICLR 2017 (papercopilot/paperlists), as the listing page shows it
     line = "Masayoshi Ishikawa, Mariko Okude, Takehisa Nishida & Kazuo Muto"

@@ -1,4 +1,4 @@
-"""The plugin functions called directly: cells through loader.markup (tests/test_markup.py
+"""The plugin functions called directly: cells through loader.rules.markup (tests/test_markup.py
 checks the markup rules), snippet highlight, blank-search guard, CSV link rewriting, chart
 geometry."""
 
@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import pytest
 from markupsafe import Markup
 
-from loader import markup
+from loader.rules import markup
 
 from .plugin_files import load_plugin
 

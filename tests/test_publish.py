@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from loader.cli import cli
-from loader.publish import SERVED_NAME, deploy_command, serve_command, write_context
+from loader.serve.publish import SERVED_NAME, deploy_command, serve_command, write_context
 
 from . import fresh_venv
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from loader.build import build_catalog
+from loader.build.catalog import build_catalog
 from loader.cli import cli
-from loader.sources import plan_inputs
+from loader.read.sources import plan_inputs
 
 from .conftest import FIXTURES
 

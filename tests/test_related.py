@@ -1,4 +1,4 @@
-"""Related papers on the paper page (loader/related.py) against the `related_papers` canned
+"""Related papers on the paper page (loader/web/related.py) against the `related_papers` canned
 query of metadata.yml, which an SQL user runs: the same papers, scores and order."""
 
 import json
@@ -7,9 +7,9 @@ import sqlite3
 import pytest
 import yaml
 
-from loader.build import build_catalog
-from loader.related import related_papers, related_within, word_uses
-from loader.sources import discover, plan_inputs
+from loader.build.catalog import build_catalog
+from loader.read.sources import discover, plan_inputs
+from loader.web.related import related_papers, related_within, word_uses
 
 from .conftest import FIXTURES, ROOT, SEEDS
 

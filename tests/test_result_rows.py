@@ -48,7 +48,7 @@ def stock_datasette(datasette, seed_catalog):
     loaded them for the whole process)."""
     from datasette.app import Datasette
 
-    from loader.serve import SETTINGS
+    from loader.serve.settings import SETTINGS
 
     metadata = yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8"))
     return Datasette(immutables=[str(seed_catalog)], metadata=metadata, settings=SETTINGS)

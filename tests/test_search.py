@@ -15,8 +15,9 @@ import yaml
 from datasette.app import Datasette
 from datasette.database import QueryInterrupted
 
-from loader import search, search_run
-from loader.serve import SETTINGS
+from loader.serve.settings import SETTINGS
+from loader.web import search_request as search
+from loader.web import search_results as search_run
 
 from .conftest import ROOT, second_datasette
 
@@ -158,7 +159,7 @@ async def test_a_paper_whose_title_equals_the_query_comes_first(site):
 
 
 def plain_filter(name, values, params):
-    """A filter on `papers` written out here, apart from loader/search.py."""
+    """A filter on `papers` written out here, apart from loader/web/search_request.py."""
     if name == "author":
         params.extend(values)
         marks = ", ".join("?" * len(values))

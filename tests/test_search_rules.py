@@ -2,8 +2,8 @@
 
 import pytest
 
-from loader.bibtex import KeyMaker, entry_key, field_text, format_entry
-from loader.search import SearchError, best_words, edit_distance, parse_search
+from loader.web.bibtex import KeyMaker, entry_key, field_text, format_entry
+from loader.web.search_request import SearchError, best_words, edit_distance, parse_search
 
 
 def test_parameters_are_checked_and_clamped():

@@ -18,8 +18,8 @@ import datasette.app  # noqa: F401 (before any plugin file: see below)
 import httpx
 import pytest
 
-from loader.build import build_catalog
-from loader.sources import discover
+from loader.build.catalog import build_catalog
+from loader.read.sources import discover
 
 from .conftest import ROOT
 from .plugin_files import load_plugin
@@ -483,7 +483,7 @@ def long_abstract_site(db, time_limit_ms):
     import yaml
     from datasette.app import Datasette
 
-    from loader.serve import SETTINGS
+    from loader.serve.settings import SETTINGS
 
     return Datasette(
         immutables=[str(db)],

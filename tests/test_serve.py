@@ -16,18 +16,17 @@ import time
 import httpx
 import pytest
 
-from loader.build import build_catalog
-from loader.serve import (
+from loader.build.catalog import build_catalog
+from loader.read.sources import discover
+from loader.serve.app import Site
+from loader.serve.settings import SETTINGS, setting_text
+from loader.serve.supervisor import (
     SERVING_DIRECTORY,
-    SETTINGS,
     remove_stale_snapshots,
     server_command,
     server_environment,
-    setting_text,
     take_snapshot,
 )
-from loader.site_app import Site
-from loader.sources import discover
 
 from .conftest import ROOT, SEEDS
 
@@ -109,7 +108,7 @@ def test_server_command_passes_the_snapshot_socket_and_site(tmp_path):
     with contextlib.closing(socket.socket()) as listener:
         command = server_command(listener, workers=3)
         assert command[command.index("--fd") + 1] == str(listener.fileno())
-    assert command[1:3] == ["-m", "loader.server"]
+    assert command[1:3] == ["-m", "loader.serve.workers"]
     assert command[command.index("--workers") + 1] == "3"
     assert not any("s3cret" in part for part in command), "ps shows the command line"
     served_site = Site(**json.loads(server_environment(snapshot, site)[Site.ENVIRONMENT_VARIABLE]))

@@ -1,4 +1,4 @@
-"""loader/site.py and what the site shows of Datasette's own: the home page's per-database lines
+"""loader/serve/site_files.py and what the site shows of Datasette's own: the home page's per-database lines
 and private-table marks are Datasette's, and /-/plugins.json lists only real hooks."""
 
 import re
@@ -8,8 +8,8 @@ import yaml
 from datasette import hookspecs
 from datasette.app import Datasette
 
-from loader import site
-from loader.serve import SETTINGS
+from loader.serve import site_files as site
+from loader.serve.settings import SETTINGS
 
 from .conftest import ROOT
 

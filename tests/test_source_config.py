@@ -7,8 +7,8 @@ import pytest
 from click.testing import CliRunner
 
 from loader.cli import cli
+from loader.read.sources import discover, plan_inputs, read_source
 from loader.records import Entry, Problem
-from loader.sources import discover, plan_inputs, read_source
 
 PAGE = "论文检索\n\nAnn Lee, Bo Chen\n\nWe study a problem and propose a method that works well.\n"
 CONFIG = """\
@@ -159,7 +159,7 @@ def test_check_and_build_report_sources_yml_problems(tmp_path):
 
 def test_settings_reach_entries_parsed_in_worker_processes(tmp_path):
     """An InputFile carries its settings into the build's parsing processes."""
-    from loader.prepare import prepared_sources
+    from loader.build.prepare import prepared_sources
 
     write(tmp_path, {"sources.yml": CONFIG, "iclr2024_a.txt": PAGE, "sub/neurips_b.txt": PAGE})
     read = [

@@ -1,4 +1,4 @@
-"""What the served app keeps between requests (loader/site_app.py): the schema, read once for a
+"""What the served app keeps between requests (loader/serve/app.py): the schema, read once for a
 build that never changes, and answers to Datasette's schema look-ups; pages stay the same."""
 
 import re
@@ -8,9 +8,7 @@ import yaml
 from datasette.app import Datasette
 from datasette.tracer import capture_traces
 
-from loader.index_only import index_only
-from loader.serve import SETTINGS
-from loader.site_app import (
+from loader.serve.app import (
     MAX_REMEMBERED,
     count_searches_from_the_index,
     refresh_schemas_once,
@@ -18,6 +16,8 @@ from loader.site_app import (
     remember_schema_lookups,
     remember_table_permissions,
 )
+from loader.serve.settings import SETTINGS
+from loader.web.index_only import index_only
 
 from .conftest import ROOT
 

@@ -1,4 +1,4 @@
-"""Table cells kept per worker (loader/kept_renderings.py, plugins/render_cells.py): a kept
+"""Table cells kept per worker (loader/web/kept_renderings.py, plugins/render_cells.py): a kept
 rendering is the rendering itself, and the renderings kept stay within their bytes."""
 
 import json
@@ -6,7 +6,7 @@ import sqlite3
 
 from markupsafe import Markup
 
-from loader.kept_renderings import KeptRenderings
+from loader.web.kept_renderings import KeptRenderings
 
 from .plugin_files import load_plugin
 

@@ -9,7 +9,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 import pytest_asyncio
 
-from loader import facet_memory
+from loader.web import facet_counts as facet_memory
 
 from .conftest import second_datasette
 from .plugin_files import load_plugin

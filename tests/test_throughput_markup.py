@@ -1,12 +1,12 @@
-"""The fast path for texts without markup (loader.markup.plain_html) gives exactly the HTML of
-loader.markup's full reading (read_html), on every real, seed and hostile title and abstract."""
+"""The fast path for texts without markup (loader.rules.markup.plain_html) gives exactly the HTML of
+loader.rules.markup's full reading (read_html), on every real, seed and hostile title and abstract."""
 
 import json
 import sqlite3
 
 import pytest
 
-from loader.markup import plain_html, read_html, render_html, title_html
+from loader.rules.markup import plain_html, read_html, render_html, title_html
 
 from .conftest import FIXTURES
 

@@ -9,7 +9,7 @@ from contextlib import closing
 
 import pytest
 
-from loader.build import build_catalog
+from loader.build.catalog import build_catalog
 
 from .browser import new_page, requires_chromium, screenshot
 from .conftest import FIXTURES

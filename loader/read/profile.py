@@ -2,10 +2,10 @@
 
 import re
 
-from .entries import assemble_entries
-from .normalize import TRACK_SEPARATOR
-from .records import Problem
-from .text import split_authors, split_blocks
+from loader.read.entries import assemble_entries
+from loader.read.lines import split_authors, split_blocks
+from loader.records import Problem
+from loader.rules.normalize import TRACK_SEPARATOR
 
 SLUG = re.compile(r"^[a-z0-9][a-z0-9._\-]*$", re.IGNORECASE)
 

@@ -21,10 +21,10 @@ from datasette.utils import parse_metadata
 from datasette.utils.asgi import Request
 from datasette.version import __version__ as datasette_version
 
-from .etag import BuildETag
-from .index_only import index_only
-from .response_cache import ResponseCache
-from .serve import SETTINGS
+from loader.serve.etag import BuildETag
+from loader.serve.response_cache import ResponseCache
+from loader.serve.settings import SETTINGS
+from loader.web.index_only import index_only
 
 DATABASE_NAME = "catalog"
 # level 6 compresses HTML and JSON almost as well as 9 at a third of the CPU
@@ -59,7 +59,7 @@ class Site:
 
 def site_files(metadata, plugins_dir):
     """Where metadata.yml, the plugin modules and the templates are: as `serve` was given them
-    (by default loader/site.py's, from a checkout or an installed wheel alike), with the
+    (by default loader/serve/site_files.py's, from a checkout or an installed wheel alike), with the
     templates beside the plugins."""
     plugins = Path(plugins_dir)
     templates = plugins / "templates"
@@ -200,7 +200,7 @@ def remember_schema_lookups(db):
 
 
 def count_searches_from_the_index(db):
-    """A plain search's count from papers_fts alone (loader/index_only.py)."""
+    """A plain search's count from papers_fts alone (loader/web/index_only.py)."""
     execute = db.execute
 
     async def executed(sql, *args, **kwargs):

@@ -8,8 +8,8 @@ import string
 import unicodedata
 from dataclasses import dataclass
 
-from .markup import plain_text
-from .records import Problem
+from loader.records import Problem
+from loader.rules.markup import plain_text
 
 LISTING_MARKER = "论文检索"
 # "等" (Chinese "and others") and "et al." both mean the list was cut short. No pattern here

@@ -11,7 +11,7 @@ from pathlib import Path
 
 SITE_PACKAGE = "paper_catalog_site"
 # the folder holding the `loader` package: a checkout's top folder, or site-packages
-CONTAINER = Path(__file__).resolve().parent.parent
+CONTAINER = Path(__file__).resolve().parents[2]
 
 
 def find_site_root():

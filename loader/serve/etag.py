@@ -7,7 +7,7 @@ the page being built. `Cache-Control: no-cache` makes clients ask every time, so
 seen at once and no page older than one already seen is shown from a browser's cache.
 """
 
-from .http_scope import header, is_personal
+from loader.web.request_scope import header, is_personal
 
 REVALIDATE = b"no-cache"
 # what Datasette says and we keep: its own static files and anything per visitor

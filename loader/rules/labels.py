@@ -12,7 +12,7 @@ first sentence, always cut at a word and ending with '…' when cut.
 
 import re
 
-from .markup import collapse_spaces, holds_any
+from loader.rules.markup import collapse_spaces, holds_any
 
 LABEL_LENGTH = 90
 # a sentence ends at '. ' before a capital, but not after 'et al.' or 'e.g.'

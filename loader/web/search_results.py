@@ -1,4 +1,4 @@
-"""One /search request's statements (loader/search.py) run on one SQLite connection.
+"""One /search request's statements (loader/web/search_request.py) run on one SQLite connection.
 
 The page runs this whole sequence in one call on one of Datasette's SQL threads
 (`db.execute_fn`): a rare term needs ~10 statements of ~0.1 ms each, and every `db.execute` is a
@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 from datasette.database import QueryInterrupted
 
-from . import search
-from .time_limit import within_time_limit
+from loader.web import search_request as search
+from loader.web.time_limit import within_time_limit
 
 # facets counted by joining every match to the link tables: slow for a large match set;
 # cheapest first (a paper has fewer affiliations than authors)

@@ -9,7 +9,7 @@ linked ids by the paper's rowid (4 bytes a link: ~18 MB for 4.4M author links at
 in ~14 CPU-seconds; 0.1 s at 20,000) and each linked row's place in value order; a page then fetches only its matches' rowids and counts
 in C (Counter over an int array). The five column boxes, read from `papers` for every match
 (~3 ms for those 1,500), are summed from each match's combination of the five values
-(loader/facet_table.py: 4 bytes a paper here). Same counts, same order (count, then value), same
+(loader/build/facet_table.py: 4 bytes a paper here). Same counts, same order (count, then value), same
 limit as the SQL they replace (tests/test_throughput_facets.py compares the two).
 """
 
@@ -22,7 +22,7 @@ from collections import Counter
 from contextlib import closing
 from dataclasses import dataclass
 
-from .facet_table import COLUMNS as COMBO_COLUMNS
+from loader.build.facet_table import COLUMNS as COMBO_COLUMNS
 
 ITEM = "i"  # 4-byte signed ints: rowids and ids of a catalog stay below 2**31
 ITEM_BYTES = array(ITEM).itemsize

@@ -2,9 +2,9 @@
 
 import functools
 
-from .entries import assemble_entries
-from .normalize import TRACK_SEPARATOR
-from .text import LISTING_MARKER, MAX_TRACK_LENGTH, split_authors
+from loader.read.entries import assemble_entries
+from loader.read.lines import LISTING_MARKER, MAX_TRACK_LENGTH, split_authors
+from loader.rules.normalize import TRACK_SEPARATOR
 
 
 def classify_listing_line(line):

@@ -6,12 +6,12 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from .parse_jsonl import parse_jsonl
-from .parse_listing import parse_listing
-from .parse_profile import find_owner, parse_profile
-from .records import Entry, Problem
-from .source_config import CONFIG_NAME, SourceSettings, load_source_config
-from .text import LISTING_MARKER, is_too_long, line_problem, read_lines
+from loader.read.jsonl import parse_jsonl
+from loader.read.lines import LISTING_MARKER, is_too_long, line_problem, read_lines
+from loader.read.listing import parse_listing
+from loader.read.profile import find_owner, parse_profile
+from loader.read.source_config import CONFIG_NAME, SourceSettings, load_source_config
+from loader.records import Entry, Problem
 
 PARSERS = {"listing": parse_listing, "profile": parse_profile, "jsonl": parse_jsonl}
 FORMATS = tuple(PARSERS)

@@ -5,8 +5,8 @@ import re
 import unicodedata
 
 # plain_text: markup -> plain text is markup.py's job (re-exported)
-from .markup import collapse_spaces, plain_text  # noqa: F401
-from .names import name_key  # noqa: F401 - re-exported: plugins/facets.py imports it from here
+from loader.rules.markup import collapse_spaces, plain_text  # noqa: F401
+from loader.rules.names import name_key  # noqa: F401 - re-exported: plugins/facets.py imports it from here
 
 TRACK_SEPARATOR = "·"
 

@@ -3,7 +3,7 @@
 Datasette counts a search of the papers table as `select count(*) from papers where rowid in
 (select rowid from papers_fts where papers_fts match ...)`: each match is looked up in `papers`
 (~1 ms for 1,500 matches of 20,000 papers), only to find it there. papers_fts is an external
-content index of `papers`, written from its rows in two statements (loader/build.py: the
+content index of `papers`, written from its rows in two statements (loader/build/catalog.py: the
 stream's batches, CatalogWriter.reindex after the merge; tests/test_build.py matches a built
 index against FTS5's full content check and a rebuild), so each match is a paper: the index
 alone gives the same count, and the same rowids for the facet boxes (plugins/facets.py), at a

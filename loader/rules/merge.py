@@ -26,7 +26,7 @@ import string
 import unicodedata
 from dataclasses import dataclass
 
-from .names import without_accents
+from loader.rules.names import without_accents
 
 # keys that make two entries versions at once, and the title key that also needs an author
 DIRECT, TITLE = 0, 1

@@ -13,18 +13,18 @@ from json.encoder import encode_basestring
 
 import sqlite_utils
 
-from . import atomic
-from .facet_table import add_facet_table
-from .full_text import SHADOW_TABLES as FTS_SHADOW_TABLES
-from .full_text import CatalogCheckFailed, SideIndex
-from .id_set import IdSet
-from .merge import DIRECT, TITLE, Version, VersionGroups, direct_matches, resolve, title_matches
-from .names import display_name, name_key, spelling
-from .normalize import TRACK_SEPARATOR, affiliation_name, affiliation_slug, split_track
-from .prepare import prepared_sources, worker_count
-from .records import Problem
-from .sources import public_paths
-from .text import MAX_CACHED_NAME_LENGTH, NAME_CACHE_SIZE
+from loader.build import atomic
+from loader.build.facet_table import add_facet_table
+from loader.build.full_text import SHADOW_TABLES as FTS_SHADOW_TABLES
+from loader.build.full_text import CatalogCheckFailed, SideIndex
+from loader.build.id_set import IdSet
+from loader.rules.merge import DIRECT, TITLE, Version, VersionGroups, direct_matches, resolve, title_matches
+from loader.rules.names import display_name, name_key, spelling
+from loader.rules.normalize import TRACK_SEPARATOR, affiliation_name, affiliation_slug, split_track
+from loader.build.prepare import prepared_sources, worker_count
+from loader.records import Problem
+from loader.read.sources import public_paths
+from loader.read.lines import MAX_CACHED_NAME_LENGTH, NAME_CACHE_SIZE
 
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 # label (the title, or the heading derived from the abstract), authors (names), plain abstract:

@@ -11,7 +11,7 @@ the database is still `catalog` in URLs), which no later build touches. When cat
 the supervisor links and inspects the new build while the old server keeps answering, then
 restarts Datasette on it and removes snapshots nobody serves any more.
 
-The server itself (loader/server.py) is uvicorn with one worker process per core, each an
+The server itself (loader/serve/workers.py) is uvicorn with one worker process per core, each an
 identical read-only replica of the site. The supervisor opens the listening socket once and hands
 it to every server it starts, so during a restart new connections wait in the kernel's queue
 instead of being refused; and it stops every worker of the old build before the new build's
@@ -32,42 +32,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .lifetime import die_with_parent
+from loader.lifetime import die_with_parent
+from loader.serve.settings import SECRET_VARIABLE, SERVED_NAME
 
-SETTINGS = {
-    # a public read-only site: every query has a time limit and a row cap
-    "sql_time_limit_ms": 1000,
-    "facet_time_limit_ms": 500,
-    "max_returned_rows": 1000,
-    "suggest_facets": False,
-    "allow_download": False,
-    "default_page_size": 50,
-    # 0 = no cap: "all rows" must mean all rows (a 1M-paper CSV is ~3.7 GB); every page of
-    # the stream is its own time-limited query and memory stays flat, so only bandwidth grows
-    "max_csv_mb": 0,
-    "num_sql_threads": 3,
-}
 SERVING_DIRECTORY = ".serving"
 LOCK_NAME = "lock"
-# the name the snapshot gives every build: Datasette names a database after its file
-SERVED_NAME = "catalog.db"
 STOP_TIMEOUT_SECONDS = 10
-# a stable signing secret for every worker of every build, unless the host gives one
-SECRET_VARIABLE = "DATASETTE_SECRET"
-
-
-def setting_text(value):
-    """A setting as `--setting` takes it: booleans are on/off (and 0 stays 0, not off)."""
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    return str(value)
-
-
-def setting_options():
-    options = []
-    for name, value in SETTINGS.items():
-        options += ["--setting", name, setting_text(value)]
-    return options
 
 
 def inspect_command(db, inspect_file):
@@ -228,7 +198,7 @@ def open_listener(host, port):
         listener.close()
         raise ListenError(f"cannot listen on {host}:{port}: {error.strerror}") from error
     # imported here: connections.py brings uvicorn, ~80 ms every `paper-catalog build` would pay
-    from .connections import ACCEPT_BATCH
+    from loader.serve.connections import ACCEPT_BATCH
 
     # connections the kernel queues while no worker accepts them (e.g. during a restart); the
     # workers listen again with the same figure
@@ -237,7 +207,7 @@ def open_listener(host, port):
 
 
 def server_command(listener, workers):
-    command = [sys.executable, "-m", "loader.server", "--fd", str(listener.fileno())]
+    command = [sys.executable, "-m", "loader.serve.workers", "--fd", str(listener.fileno())]
     return command + (["--workers", str(workers)] if workers else [])
 
 
@@ -319,7 +289,7 @@ def serve_catalog(
 
     Returns the server's exit status if it stops by itself (e.g. its workers cannot start).
     """
-    from .site_app import DEFAULT_CACHE_BYTES, Site  # imports Datasette: only when serving
+    from loader.serve.app import DEFAULT_CACHE_BYTES, Site  # imports Datasette: only when serving
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     site = Site(

@@ -5,8 +5,8 @@ import json
 import re
 from urllib.parse import parse_qs, urlsplit
 
-from .records import Entry, Problem
-from .text import NAME_SEPARATOR, clean_name, line_problem, strip_truncation
+from loader.read.lines import NAME_SEPARATOR, clean_name, line_problem, strip_truncation
+from loader.records import Entry, Problem
 
 OPTIONAL_TEXT = ("title", "track", "url", "venue", "status")
 IDENTIFIERS = ("arxiv_id", "doi", "openreview_id")

@@ -14,7 +14,7 @@ import weakref
 
 from datasette.database import QueryInterrupted
 
-from .time_limit import within_time_limit
+from loader.web.time_limit import within_time_limit
 
 # as the canned query: the title twice, at most this many characters read, words of 3+ letters
 MAX_BODY_CHARACTERS = 20_000

@@ -20,7 +20,7 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 
-from .records import Problem
+from loader.records import Problem
 
 CONFIG_NAME = "sources.yml"
 REQUIRED_KEYS = ("match", "venue", "year")

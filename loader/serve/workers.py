@@ -1,11 +1,11 @@
 """The server process `paper-catalog serve` starts for one build: uvicorn with one worker process
 per core on a listening socket the supervisor opened, each worker an identical replica of the
-site (loader/site_app.py). Run as `python -m loader.server --fd N` with the site in the
+site (loader/serve/app.py). Run as `python -m loader.serve.workers --fd N` with the site in the
 environment (PAPER_CATALOG_SITE, JSON); not a user command.
 
 uvicorn's own multi-process supervisor starts the workers, replaces any that die and stops them
 all on SIGTERM; this module only fixes the settings: the connection deadlines and cap of
-loader/connections.py, no access log (the reverse proxy in front keeps one; a line per request
+loader/serve/connections.py, no access log (the reverse proxy in front keeps one; a line per request
 costs CPU and, under a flood, the disk), and a bounded graceful shutdown.
 """
 
@@ -20,11 +20,11 @@ import uvicorn
 from uvicorn.config import STARTUP_FAILURE
 from uvicorn.supervisors import Multiprocess
 
-from .connections import ACCEPT_BATCH, raise_descriptor_limit
-from .lifetime import die_with_parent
-from .site_app import ENVIRONMENT_VARIABLE, Site, create_app
+from loader.lifetime import die_with_parent
+from loader.serve.app import ENVIRONMENT_VARIABLE, Site, create_app
+from loader.serve.connections import ACCEPT_BATCH, raise_descriptor_limit
 
-# seconds a connection has to send each complete request head (see loader/connections.py)
+# seconds a connection has to send each complete request head (see loader/serve/connections.py)
 HEAD_TIMEOUT_SECONDS = 5
 GRACEFUL_SHUTDOWN_SECONDS = 5
 LOG_INTERVAL_SECONDS = 10.0
@@ -70,10 +70,10 @@ def worker_app():
 
 def server_config(workers):
     return uvicorn.Config(
-        "loader.server:worker_app",
+        "loader.serve.workers:worker_app",
         factory=True,
         workers=workers,
-        http="loader.connections:HeadDeadlineProtocol",
+        http="loader.serve.connections:HeadDeadlineProtocol",
         timeout_keep_alive=HEAD_TIMEOUT_SECONDS,
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
         backlog=ACCEPT_BATCH,  # also the kernel's queue: asyncio ties the two together
@@ -93,7 +93,7 @@ def run(fd, workers):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m loader.server")
+    parser = argparse.ArgumentParser(prog="python -m loader.serve.workers")
     parser.add_argument("--fd", type=int, required=True, help="a listening socket")
     parser.add_argument("--workers", type=int, default=usable_cores())
     args = parser.parse_args(argv)

@@ -18,8 +18,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .serve import SERVED_NAME
-from .site import CONTAINER, ROOT
+from loader.serve.settings import SERVED_NAME
+from loader.serve.site_files import CONTAINER, ROOT
 
 PLATFORMS = ("cloudrun", "fly")
 DISTRIBUTION = "paper-catalog"

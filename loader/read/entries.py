@@ -10,9 +10,9 @@ Problem naming its line, and one bad entry never takes a good neighbour with it.
 
 from collections import deque
 
-from .normalize import TRACK_SEPARATOR
-from .records import Entry, Problem
-from .text import could_be_track, line_problem, prose_problem, split_blocks
+from loader.read.lines import could_be_track, line_problem, prose_problem, split_blocks
+from loader.records import Entry, Problem
+from loader.rules.normalize import TRACK_SEPARATOR
 
 
 def iter_items(path, lines, classify):

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from datasette.utils import escape_fts
 
-from .facet_table import COLUMNS as FACET_COLUMNS
+from loader.build.facet_table import COLUMNS as FACET_COLUMNS
 
 DEFAULT_SIZE = 20
 MAX_SIZE = 100
@@ -283,7 +283,7 @@ def page_sql(request, exact_rowids=(), after=None, limit=None, offset=0):
 
 
 def combo_counts_sql(request):
-    """Matches per combination of the five facet columns (loader/facet_table.py), with every
+    """Matches per combination of the five facet columns (loader/build/facet_table.py), with every
     filter but those columns': one pass gives the total and all five facets (column_facets)."""
     params = {}
     links = [name for name in request.filters if name not in COLUMN_FILTERS]

@@ -1,0 +1,1 @@
+"""Reading: input files and their formats -> entries and problems. No database."""

@@ -1,0 +1,1 @@
+"""Serving: settings, the worker supervisor, the ASGI app, caches, ETags and publishing."""
