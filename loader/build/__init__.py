@@ -1,0 +1,1 @@
+"""The build: prepared entries -> one SQLite catalog, written beside the old one and swapped in."""
