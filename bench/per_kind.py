@@ -26,7 +26,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from loader import facet_memory  # this checkout's loader, as the site imports it
+from loader.web import (
+    facet_counts as facet_memory,
+)  # this checkout's loader, as the site imports it
 
 KINDS = ["table search", "JSON search", "track filter", "author page", "paper page"]
 TRIVIAL = ("trivial page", "/-/versions.json")

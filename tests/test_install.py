@@ -45,7 +45,11 @@ def test_installed_site_builds_and_serves_any_file_from_any_folder(versions, tmp
     elsewhere.mkdir()
     environment = fresh_venv.clean_environment(python.parent)
     # the site's files come from the venv, not from this checkout or the copy it was built from
-    where = run([python, "-c", "from loader import site; print(site.ROOT)"], elsewhere, environment)
+    where = run(
+        [python, "-c", "from loader.serve import site_files; print(site_files.ROOT)"],
+        elsewhere,
+        environment,
+    )
     assert Path(where.strip()).is_relative_to(tmp_path / "venv")
     report = (
         "import importlib.metadata as m; print(m.version('datasette'), m.version('sqlite-utils'))"
