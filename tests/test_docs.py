@@ -13,6 +13,7 @@ PAGES = sorted(
 )
 # [text](target) and ![alt](target); a target ends at whitespace or the closing bracket
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+FENCE = re.compile(r"```.*?```", re.DOTALL)
 CODE = re.compile(r"```.*?```|`[^`\n]*`", re.DOTALL)
 
 
@@ -22,21 +23,41 @@ def test_cli_reference_is_current(capsys):
 
 
 def local_links(page):
+    """(file, anchor) of every link to this repository; file is "" for the page itself."""
     text = CODE.sub("", page.read_text(encoding="utf-8"))
     for target in LINK.findall(text):
-        if re.match(r"[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
-            continue  # a web address or an anchor on the same page
-        yield target.split("#", 1)[0]
+        if re.match(r"[a-z][a-z0-9+.-]*:", target):
+            continue  # a web address
+        path, _, anchor = target.partition("#")
+        yield path, anchor
+
+
+def anchors(page):
+    """The ids GitHub gives the page's headings: lower case, punctuation dropped, spaces to
+    hyphens, a repeated heading numbered."""
+    seen = {}
+    text = FENCE.sub("", page.read_text(encoding="utf-8"))
+    for heading in re.findall(r"^#+ (.+)$", text, re.MULTILINE):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        count = seen.get(slug, 0)
+        seen[slug] = count + 1
+        yield slug if count == 0 else f"{slug}-{count}"
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda page: str(page.relative_to(ROOT)))
-def test_links_lead_to_files(page):
-    missing = [t for t in local_links(page) if not (page.parent / t).exists()]
-    assert not missing, f"{page.relative_to(ROOT)} links to missing files: {missing}"
+def test_links_lead_somewhere(page):
+    broken = []
+    for path, anchor in local_links(page):
+        target = page.parent / path if path else page
+        if not target.exists():
+            broken.append(path)
+        elif anchor and target.suffix == ".md" and anchor not in set(anchors(target)):
+            broken.append(f"{path}#{anchor}")
+    assert not broken, f"{page.relative_to(ROOT)} has links to nothing: {broken}"
 
 
 def test_every_docs_page_is_linked_from_the_readme():
     readme = ROOT / "README.md"
-    linked = {(readme.parent / target).resolve() for target in local_links(readme)}
+    linked = {(readme.parent / path).resolve() for path, _ in local_links(readme)}
     pages = [page for page in PAGES if page.parent == ROOT / "docs"]
     assert [p.name for p in pages if p.resolve() not in linked] == []
