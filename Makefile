@@ -92,6 +92,7 @@ test: $(BIN)/.installed $(AXE)
 lint: $(BIN)/.installed
 	$(BIN)/ruff check loader plugins tests bench
 	$(BIN)/ruff format --check loader plugins tests bench
+	$(BIN)/mypy loader
 
 clean:
 	rm -rf $(VENV) $(DB) $(DB).inspect.json test-artifacts
