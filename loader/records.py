@@ -2,7 +2,7 @@
 
 import operator
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, TypedDict
 
 
 @dataclass
@@ -34,6 +34,21 @@ class Entry:
 
 
 ENTRY_FIELDS = operator.attrgetter(*(f.name for f in fields(Entry)))
+
+
+class EntryFields(TypedDict, total=False):
+    """Fields of an Entry that a text format passes on as keyword arguments (its page's
+    tracks are read from the page itself)."""
+
+    title: str | None
+    url: str | None
+    owner: str | None
+    venue: str | None
+    year: int | None
+    status: str | None
+    arxiv_id: str | None
+    doi: str | None
+    openreview_id: str | None
 
 
 @dataclass(frozen=True)

@@ -95,7 +95,7 @@ def test_public_functions_have_type_hints():
 
 
 def test_the_check_names_what_lacks_a_hint():
-    source = '''
+    source = """
 def parse(path, lines: list[str]):
     def helper(x):  # nested: exempt
         return x
@@ -125,7 +125,7 @@ class Reader:
 class _Hidden:
     def read(self, size):
         return size
-'''
+"""
     assert missing_hints(source, "loader/example.py") == [
         "loader/example.py:2: parse: no annotation on path",
         "loader/example.py:2: parse: no return annotation",
