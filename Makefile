@@ -92,6 +92,7 @@ test: $(BIN)/.installed $(AXE)
 lint: $(BIN)/.installed
 	$(BIN)/ruff check loader plugins tests bench
 	$(BIN)/ruff format --check loader plugins tests bench
+	$(BIN)/mypy loader
 
 # docs/cli.md from the commands' own --help (tests/test_docs.py fails while it is stale)
 cog: $(BIN)/.installed

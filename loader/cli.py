@@ -6,6 +6,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterable
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
@@ -13,7 +14,8 @@ import click
 
 from loader.build.atomic import TargetRefused
 from loader.build.catalog import BuildFailed, CatalogCheckFailed, build_catalog
-from loader.read.sources import FORMATS, check_sources, plan_inputs
+from loader.read.sources import FORMATS, InputFile, check_sources, plan_inputs
+from loader.records import Problem
 from loader.serve import site_files as site
 from loader.serve.publish import PLATFORMS, PublishError, deploy_command, write_context
 from loader.serve.supervisor import ListenError, serve_catalog
@@ -31,18 +33,18 @@ format_option = click.option(
 
 @click.group()
 @click.version_option(package_name="paper-catalog")
-def cli():
+def cli() -> None:
     """Turn messy paper listings into one clean SQLite catalog and publish it."""
 
 
-def input_files(paths):
+def input_files(paths: tuple[Path, ...]) -> list[InputFile]:
     files = plan_inputs(paths or [Path("seeds")])
     if not files:
         raise click.ClickException("no input files found")
     return files
 
 
-def report(problems):
+def report(problems: Iterable[Problem]) -> None:
     for problem in problems:
         click.echo(str(problem), err=True)
 
@@ -56,7 +58,7 @@ def report(problems):
     help="Build from the valid entries and record problems in the load_problems table.",
 )
 @format_option
-def build(paths, db, skip_invalid, forced_format):
+def build(paths: tuple[Path, ...], db: str, skip_invalid: bool, forced_format: str | None) -> None:
     """Build a catalog from files and folders (default: seeds/).
 
     The catalog is written to a temporary file and replaces --db only when the build
@@ -101,7 +103,7 @@ def build(paths, db, skip_invalid, forced_format):
 @cli.command()
 @paths_argument
 @format_option
-def check(paths, forced_format):
+def check(paths: tuple[Path, ...], forced_format: str | None) -> None:
     """Parse files and report every problem as FILE:LINE: message; write nothing.
 
     Exits with status 1 when there is any problem.
@@ -160,7 +162,16 @@ plugins_option = click.option(
     type=click.IntRange(min=0),
     help="Memory each worker may use to keep answers to repeated GETs (0: no cache).",
 )
-def serve(db, host, port, metadata, plugins_dir, poll, workers, cache_mb):
+def serve(
+    db: str,
+    host: str,
+    port: int,
+    metadata: str | Path,  # a Path when the default
+    plugins_dir: str | Path,
+    poll: float,
+    workers: int | None,
+    cache_mb: int,
+) -> None:
     """Serve the catalog read-only with Datasette, with limits fit for a public site.
 
     One worker process per core answers requests. The server reads a hard-linked snapshot of
@@ -224,7 +235,14 @@ def serve(db, host, port, metadata, plugins_dir, poll, workers, cache_mb):
     is_flag=True,
     help="Write the context, print its Dockerfile and the deploy command; deploy nothing.",
 )
-def publish(db, platform, name, max_instances, context_dir, dry_run):
+def publish(
+    db: str,
+    platform: str,
+    name: str,
+    max_instances: int,
+    context_dir: Path | None,
+    dry_run: bool,
+) -> None:
     """Publish a read-only copy of the catalog as a container image.
 
     Writes a build context (a wheel of this project built from the checkout, the pinned

@@ -6,7 +6,7 @@ import signal
 PR_SET_PDEATHSIG = 1
 
 
-def die_with_parent(signal_number=signal.SIGTERM):
+def die_with_parent(signal_number: int = signal.SIGTERM) -> None:
     """Ask the kernel to send this process `signal_number` when its parent dies (Linux; the
     parent is the thread that forked it). Elsewhere this does nothing."""
     try:

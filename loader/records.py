@@ -2,6 +2,7 @@
 
 import operator
 from dataclasses import dataclass, field, fields
+from typing import Any, TypedDict
 
 
 @dataclass
@@ -26,14 +27,28 @@ class Entry:
     doi: str | None = None
     openreview_id: str | None = None
 
-    def __reduce__(self):
-        # a parsing worker sends every entry to the build (1M at 1M papers): as the
-        # constructor's arguments one unpickles in 9 us, not the 14 of a dataclass's default
-        # (its __dict__ sent and rebuilt)
+    def __reduce__(self) -> tuple[type["Entry"], tuple[Any, ...]]:
+        # a parsing worker sends every entry to the build: sent as the constructor's arguments
+        # it unpickles faster than a dataclass's default (its __dict__ sent and rebuilt)
         return Entry, ENTRY_FIELDS(self)
 
 
 ENTRY_FIELDS = operator.attrgetter(*(f.name for f in fields(Entry)))
+
+
+class EntryFields(TypedDict, total=False):
+    """Fields of an Entry that a text format passes on as keyword arguments (its page's
+    tracks are read from the page itself)."""
+
+    title: str | None
+    url: str | None
+    owner: str | None
+    venue: str | None
+    year: int | None
+    status: str | None
+    arxiv_id: str | None
+    doi: str | None
+    openreview_id: str | None
 
 
 @dataclass(frozen=True)
@@ -42,5 +57,5 @@ class Problem:
     line: int
     message: str
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.path}:{self.line}: {self.message}"

@@ -8,14 +8,28 @@ entry, followed by an authors line and an abstract. Every line ends up in an Ent
 Problem naming its line, and one bad entry never takes a good neighbour with it.
 """
 
+import os
 from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, Literal, Unpack, cast
 
-from loader.read.lines import could_be_track, line_problem, prose_problem, split_blocks
-from loader.records import Entry, Problem
+from loader.read.lines import Block, could_be_track, line_problem, prose_problem, split_blocks
+from loader.records import Entry, EntryFields, Problem
 from loader.rules.normalize import TRACK_SEPARATOR
 
+# (names, truncated, affiliations or slugs) of an authors line
+AuthorsLine = tuple[list[str], bool, list[str]]
+# what a format's classify(line) says of one line on its own
+LineShape = tuple[Literal["track", "text"], str] | tuple[Literal["authors"], AuthorsLine]
+Classify = Callable[[str], LineShape]
+BlockShape = LineShape | tuple[Literal["problem"], Problem]
+Kind = Literal["track", "authors", "abstract", "other", "problem"]
+# (kind, value, line number): the value is a track's or an abstract's text, an AuthorsLine, or
+# the Problem of an 'other' or 'problem' item
+Item = tuple[Kind, str | AuthorsLine | Problem, int]
 
-def iter_items(path, lines, classify):
+
+def iter_items(path: str, lines: Iterable[str], classify: Classify) -> Iterator[Item]:
     """Number and classify every non-blank line; wrapped abstract lines are joined.
 
     Yields (kind, value, line_number) with kind 'track', 'authors', 'abstract' (a paragraph
@@ -24,7 +38,7 @@ def iter_items(path, lines, classify):
     a damaged paragraph is never loaded as if it were the whole abstract.
     """
     for block in split_blocks(lines):
-        paragraph = None  # [text, line]
+        paragraph: list[Any] | None = None  # [text, line]
         damaged = False
         for offset, (kind, value) in enumerate(read_block(path, block, classify)):
             number = block.line + offset
@@ -35,7 +49,7 @@ def iter_items(path, lines, classify):
                 continue
             if kind == "text":
                 if paragraph:
-                    paragraph[0] += "\n" + value
+                    paragraph[0] += "\n" + cast(str, value)
                 elif not damaged:  # the rest of a damaged paragraph is covered by its problem
                     paragraph = [value, number]
                 continue
@@ -48,14 +62,14 @@ def iter_items(path, lines, classify):
             yield read_paragraph(path, *paragraph)
 
 
-def read_block(path, block, classify):
+def read_block(path: str, block: Block, classify: Classify) -> list[BlockShape]:
     """(kind, value) for each line of a block. A line between two lines of prose is part of
     the paragraph whatever its own shape: a wrapped abstract line such as "sequentially
     trained to recognize a set of" is not an authors line."""
-    shapes = []
+    shapes: list[BlockShape] = []
     for offset, line in enumerate(block.lines):
         # an ASCII line without NUL has no problem (line_problem's markers are not ASCII):
-        # told without the call, ~0.3 us an entry
+        # told without the call, as most lines are
         if line.isascii() and "\0" not in line:
             shapes.append(classify(line))
             continue
@@ -68,17 +82,19 @@ def read_block(path, block, classify):
     return shapes
 
 
-def read_paragraph(path, text, number):
+def read_paragraph(path: str, text: str, number: int) -> Item:
     reason = prose_problem(text)
     if reason:
         return "other", Problem(str(path), number, reason), number
     return "abstract", text, number
 
 
-def with_context(items):
+def with_context(
+    items: Iterable[Item],
+) -> Iterator[tuple[Kind | None, Item, tuple[Item, ...]]]:
     """(previous kind, item, the next two items) for each item."""
-    previous = None
-    ahead = deque()
+    previous: Kind | None = None
+    ahead: deque[Item] = deque()
     for item in items:
         ahead.append(item)
         if len(ahead) == 3:
@@ -91,29 +107,36 @@ def with_context(items):
         previous = current[0]
 
 
-def is_one_name(value):
+def is_one_name(value: AuthorsLine) -> bool:
     names, truncated, affiliations = value
     return len(names) == 1 and not truncated and not affiliations
 
 
-def find_areas(items, lines):
+def find_areas(items: Iterable[Item], lines: Sequence[str]) -> set[str]:
     """Tracks the page itself shows: areas of "Area · Subarea" lines, and one-name lines that
     can only be tracks: after a complete entry, before an authors line and an abstract."""
     areas = set()
     for previous, (kind, value, number), ahead in with_context(items):
         if kind == "track":
-            areas.add(value.partition(TRACK_SEPARATOR)[0].strip())
+            areas.add(cast(str, value).partition(TRACK_SEPARATOR)[0].strip())
         elif (
             kind == "authors"
             and previous not in ("authors", "track")
-            and is_one_name(value)
+            and is_one_name(cast(AuthorsLine, value))
             and [kind for kind, _, _ in ahead] == ["authors", "abstract"]
         ):
             areas.add(lines[number - 1].strip())
     return areas
 
 
-def is_area_only_track(role, value, ahead, text, next_text, areas):
+def is_area_only_track(
+    role: Kind | None,
+    value: AuthorsLine,
+    ahead: Sequence[Item],
+    text: str,
+    next_text: str | None,
+    areas: set[str],
+) -> bool:
     """Whether a one-name line is a track ("Reinforcement Learning") rather than the authors
     line of a one-person paper. Never right after a track (two tracks in a row are not
     guessed apart). A track the page shows elsewhere is one wherever an authors line that is
@@ -128,7 +151,9 @@ def is_area_only_track(role, value, ahead, text, next_text, areas):
     return role != "authors" and kinds == ["authors", "abstract"]
 
 
-def is_long_track(role, ahead, text, lines, number):
+def is_long_track(
+    role: Kind | None, ahead: Sequence[Item], text: str, lines: Sequence[str], number: int
+) -> bool:
     """A one-line paragraph where no abstract is expected (not after an authors line),
     followed by an authors line and an abstract, is a track even when it is no name:
     "gaussian process neuron activation function stochastic transfer function learning"."""
@@ -141,7 +166,7 @@ def is_long_track(role, ahead, text, lines, number):
     )
 
 
-def describe_misplaced(text, value):
+def describe_misplaced(text: str, value: AuthorsLine) -> str:
     """The problem with a names-shaped line where an abstract should be."""
     names = value[0]
     if any(name[:1].isupper() for name in names):
@@ -149,7 +174,13 @@ def describe_misplaced(text, value):
     return prose_problem(text) or "a names line where the abstract should be"
 
 
-def assemble_entries(path, lines, classify, area_tracks=False, **fields):
+def assemble_entries(
+    path: str | os.PathLike[str],
+    lines: Sequence[str],
+    classify: Classify,
+    area_tracks: bool = False,
+    **fields: Unpack[EntryFields],
+) -> Iterator[Entry | Problem]:
     """Yield an Entry or a Problem for every entry of a text page; `fields` go into each Entry.
 
     A names-shaped line right after an authors line, with no abstract after it, stands in
@@ -157,33 +188,35 @@ def assemble_entries(path, lines, classify, area_tracks=False, **fields):
     before it is one too; the next entry is read afresh. With `area_tracks`, one-name lines
     may be tracks (is_area_only_track).
     """
-    path = str(path)
-    items = list(iter_items(path, lines, classify))
+    name = str(path)
+    items = list(iter_items(name, lines, classify))
     areas = find_areas(items, lines) if area_tracks else set()
-    assembler = EntryAssembler(path)
-    role = None  # what the previous item turned out to be
+    assembler = EntryAssembler(name)
+    role: Kind | None = None  # what the previous item turned out to be
     for _, (kind, value, number), ahead in with_context(items):
         if kind == "authors":
             text = lines[number - 1].strip()
             next_text = lines[ahead[0][2] - 1].strip() if ahead else None
-            if area_tracks and is_area_only_track(role, value, ahead, text, next_text, areas):
+            authors = cast(AuthorsLine, value)
+            if area_tracks and is_area_only_track(role, authors, ahead, text, next_text, areas):
                 kind, value = "track", text
             elif role == "authors" and (not ahead or ahead[0][0] != "abstract"):
-                kind, value = "other", Problem(path, number, describe_misplaced(text, value))
+                kind, value = "other", Problem(name, number, describe_misplaced(text, authors))
         elif kind in ("abstract", "other") and area_tracks:
             text = lines[number - 1].strip()
             if is_long_track(role, ahead, text, lines, number):
                 kind, value = "track", text
+        # the value is what the kind says (Item)
         if kind == "problem":
-            yield from assembler.on_unreadable(value)
+            yield from assembler.on_unreadable(cast(Problem, value))
         elif kind == "other":
-            yield from assembler.on_other(value)
+            yield from assembler.on_other(cast(Problem, value))
         elif kind == "track":
-            yield from assembler.on_track(value, number)
+            yield from assembler.on_track(cast(str, value), number)
         elif kind == "authors":
-            yield from assembler.on_authors(value, number)
+            yield from assembler.on_authors(cast(AuthorsLine, value), number)
         else:
-            yield from assembler.on_abstract(value, number, **fields)
+            yield from assembler.on_abstract(cast(str, value), number, **fields)
         role = kind
     yield from assembler.finish()
 
@@ -194,27 +227,29 @@ class EntryAssembler:
     Every item ends up in an Entry or in a Problem, so no block is lost silently.
     """
 
-    def __init__(self, path):
+    def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = str(path)
-        self.track = None  # (text, line)
-        self.authors = None  # ((names, truncated, extra), line)
+        self.track: tuple[str, int] | None = None  # (text, line)
+        self.authors: tuple[AuthorsLine, int] | None = None  # (authors line, line)
 
-    def problem(self, line, message):
+    def problem(self, line: int, message: str) -> Problem:
         return Problem(self.path, line, message)
 
-    def on_track(self, text, line):
+    def on_track(self, text: str, line: int) -> Iterator[Problem]:
         yield from self.flush_authors()
         if self.track:
             yield self.problem(self.track[1], "track line with no paper after it")
         self.track = (text, line)
 
-    def on_authors(self, value, line):
+    def on_authors(self, value: AuthorsLine, line: int) -> Iterator[Problem]:
         if self.authors:
             # the pending track may have been the orphaned authors' paper's: never guess
             yield from self.finish()
         self.authors = (value, line)
 
-    def on_abstract(self, text, line, **fields):
+    def on_abstract(
+        self, text: str, line: int, **fields: Unpack[EntryFields]
+    ) -> Iterator[Entry | Problem]:
         if self.authors is None:
             if self.track:
                 yield self.problem(self.track[1], "track line with no paper after it")
@@ -234,24 +269,24 @@ class EntryAssembler:
         )
         self.track = self.authors = None
 
-    def on_unreadable(self, problem):
+    def on_unreadable(self, problem: Problem) -> Iterator[Problem]:
         """The unreadable line may have been the pending entry's authors or abstract:
         pair nothing across it."""
         yield problem
         yield from self.finish()
 
-    def on_other(self, problem):
+    def on_other(self, problem: Problem) -> Iterator[Problem]:
         """A paragraph that is neither authors, track nor prose (a keyword row where the
         abstract should be) ends the pending entry: it is never read as its abstract."""
         yield from self.finish()
         yield problem
 
-    def flush_authors(self):
+    def flush_authors(self) -> Iterator[Problem]:
         if self.authors:
             yield self.problem(self.authors[1], "authors line with no abstract after it")
             self.authors = None
 
-    def finish(self):
+    def finish(self) -> Iterator[Problem]:
         yield from self.flush_authors()
         if self.track:
             yield self.problem(self.track[1], "track line with no paper after it")

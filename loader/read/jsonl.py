@@ -2,14 +2,27 @@
 affiliations, url, venue, year, status and identifiers (arxiv_id, doi, openreview_id)."""
 
 import json
+import os
 import re
-from urllib.parse import parse_qs, urlsplit
+from collections.abc import Iterable, Iterator
+from typing import Literal, TypedDict
+from urllib.parse import SplitResult, parse_qs, urlsplit
 
-from loader.read.lines import NAME_SEPARATOR, clean_name, line_problem, strip_truncation
+from loader.read.lines import NAME_SEPARATOR, Names, clean_name, line_problem, strip_truncation
 from loader.records import Entry, Problem
 
-OPTIONAL_TEXT = ("title", "track", "url", "venue", "status")
-IDENTIFIERS = ("arxiv_id", "doi", "openreview_id")
+OPTIONAL_TEXT: tuple[Literal["title", "track", "url", "venue", "status"], ...] = (
+    "title",
+    "track",
+    "url",
+    "venue",
+    "status",
+)
+IDENTIFIERS: tuple[Literal["arxiv_id", "doi", "openreview_id"], ...] = (
+    "arxiv_id",
+    "doi",
+    "openreview_id",
+)
 # JSON escapes can spell what a UTF-8 line cannot hold: "\ud800" (SQLite refuses to store a
 # lone surrogate) and "\u0000" (the text formats reject NUL too)
 STORED_FIELDS = ("abstract", "authors", "affiliations", *OPTIONAL_TEXT, *IDENTIFIERS)
@@ -22,7 +35,26 @@ OPENREVIEW_ID = re.compile(r"^[A-Za-z0-9_\-]+$")
 DOI_HOSTS = ("doi.org", "dx.doi.org", "www.doi.org")
 
 
-def parse_names(value):
+class TextFields(TypedDict, total=False):
+    """A record's optional text, as Entry takes it."""
+
+    title: str | None
+    track: str | None
+    url: str | None
+    venue: str | None
+    status: str | None
+
+
+class DatesAndIdentifiers(TypedDict, total=False):
+    """A record's year and identifiers, as Entry takes them."""
+
+    year: int | None
+    arxiv_id: str | None
+    doi: str | None
+    openreview_id: str | None
+
+
+def parse_names(value: object) -> Names | None:
     """A list of names, or one comma-separated string that may end in 'et al.' / '等'."""
     if isinstance(value, str):
         value, truncated = strip_truncation(value)
@@ -37,7 +69,7 @@ def parse_names(value):
     return (names, truncated) if names else None
 
 
-def parse_year(value):
+def parse_year(value: object) -> int | None:
     """2024 or "2024" -> 2024; anything else -> None."""
     if isinstance(value, str) and YEAR.match(value.strip()):
         return int(value)
@@ -46,7 +78,7 @@ def parse_year(value):
     return None
 
 
-def normalize_identifier(key, value):
+def normalize_identifier(key: str, value: str) -> str | None:
     """An identifier as the builder compares it, or None when it is not one of its kind."""
     value = value.strip()
     if key == "arxiv_id":
@@ -58,7 +90,7 @@ def normalize_identifier(key, value):
     return value if OPENREVIEW_ID.match(value) else None
 
 
-def identifiers_from_url(url):
+def identifiers_from_url(url: str) -> DatesAndIdentifiers:
     """{key: id} read from an arXiv, OpenReview or DOI link; {} for any other link."""
     parts = split_url(url)
     if parts is None:
@@ -77,23 +109,25 @@ def identifiers_from_url(url):
     return {"doi": doi.lower()} if doi and DOI.match(doi) else {}
 
 
-def split_url(url):
+def split_url(url: str) -> SplitResult | None:
     try:
         return urlsplit(url.strip())
     except ValueError:  # "http://[::1": a url is optional, a broken one is no identifier
         return None
 
 
-def read_doi_url(url):
+def read_doi_url(url: str) -> str | None:
     parts = split_url(url)
     if parts and parts.scheme in ("http", "https") and parts.netloc.lower() in DOI_HOSTS:
         return parts.path.lstrip("/")
     return None
 
 
-def read_dates_and_identifiers(record):
+def read_dates_and_identifiers(
+    record: dict[str, object],
+) -> tuple[DatesAndIdentifiers, None] | tuple[None, str]:
     """(fields, problem message): venue, year, status and identifiers of one record."""
-    fields = {}
+    fields: DatesAndIdentifiers = {}
     if "year" in record and record["year"] is not None:
         fields["year"] = parse_year(record["year"])
         if fields["year"] is None:
@@ -114,7 +148,7 @@ def read_dates_and_identifiers(record):
     return fields, None
 
 
-def parse_jsonl_line(path, number, line):
+def parse_jsonl_line(path: str, number: int, line: str) -> Entry | Problem:
     try:
         record = json.loads(line)
     except ValueError as error:
@@ -139,7 +173,7 @@ def parse_jsonl_line(path, number, line):
         affiliations = affiliations.split(",")
     if not isinstance(affiliations, list) or not all(isinstance(a, str) for a in affiliations):
         return Problem(path, number, "affiliations must be a list of slugs")
-    fields = {}
+    fields: TextFields = {}
     for key in OPTIONAL_TEXT:
         value = record.get(key)
         if value is not None and not isinstance(value, str):
@@ -148,6 +182,7 @@ def parse_jsonl_line(path, number, line):
     more, message = read_dates_and_identifiers(record)
     if message:
         return Problem(path, number, message)
+    assert more is not None  # read without a problem
     names, truncated = authors
     return Entry(
         path=path,
@@ -161,10 +196,10 @@ def parse_jsonl_line(path, number, line):
     )
 
 
-def parse_jsonl(path, lines):
+def parse_jsonl(path: str | os.PathLike[str], lines: Iterable[str]) -> Iterator[Entry | Problem]:
     """Yield an Entry or a Problem for every non-blank line."""
-    path = str(path)
+    name = str(path)
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
-        yield line_problem(path, number, line) or parse_jsonl_line(path, number, line)
+        yield line_problem(name, number, line) or parse_jsonl_line(name, number, line)

@@ -3,24 +3,29 @@
 import functools
 import html
 import io
+import os
 import re
 import string
 import unicodedata
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import BinaryIO, TextIO
 
 from loader.records import Problem
 from loader.rules.markup import plain_text
 
 LISTING_MARKER = "论文检索"
+# (names, truncated): a list of authors, and whether it was cut short ("et al.")
+Names = tuple[list[str], bool]
 # "等" (Chinese "and others") and "et al." both mean the list was cut short. No pattern here
 # may start with a repeated class like `\s*`: searched on a long line it backtracks
-# quadratically (a 40 000-character line of spaces took 30 s).
+# quadratically, and one line of spaces would stall the build.
 TRUNCATION_MARK = re.compile(r"(?:\bet\s+al\.?|等)\Z", re.IGNORECASE)
 # "A, B, C & D" (ICLR 2017 listings join the last two names with an ampersand; never
 # "D&#x27;Oro": entities are decoded after the split, and an entity has no spaces)
 NAME_SEPARATOR = re.compile(r"[,，、]|\s&\s")
 # the same where the text has no '&': a character class alone lets SRE skip to its characters
-# (~3x faster over a line than trying both branches at every character)
+# instead of trying both branches at every character
 COMMA = re.compile(r"[,，、]")
 UNDECODABLE = re.compile(r"[\udc80-\udcff]")
 APOSTROPHES = "'’ʼ‘"
@@ -50,16 +55,16 @@ TITLES = ("Prof.", "Dr.", "Mr.", "Mrs.", "Ms.")
 FOOTNOTE_MARKS = "*†‡"
 # scraped names carry stray control characters, zero-width spaces and soft hyphens
 INVISIBLE = re.compile(r"[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u200b\u00ad\ufeff]")
-# the longest line read: real abstracts are under 10 KB. Loading a line takes 10-35 bytes of
-# memory per byte (1 MB lines of names, words, LaTeX), ~320 for a run of Markdown emphasis
-# ("**a **a ...", markdown-it): this bounds a build's peak whatever the input
+# the longest line read, far beyond any real abstract: loading a line takes many times its size
+# in memory (most for a run of Markdown emphasis, "**a **a ..."), so this bounds a build's peak
+# whatever the input
 MAX_LINE_BYTES = 1 << 20
 SKIP_CHUNK = 1 << 16
 # what stands for a longer line in the list of lines, followed by its size in bytes: decoding
 # never gives U+D800 (undecodable bytes become U+DC80..U+DCFF), and it is no blank line
 TOO_LONG = "\ud800"
 MAX_NAME_LENGTH = 80
-# names repeat (~9 entries per distinct name): a short string is read once while it is among
+# names repeat across entries: a short string is read once while it is among
 # the last NAME_CACHE_SIZE read; a longer one (no name, or not one worth keeping) every time
 NAME_CACHE_SIZE = 1 << 15
 MAX_CACHED_NAME_LENGTH = 2 * MAX_NAME_LENGTH
@@ -86,11 +91,11 @@ class Block:
     lines: list[str]
 
     @property
-    def text(self):
+    def text(self) -> str:
         return " ".join(self.lines)
 
 
-def read_lines(path, fp):
+def read_lines(path: str | os.PathLike[str], fp: BinaryIO) -> tuple[list[str], Problem | None]:
     """A binary file -> (lines, problem), read as UTF-8 (BOM tolerated); lines end at \\n,
     \\r\\n or \\r.
 
@@ -105,7 +110,7 @@ def read_lines(path, fp):
     fp.seek(0)
     # newline=None: universal newlines, so "\r\n" and a lone "\r" end a line like "\n"
     text = io.TextIOWrapper(fp, encoding="utf-8", errors="surrogateescape", newline=None)
-    lines = []
+    lines: list[str] = []
     blank = True
     bad = 0
     # a line of more than MAX_LINE_BYTES characters has more than MAX_LINE_BYTES bytes
@@ -128,12 +133,12 @@ def read_lines(path, fp):
     return lines, None
 
 
-def measure(text):
+def measure(text: str) -> int:
     """Bytes of a decoded piece of the file, undecodable bytes included."""
     return len(text.encode("utf-8", "surrogateescape"))
 
 
-def skip_line(text):
+def skip_line(text: TextIO) -> int:
     """Read the rest of the current line in chunks, keeping none of it; returns its bytes."""
     size = 0
     while piece := text.readline(SKIP_CHUNK):
@@ -143,15 +148,15 @@ def skip_line(text):
     return size
 
 
-def too_long(size):
+def too_long(size: int) -> str:
     return f"{TOO_LONG}{size}"
 
 
-def is_too_long(line):
+def is_too_long(line: str) -> bool:
     return line.startswith(TOO_LONG)
 
 
-def line_problem(path, number, line):
+def line_problem(path: str | os.PathLike[str], number: int, line: str) -> Problem | None:
     """A reason this single line cannot be loaded, or None."""
     if is_too_long(line):
         size = line.removeprefix(TOO_LONG)
@@ -165,7 +170,7 @@ def line_problem(path, number, line):
     return None
 
 
-def split_blocks(lines):
+def split_blocks(lines: Iterable[str]) -> Iterator[Block]:
     """Group lines into blocks separated by blank lines."""
     block = None
     for number, line in enumerate(lines, start=1):
@@ -181,7 +186,7 @@ def split_blocks(lines):
         yield block
 
 
-def split_authors(text):
+def split_authors(text: str) -> Names | None:
     """'A, B, C et al.' -> (['A', 'B', 'C'], truncated=True).
 
     Returns None when the text does not look like a list of person names. HTML entities are
@@ -201,7 +206,7 @@ def split_authors(text):
     parts = split_parts(text)
     if len(parts) > 1 and not parts[-1].strip():
         return None
-    names = []
+    names: list[str] = []
     for index, part in enumerate(parts):
         if not part.strip() and names and parts[index - 1].strip():
             continue
@@ -217,10 +222,10 @@ def split_authors(text):
     return names, truncated
 
 
-def first_part(text):
+def first_part(text: str) -> tuple[str, bool]:
     """(the first of separator_in(text).split(text), whether there was a separator). Without
     '&' the first comma is found with three str.find (memchr), where COMMA.split tries its
-    class at every character: ~1.3 us an abstract line (every abstract is tried as names)."""
+    class at every character (every abstract is tried as names)."""
     if "&" in text:
         head = NAME_SEPARATOR.split(text, maxsplit=1)
         return head[0], len(head) > 1
@@ -232,20 +237,20 @@ def first_part(text):
     return text[:end], end < len(text)
 
 
-def split_parts(text):
-    """separator_in(text).split(text); a line with ASCII commas only split by str.split (1.1
-    -> 0.3 us an authors line)."""
+def split_parts(text: str) -> list[str]:
+    """separator_in(text).split(text); a line with ASCII commas only split by str.split, which
+    is quicker than a pattern."""
     if "&" not in text and "，" not in text and "、" not in text:
         return text.split(",")
     return separator_in(text).split(text)
 
 
-def separator_in(text):
+def separator_in(text: str) -> re.Pattern[str]:
     """The pattern that splits `text` as NAME_SEPARATOR does."""
     return NAME_SEPARATOR if "&" in text else COMMA
 
 
-def clean_name(text):
+def clean_name(text: str) -> str | None:
     """One person's name as it will be stored, or None when `text` is not a name.
 
     Entities decoded, Unicode composed (NFC), control and zero-width characters dropped
@@ -255,16 +260,16 @@ def clean_name(text):
     name = text.strip()
     if len(name) <= MAX_NAME_LENGTH and PLAIN_NAME.fullmatch(name):
         # read_name gives exactly this (no entity, backslash, invisible or non-ASCII character,
-        # title or footnote mark; single spaces): 1.9 -> 1.0 us a name, ~3.6 us an entry at 1M
+        # title or footnote mark; single spaces), and most names have this shape
         return name
     if len(text) > MAX_CACHED_NAME_LENGTH:
         return read_name(text)
     return read_recurring_name(text)
 
 
-def too_many_words(text):
+def too_many_words(text: str) -> bool:
     """True only when read_name(text) is None for having more than MAX_NAME_WORDS words, told
-    without reading it (~4x faster: the first clause of every abstract is tried as a name).
+    without reading it: the first clause of every abstract is tried as a name.
 
     A word starting with an ASCII letter or digit, with no entity in it, stays at least one
     word whatever read_name does to the text (entities, NFC, invisible characters, footnote
@@ -273,7 +278,6 @@ def too_many_words(text):
         return False
     allowed = MAX_NAME_WORDS + count_titles(text)
     # the first allowed + 1 words most often tell: the clause is split no further than that
-    # (2.7 -> 2.0 us an abstract line, where every word of a first clause was split off)
     words = text.split(None, allowed + 1)
     if len(words) <= MAX_NAME_WORDS:
         return False  # a name's few words: no need to look
@@ -284,10 +288,10 @@ def too_many_words(text):
     return sum(map(is_lasting_word, words)) > allowed
 
 
-def count_titles(text):
+def count_titles(text: str) -> int:
     """sum(text.count(title) for title in TITLES), from each '.' (memchr): every title ends
     with the only '.' it holds, and no two end alike, so each '.' ends at most one. Five
-    searches over an abstract's first clause took ~1.2 us an entry, most of too_many_words."""
+    searches over an abstract's first clause were most of too_many_words."""
     count, dot = 0, text.find(".")
     while dot >= 0:
         count += text.endswith(TITLES, 0, dot + 1)
@@ -295,12 +299,12 @@ def count_titles(text):
     return count
 
 
-def is_lasting_word(word):
+def is_lasting_word(word: str) -> bool:
     """A word read_name keeps a word (see too_many_words)."""
     return word[0] in ASCII_LETTERS_AND_DIGITS and "&" not in word
 
 
-def read_name(text):
+def read_name(text: str) -> str | None:
     name = html.unescape(text)
     if "\\" in name:
         name = plain_text(TEX_LETTER_ACCENT.sub(r"\\\1{\2}", name))
@@ -317,15 +321,15 @@ def read_name(text):
 read_recurring_name = functools.lru_cache(maxsize=NAME_CACHE_SIZE)(read_name)
 
 
-def is_truncated(text):
+def is_truncated(text: str) -> bool:
     return truncation_mark(text) is not None
 
 
-def truncation_mark(text):
+def truncation_mark(text: str) -> re.Match[str] | None:
     """TRUNCATION_MARK.search(text), tried only where a match can start: at a final '等', or
     at the 'et' before the spaces before a final 'al' or 'al.' (under IGNORECASE 'a' and 'l'
     match their capitals and nothing else; no space matches 'et'). The search from the start
-    tried the pattern at every character of a line (~1.5 us an authors line ending in '等')."""
+    tried the pattern at every character of a line."""
     if text.endswith("等"):
         return TRUNCATION_MARK.search(text, len(text) - 1)
     ending = text[-3:].lower()
@@ -335,7 +339,7 @@ def truncation_mark(text):
     return TRUNCATION_MARK.search(text, max(0, len(before_al.rstrip()) - 2))
 
 
-def strip_truncation(text):
+def strip_truncation(text: str) -> tuple[str, bool]:
     """'A, B et al.' -> ('A, B', True); marks may repeat ('A 等 et al.'), commas may precede."""
     truncated = False
     text = text.rstrip()
@@ -345,19 +349,19 @@ def strip_truncation(text):
     return text, truncated
 
 
-def strip_trailing_separators(text):
+def strip_trailing_separators(text: str) -> str:
     end = len(text)
     while end and (text[end - 1].isspace() or text[end - 1] in ",，"):
         end -= 1
     return text[:end]
 
 
-def looks_like_name(name):
+def looks_like_name(name: str) -> bool:
     """Whether a cleaned-up string is one person's name."""
     if not name or len(name) > MAX_NAME_LENGTH:
         return False
     if PLAIN_NAME.fullmatch(name):
-        return True  # what the rest says of it, ~7x faster (most names read are new ones)
+        return True  # what the rest says of it, told quicker (most names read are new ones)
     if name.count("(") != name.count(")") or name.count("(") > 1:
         return False
     # combining marks are not word characters for `re` ("Martı́nez" keeps U+0301 after NFC);
@@ -376,7 +380,7 @@ def looks_like_name(name):
     return len(words) <= MAX_LOWERCASE_NAME_WORDS or lowercase <= len(words) - lowercase
 
 
-def is_initials(word):
+def is_initials(word: str) -> bool:
     """ "J.", "C.S.", "J.-P.", "Jr.", "Rif.", and "c." of a name spelled in lowercase; never
     "it."."""
     return bool(INITIALS.match(word)) and all(
@@ -384,16 +388,16 @@ def is_initials(word):
     )
 
 
-def ends_sentence(text):
+def ends_sentence(text: str) -> bool:
     return text.strip().rstrip(CLOSING_MARKS).endswith(SENTENCE_END)
 
 
-def could_be_track(text):
+def could_be_track(text: str) -> bool:
     """A line that may be a track where a track's place is: short, one line, no sentence."""
     return len(text) <= MAX_TRACK_LENGTH and "\n" not in text and not ends_sentence(text)
 
 
-def prose_problem(text):
+def prose_problem(text: str) -> str | None:
     """Why a paragraph cannot be an abstract, or None when it reads as prose."""
     text = text.strip()
     if not ends_sentence(text):

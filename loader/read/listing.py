@@ -1,13 +1,16 @@
 """Conference listing pages (first line 论文检索): [track] / authors / abstract entries."""
 
 import functools
+import os
+from collections.abc import Iterable, Iterator
 
-from loader.read.entries import assemble_entries
+from loader.read.entries import LineShape, assemble_entries
 from loader.read.lines import LISTING_MARKER, MAX_TRACK_LENGTH, split_authors
+from loader.records import Entry, Problem
 from loader.rules.normalize import TRACK_SEPARATOR
 
 
-def classify_listing_line(line):
+def classify_listing_line(line: str) -> LineShape:
     """('track', text) | ('authors', (names, truncated, [])) | ('text', line).
 
     An area-only track ("Reinforcement Learning") has the shape of a one-person authors line:
@@ -22,21 +25,21 @@ def classify_listing_line(line):
     return "text", line
 
 
-# the same few tracks head most entries of a page: each is read once (~10x faster than reading
-# it as a names line every time), and the lines kept are short
+# the same few tracks head most entries of a page: each is read once, not as a names line
+# every time, and the lines kept are short
 @functools.lru_cache(maxsize=4096)
-def is_track(line):
+def is_track(line: str) -> bool:
     """An "Area · Subarea" line, not a names line that holds the separator."""
     area, _, subarea = line.partition(TRACK_SEPARATOR)
     return bool(area.strip() and subarea.strip()) and split_authors(line) is None
 
 
-def parse_listing(path, lines):
+def parse_listing(path: str | os.PathLike[str], lines: Iterable[str]) -> Iterator[Entry | Problem]:
     """Yield an Entry or a Problem for every entry of a listing page."""
     yield from assemble_entries(path, skip_marker(lines), classify_listing_line, area_tracks=True)
 
 
-def skip_marker(lines):
+def skip_marker(lines: Iterable[str]) -> list[str]:
     """Blank out the 论文检索 header so line numbers stay true."""
     lines = list(lines)
     for index, line in enumerate(lines):

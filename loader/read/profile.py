@@ -1,16 +1,18 @@
 """Author profile pages: owner name, then 'A, B et al. · slug1, slug2' / abstract entries."""
 
+import os
 import re
+from collections.abc import Iterable, Iterator
 
-from loader.read.entries import assemble_entries
-from loader.read.lines import split_authors, split_blocks
-from loader.records import Problem
+from loader.read.entries import LineShape, assemble_entries
+from loader.read.lines import Block, split_authors, split_blocks
+from loader.records import Entry, Problem
 from loader.rules.normalize import TRACK_SEPARATOR
 
 SLUG = re.compile(r"^[a-z0-9][a-z0-9._\-]*$", re.IGNORECASE)
 
 
-def classify_profile_line(line):
+def classify_profile_line(line: str) -> LineShape:
     """('authors', (names, truncated, slugs)) | ('text', line)."""
     names_part, separator, slugs_part = line.rpartition(TRACK_SEPARATOR)
     if not separator:
@@ -25,7 +27,7 @@ def classify_profile_line(line):
     return "text", line
 
 
-def find_owner(lines):
+def find_owner(lines: Iterable[str]) -> Block | None:
     """The profile owner: the first block's only line, if it is one person's name."""
     first = next(split_blocks(lines), None)
     if first is None or len(first.lines) != 1:
@@ -36,13 +38,15 @@ def find_owner(lines):
     return first
 
 
-def parse_profile(path, lines):
+def parse_profile(path: str | os.PathLike[str], lines: Iterable[str]) -> Iterator[Entry | Problem]:
     """Yield an Entry or a Problem for every entry of a profile page."""
     lines = list(lines)
     first = find_owner(lines)
     if first is None:
         yield Problem(str(path), 1, "profile page must start with the owner's name")
         return
-    owner = split_authors(first.lines[0])[0][0]
+    owner_line = split_authors(first.lines[0])
+    assert owner_line is not None  # find_owner read it as one name
+    owner = owner_line[0][0]
     lines[first.line - 1] = ""
     yield from assemble_entries(path, lines, classify_profile_line, owner=owner)

@@ -15,8 +15,10 @@ different values, and a sources.yml that cannot be read are problems naming sour
 import glob
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Literal
 
 import yaml
 
@@ -45,18 +47,18 @@ class Rule:
 
 @dataclass
 class SourceConfig:
-    settings: dict  # str(file) -> SourceSettings
-    problems: list
+    settings: dict[str, SourceSettings]  # str(file) -> its settings
+    problems: list[Problem]
 
 
-def shown_path(path):
+def shown_path(path: str) -> str:
     """A sources.yml as problems name it: relative to the current folder when inside it, like
     the input files given relatively (the folders are made absolute to compare them)."""
     relative = os.path.relpath(path)
     return path if relative.startswith(os.pardir) else relative
 
 
-def read_config(path):
+def read_config(path: str | os.PathLike[str]) -> tuple[list[Rule], list[Problem]]:
     """sources.yml -> (rules, problems). Line numbers come from the YAML nodes."""
     name = shown_path(str(path))
     try:
@@ -74,14 +76,18 @@ def read_config(path):
     if not isinstance(root, yaml.SequenceNode):
         message = f"{CONFIG_NAME} must be a list of entries with match, venue and year"
         return [], [Problem(name, root.start_mark.line + 1, message)]
-    rules, problems = [], []
+    rules: list[Rule] = []
+    problems: list[Problem] = []
     for node in root.value:
         rule = read_rule(name, node)
-        (problems if isinstance(rule, Problem) else rules).append(rule)
+        if isinstance(rule, Problem):
+            problems.append(rule)
+        else:
+            rules.append(rule)
     return rules, problems
 
 
-def read_rule(name, node):
+def read_rule(name: str, node: yaml.Node) -> Rule | Problem:
     """One list item -> Rule, or the Problem that says what is wrong with it."""
     line = node.start_mark.line + 1
     if not isinstance(node, yaml.MappingNode):
@@ -110,7 +116,7 @@ def read_rule(name, node):
     return Rule(name, line, values["match"], settings)
 
 
-def matched_files(folder, pattern):
+def matched_files(folder: str, pattern: str) -> set[str]:
     """Files of `folder` the pattern matches, as normalized paths relative to it."""
     found = glob.glob(pattern, root_dir=folder, recursive=True)
     return {
@@ -120,7 +126,7 @@ def matched_files(folder, pattern):
     }
 
 
-def folders_between(root, folder):
+def folders_between(root: str, folder: str) -> list[Path]:
     """root, its subfolders down to folder (folder itself included)."""
     relative = Path(os.path.relpath(folder, root))
     chain = [Path(root)]
@@ -129,15 +135,18 @@ def folders_between(root, folder):
     return chain
 
 
-def load_source_config(paths, files):
+def load_source_config(
+    paths: Iterable[str | os.PathLike[str]], files: Iterable[str | os.PathLike[str]]
+) -> SourceConfig:
     """The settings every file gets from the sources.yml files that apply to it, and the
     problems of those files. `paths` are the files and folders given, `files` what
     discovery found in them."""
     roots = [os.path.abspath(p if os.path.isdir(p) else os.path.dirname(p) or ".") for p in paths]
-    configs = {}  # folder -> (rules, {rule: matched relative paths})
-    problems = []
+    # folder -> (rules, {rule: matched relative paths})
+    configs: dict[str, tuple[list[Rule], dict[Rule, set[str]]]] = {}
+    problems: list[Problem] = []
 
-    def config_of(folder):
+    def config_of(folder: str) -> tuple[list[Rule], dict[Rule, set[str]]]:
         if folder not in configs:
             path = os.path.join(folder, CONFIG_NAME)
             rules, found = ([], []) if not os.path.isfile(path) else read_config(path)
@@ -145,14 +154,14 @@ def load_source_config(paths, files):
             configs[folder] = (rules, {rule: matched_files(folder, rule.pattern) for rule in rules})
         return configs[folder]
 
-    settings = {}
+    settings: dict[str, SourceSettings] = {}
     for file in files:
         folder = os.path.abspath(os.path.dirname(file))
         applying = [r for r in roots if folder == r or folder.startswith(r.rstrip(os.sep) + os.sep)]
         if not applying:
             continue
         top = min(applying, key=len)
-        chosen = None
+        chosen: Rule | Literal[False] | None = None  # False: two rules disagree
         for config_folder in map(str, folders_between(top, folder)):
             rules, matches = config_of(config_folder)
             relative = os.path.normpath(os.path.relpath(os.path.abspath(file), config_folder))
@@ -161,7 +170,7 @@ def load_source_config(paths, files):
                     continue
                 if chosen is None:
                     chosen = rule
-                elif chosen.settings != rule.settings:
+                elif chosen is not False and chosen.settings != rule.settings:
                     message = (
                         f"{file}: {describe(rule.settings)} here, but "
                         f"{describe(chosen.settings)} at {chosen.config}:{chosen.line}"
@@ -182,6 +191,6 @@ def load_source_config(paths, files):
     return SourceConfig(settings, problems)
 
 
-def describe(settings):
+def describe(settings: SourceSettings) -> str:
     status = f" ({settings.status})" if settings.status else ""
     return f"{settings.venue} {settings.year}{status}"

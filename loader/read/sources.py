@@ -1,8 +1,10 @@
 """Find input files, detect each one's format and hand it to its parser."""
 
 import hashlib
+import io
 import os
 import stat
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,7 +15,12 @@ from loader.read.profile import find_owner, parse_profile
 from loader.read.source_config import CONFIG_NAME, SourceSettings, load_source_config
 from loader.records import Entry, Problem
 
-PARSERS = {"listing": parse_listing, "profile": parse_profile, "jsonl": parse_jsonl}
+Parser = Callable[[str, Sequence[str]], Iterator[Entry | Problem]]
+PARSERS: dict[str, Parser] = {
+    "listing": parse_listing,
+    "profile": parse_profile,
+    "jsonl": parse_jsonl,
+}
 FORMATS = tuple(PARSERS)
 
 
@@ -32,16 +39,16 @@ class InputFile:
 
     path: Path
     settings: SourceSettings | None = None
-    config_problems: tuple = ()
+    config_problems: tuple[Problem, ...] = ()
 
-    def __fspath__(self):
+    def __fspath__(self) -> str:
         return os.fspath(self.path)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return str(self.path)
 
 
-def plan_inputs(paths):
+def plan_inputs(paths: Sequence[str | os.PathLike[str]]) -> list[InputFile]:
     """The input files under the given files and folders, each with its sources.yml settings."""
     files = discover(paths)
     config = load_source_config(paths, files)
@@ -51,7 +58,7 @@ def plan_inputs(paths):
     ]
 
 
-def discover(paths):
+def discover(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     """Every non-hidden file under the given files and folders, sorted so that the build
     does not depend on the order paths were given in.
 
@@ -60,10 +67,10 @@ def discover(paths):
     it then reports why, instead of its files vanishing without a word. sources.yml is
     configuration (source_config.py), never an input file.
     """
-    found = {}
+    found: dict[str, Path] = {}  # real path -> the path shown
     visited = set()
 
-    def add(path):
+    def add(path: Path) -> None:
         # the same file reached twice (a path and a link to it) is one source
         real = os.path.realpath(path)
         if real not in found or str(path) < str(found[real]):
@@ -88,7 +95,7 @@ def discover(paths):
     return sorted(found.values(), key=str)
 
 
-def detect_format(lines):
+def detect_format(lines: Sequence[str]) -> str | None:
     # a line too long to read is reported by the parser; the format is told by the next one
     first = next((line.strip() for line in lines if line.strip() and not is_too_long(line)), "")
     if first == LISTING_MARKER:
@@ -100,13 +107,13 @@ def detect_format(lines):
     return None
 
 
-def display_path(path):
+def display_path(path: str | os.PathLike[str]) -> str:
     """The path as text SQLite and a terminal can hold: undecodable bytes of a file name
     are shown as \\xNN escapes."""
     return str(path).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
-def public_paths(names):
+def public_paths(names: Sequence[str]) -> dict[str, str]:
     """{display path: the path the catalog stores} for the input files' display paths. No
     absolute path is stored, so a published catalog never shows the builder's folders:
 
@@ -132,7 +139,7 @@ def public_paths(names):
     return public
 
 
-def open_regular(path):
+def open_regular(path: str | os.PathLike[str]) -> io.BufferedReader | None:
     """The file, open for reading; None for pipes, devices and folders: they are refused, never
     read (a pipe would block the build forever and /dev/zero would fill the memory)."""
     descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
@@ -142,7 +149,9 @@ def open_regular(path):
     return os.fdopen(descriptor, "rb")
 
 
-def read_source(path, forced_format=None):
+def read_source(
+    path: str | os.PathLike[str], forced_format: str | None = None
+) -> tuple[Source, Iterator[Entry | Problem]]:
     """Parse one file (a path or an InputFile). Returns (Source, iterator of Entry | Problem)."""
     source, items = parse_source(path, forced_format)
     if isinstance(path, InputFile):
@@ -150,7 +159,11 @@ def read_source(path, forced_format=None):
     return source, items
 
 
-def with_settings(items, settings, config_problems):
+def with_settings(
+    items: Iterable[Entry | Problem],
+    settings: SourceSettings | None,
+    config_problems: Iterable[Problem],
+) -> Iterator[Entry | Problem]:
     """sources.yml's venue, year and status for every entry that does not give its own (a
     JSON Lines key wins, field by field)."""
     yield from config_problems
@@ -162,7 +175,9 @@ def with_settings(items, settings, config_problems):
         yield item
 
 
-def parse_source(path, forced_format=None):
+def parse_source(
+    path: str | os.PathLike[str], forced_format: str | None = None
+) -> tuple[Source, Iterator[Entry | Problem]]:
     name = display_path(path)
     try:
         fp = open_regular(path)
@@ -185,14 +200,16 @@ def parse_source(path, forced_format=None):
             "an author profile page (first line a name) or JSON Lines"
         )
         too_long = next((n for n, line in enumerate(lines, start=1) if is_too_long(line)), None)
-        if too_long:
-            reason = line_problem(name, too_long, lines[too_long - 1]).message
-            message += f"; line {too_long}: {reason}"
+        too_long_problem = too_long and line_problem(name, too_long, lines[too_long - 1])
+        if too_long_problem:
+            message += f"; line {too_long}: {too_long_problem.message}"
         return Source(name, None, digest), iter([Problem(name, 1, message)])
     return Source(name, format, digest), report_if_empty(name, lines, PARSERS[format](name, lines))
 
 
-def report_if_empty(name, lines, items):
+def report_if_empty(
+    name: str, lines: Sequence[str], items: Iterable[Entry | Problem]
+) -> Iterator[Entry | Problem]:
     """A page with a header and nothing after it (a download cut short) is a problem, not
     a source that silently adds no papers."""
     empty = True
@@ -204,7 +221,9 @@ def report_if_empty(name, lines, items):
         yield Problem(name, header, "no papers after the header")
 
 
-def check_sources(files, forced_format=None):
+def check_sources(
+    files: Iterable[str | os.PathLike[str]], forced_format: str | None = None
+) -> tuple[int, list[Problem]]:
     """Parse everything and return (entry count, problems) without writing anything."""
     entries, problems = 0, []
     for file in files:

@@ -11,28 +11,29 @@ first sentence, always cut at a word and ending with '…' when cut.
 """
 
 import re
+from collections.abc import Collection, Iterable, Iterator, Sequence
 
 from loader.rules.markup import collapse_spaces, holds_any
 
 LABEL_LENGTH = 90
 # a sentence ends at '. ' before a capital, but not after 'et al.' or 'e.g.'
 # (the mark is matched, not looked behind for, so the search skips to the next '.', '!' or '?'
-# instead of trying the lookbehinds at every character (~5x faster); split_sentences puts it
-# back on its sentence)
+# instead of trying the lookbehinds at every character; split_sentences puts it back on its
+# sentence)
 SENTENCE_END = re.compile(
     r"([.!?])(?<!\bet al\.)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\bcf\.)"
     r"\s+(?=[A-Z(\"“])"
 )
 # '(Kakade et al., 2008)', '[12]': a citation is never part of a label
 # (drop_citations also drops the whitespace before one: a leading `\s*` here would make the
-# search try every space of an abstract, ~10x slower)
+# search try every space of an abstract)
 CITATION_MARK = re.compile(
     r"\([^()]*(?:\bet al\b|\b(?:19|20)\d\d[a-z]?\b)[^()]*\)"
     r"|\[[^\[\]]*(?:\bet al\b|\b(?:19|20)\d\d[a-z]?\b)[^\[\]]*\]|\[[\d,\s\-–]+\]"
 )
 # every CITATION_MARK holds one of these: 'et al', a year's first two digits, or is in
-# brackets (four needles, not 'et al', '[' and every digit: ~1.5 us an abstract); a mark in
-# parentheses holds one between them (may_cite)
+# brackets (four needles, not 'et al', '[' and every digit, which would be ten searches more);
+# a mark in parentheses holds one between them (may_cite)
 CITATION_NEEDS = ("et al", "[", "19", "20")
 INTRO = re.compile(
     r"\b(?:we|this (?:paper|work|article|study|note)|our (?:work|paper))\b"
@@ -43,7 +44,7 @@ INTRO = re.compile(
     re.IGNORECASE,
 )
 # words without which INTRO and NAMING cannot match (lowercase): a sentence of ASCII text
-# holding none of them is passed over without the case-insensitive search (~4x faster)
+# holding none of them is passed over without the case-insensitive search, the slow part
 INTRO_WORDS = ("we", "this ", "our ")
 INTRO_VERBS = (
     "propos", "introduc", "present", "develop", "design", "devis", "formulat", "describ",
@@ -68,7 +69,8 @@ EXPANSION_THEN_NAME = re.compile(r"((?:[\w'’\-]+\s+){0,10}?[\w'’\-]+)\s*\(\s
 # a method name: one token with two capitals, or a capital and a digit ('NorMuon', 'xRAG',
 # 'ASAP.SGD', 'VSE++', '3C-GAN')
 NAME = re.compile(r"(?<![\w.+\-])(?=[\w.+\-]*[A-Z][\w.+\-]*[A-Z0-9])[A-Za-z0-9][\w.+\-]*[\w+]")
-# what every NAME match holds, found ~5x faster: a capital, then a capital or a digit in one word
+# what every NAME match holds, without NAME's lookarounds at every character: a capital, then
+# a capital or a digit in one word
 MAY_NAME = re.compile(r"[A-Z]\S*?[A-Z0-9]")
 # after naming words any capitalized word is a name ('called Autostacker')
 NAMED_WORD = re.compile(r"[A-Za-z0-9][\w.+\-]*[\w+]")
@@ -102,7 +104,7 @@ NOT_OURS = re.compile(
     re.IGNORECASE,
 )
 # '\bet al\b|\b(?:19|20)\d\d\b|\[\d+\]', each branch starting with its first character
-# (the word boundary checked behind it) so the search skips to an 'e', '1', '2' or '[' (~5x)
+# (the word boundary checked behind it) so the search skips to an 'e', '1', '2' or '['
 CITATION = re.compile(r"e(?<!\we)t al\b|1(?<!\w1)9\d\d\b|2(?<!\w2)0\d\d\b|\[\d+\]")
 STOP_WORDS = {
     "a", "an", "the", "we", "our", "novel", "new", "called", "named", "dubbed", "termed",
@@ -112,8 +114,8 @@ STOP_WORDS = {
 FUNCTION_WORDS = {"of", "and", "for", "to", "with", "in", "on", "via"}
 # what follows 'we propose' when no thing is named: 'to', 'how', 'by', 'upon'...
 NOT_INTRODUCED = {"that", "to", "how", "by", "upon", "on", "in", "of", "from", "with", "for", "as"}
-# what describe and placed_as_ours look at after a name, compiled once (re.match's cache
-# lookup was ~0.4 us a call, two calls an entry)
+# what describe and placed_as_ours look at after a name, compiled once (re.match looks the
+# pattern up in its cache at every call, twice an entry)
 PARENTHESIZED = re.compile(r"\s*\(([^()]{3,120})\)")
 APPOSITION_DETAIL = re.compile(r"\s*[,:–—]\s+((?:a|an|the)\s.{5,})", re.IGNORECASE)
 COLON_DETAIL = re.compile(r"\s*:\s+(.{5,})")
@@ -121,7 +123,7 @@ FOLLOWING_WORD = re.compile(r"\s+([a-z]+)")
 OPENING = re.compile(r"^(?:[,:;]|\s)*(?:a|an|the)?\b", re.IGNORECASE)
 
 
-def cut_at_word(text, limit=LABEL_LENGTH):
+def cut_at_word(text: str, limit: int = LABEL_LENGTH) -> str:
     """At most `limit` characters, cut between two words and ending with '…' when cut."""
     text = text.strip().rstrip(",;:.")
     if len(text) <= limit:
@@ -130,10 +132,11 @@ def cut_at_word(text, limit=LABEL_LENGTH):
     return cut.rstrip(",;:.-–— ") + "…"
 
 
-def expansion_before(sentence, start, name):
+def expansion_before(sentence: str, start: int, name: str) -> str:
     """'Denoising Masked AutoEncoders (DMAE)': the words before '(' that spell the name."""
     capitals = max(1, sum(c.isupper() for c in name))
-    words, letters = [], 0
+    words: list[str] = []
+    letters = 0
     clauses = re.split(r"[(),;:]", sentence[:start])  # not past another parenthesis
     candidates = re.findall(r"[\w'’\-]+", clauses[-1])
     if len(clauses) == 1 and candidates:
@@ -153,12 +156,12 @@ def expansion_before(sentence, start, name):
     return " ".join(words)
 
 
-def acronym_after(text, start):
+def acronym_after(text: str, start: int) -> str | None:
     """'NAME: expansion' when text[start:] is an expansion followed by its name in parentheses
     whose first letter is the expansion's ('augment-REINFORCE-swap-merge (ARSM)')."""
     expansion = EXPANSION_THEN_NAME.match(text, start)
     name = expansion and NAME.match(text, expansion.end())
-    if not name or not re.match(r"\s*\)", text[name.end() :]):
+    if not expansion or not name or not re.match(r"\s*\)", text[name.end() :]):
         return None
     words = expansion.group(1)
     if words[0].lower() != name.group(0)[0].lower() or CITATION.search(words):
@@ -166,7 +169,7 @@ def acronym_after(text, start):
     return f"{name.group(0)}: {words}"
 
 
-def describe(sentence, match):
+def describe(sentence: str, match: re.Match[str]) -> str:
     """The label for the name at `match`: its expansion or apposition when there is one."""
     name, after = match.group(0), sentence[match.end() :]
     explained = PARENTHESIZED.match(after)
@@ -186,7 +189,7 @@ def describe(sentence, match):
     return f"{name}: {detail}"
 
 
-def placed_as_ours(sentence, match, start):
+def placed_as_ours(sentence: str, match: re.Match[str], start: int) -> bool:
     """Does the name stand where a sentence puts what it introduces? Right after the verb
     ('we propose a novel framework PROVEN'), as an apposition ('Jiffy, a simple metric',
     ', CrescendoNet,') or explained in parentheses."""
@@ -203,7 +206,7 @@ def placed_as_ours(sentence, match, start):
     return before.rstrip().endswith((",", "–", "—", ":")) and bool(EXPLAINED.match(after))
 
 
-def is_ours(sentence, match, seen_before, start):
+def is_ours(sentence: str, match: re.Match[str], seen_before: Collection[str], start: int) -> bool:
     name, before = match.group(0), sentence[: match.start()].rstrip()
     if not placed_as_ours(sentence, match, start):
         return False
@@ -218,7 +221,7 @@ def is_ours(sentence, match, seen_before, start):
     return not NOT_OURS.search(before.rstrip("( ") + " ")
 
 
-def named_after(sentence, naming, seen_before):
+def named_after(sentence: str, naming: re.Match[str], seen_before: Collection[str]) -> str | None:
     """The name a naming phrase ('which we call', 'dubbed', 'our method,') gives, or None."""
     rest = sentence[naming.end() :]
     quoted = QUOTED.match(rest)
@@ -239,26 +242,28 @@ def named_after(sentence, naming, seen_before):
     # after 'called' a capitalized phrase is a name ('we term Robust Harmful Features');
     # after 'our' only a coined one
     if word.group(0)[0].isupper() and not naming.group(0).lower().startswith(("our", "the")):
-        phrase = CAPITALIZED_RUN.match(rest).group(0)
+        run = CAPITALIZED_RUN.match(rest)
+        assert run is not None  # NAMED_WORD matched there, starting with a capital A-Z
+        phrase = run.group(0)
         phrase = re.sub(r"\s+(?:of|for|and|in|with)$", "", phrase)
         return phrase if " " in phrase else describe(rest, word)
     return None
 
 
-def may_hold(sentence, *word_groups):
+def may_hold(sentence: str, *word_groups: Sequence[str]) -> bool:
     """False only when the sentence is ASCII and lacks every word of one of the groups (for
     other text IGNORECASE matches more than str.lower finds: 'ı' is an 'i' to it)."""
     return lowered_may_hold(ascii_lower(sentence), word_groups)
 
 
-def ascii_lower(sentence):
+def ascii_lower(sentence: str) -> str | None:
     """The sentence in lowercase where may_hold reads it so, else None."""
     return sentence.lower() if sentence.isascii() else None
 
 
-def lowered_may_hold(lower, word_groups):
+def lowered_may_hold(lower: str | None, word_groups: Iterable[Sequence[str]]) -> bool:
     """may_hold of a sentence given as ascii_lower(sentence): named_method lowers each sentence
-    once for its two prefilters (~0.4 us a sentence)."""
+    once for its two prefilters."""
     if lower is None:
         return True
     for words in word_groups:  # loops, not all(any()): the generators cost as much as the tests
@@ -267,13 +272,13 @@ def lowered_may_hold(lower, word_groups):
     return True
 
 
-def names_in(sentence):
+def names_in(sentence: str) -> list[str]:
     return NAME.findall(sentence) if MAY_NAME.search(sentence) else []
 
 
-def named_method(sentences):
+def named_method(sentences: Iterable[str]) -> str | None:
     """The method the paper introduces, as a label, or None."""
-    seen_before = set()  # names of the sentences before this one
+    seen_before: set[str] = set()  # names of the sentences before this one
     for sentence in sentences:
         lower = ascii_lower(sentence)
         intro = INTRO.search(sentence) if lowered_may_hold(lower, INTRO_GROUPS) else None
@@ -287,7 +292,7 @@ def named_method(sentences):
                 return named
         start = intro.end() if intro else namings[0].end()
         # a quote mark first, by memchr: few sentences hold one, and the pattern's lazy
-        # prefix is tried at every character up to 40 on (~0.6 us an abstract)
+        # prefix is tried at every character up to 40 on
         quoted = QUOTED_NAME.match(sentence, start) if holds_any(sentence, QUOTES) else None
         if quoted:  # 'we present innovative approaches, "Reverse LoRA" for extraction'
             return quoted.group(1)
@@ -302,10 +307,10 @@ def named_method(sentences):
     return None
 
 
-def introduced_thing(sentences):
+def introduced_thing(sentences: Iterable[str]) -> str | None:
     """'We present a simple nearest-neighbor approach that ...' -> 'A simple nearest-...'."""
     for sentence in sentences:
-        # the prefilter named_method uses (real abstracts: ~70% of sentences passed over)
+        # the prefilter named_method uses: most sentences of real abstracts are passed over
         intro = INTRO.search(sentence) if may_hold(sentence, INTRO_WORDS, INTRO_VERBS) else None
         if intro and intro.group(0).lower().startswith(("we", "this", "our")):
             rest = sentence[intro.end() :]
@@ -317,7 +322,7 @@ def introduced_thing(sentences):
     return None
 
 
-def drop_citations(text):
+def drop_citations(text: str) -> str:
     """The text without its citation marks and the whitespace before each."""
     if not may_cite(text):
         return text  # most abstracts: no pass of the pattern, which tries every '('
@@ -329,11 +334,11 @@ def drop_citations(text):
     return "".join(pieces)
 
 
-def may_cite(text):
+def may_cite(text: str) -> bool:
     """False only when CITATION_MARK finds nothing: the text has no '[', and no parenthesis
     without another inside holds one of CITATION_NEEDS. Looking in the parentheses alone
-    (each found by memchr), not for the needles over the whole text: 3.3 -> 0.7 us an
-    abstract at 100k, and the pattern is tried on a third fewer real abstracts."""
+    (each found by memchr), not for the needles over the whole text, is quicker and leaves
+    the pattern fewer real abstracts to try."""
     if "[" in text:
         return True
     start = text.find("(")
@@ -348,7 +353,7 @@ def may_cite(text):
     return False
 
 
-def split_sentences(text):
+def split_sentences(text: str) -> Iterator[str]:
     """The text cut at each SENTENCE_END, every sentence keeping its mark, one at a time."""
     start = 0
     for end in SENTENCE_END.finditer(text):
@@ -357,7 +362,7 @@ def split_sentences(text):
     yield text[start:]
 
 
-def read_sentences(text, into):
+def read_sentences(text: str, into: list[str]) -> Iterator[str]:
     """The stripped, non-empty sentences of `text`, one at a time, each also added to `into`."""
     for sentence in split_sentences(text):
         sentence = sentence.strip()
@@ -366,15 +371,15 @@ def read_sentences(text, into):
             yield sentence
 
 
-def derive_label(text):
+def derive_label(text: str) -> str:
     """A heading for a paper that has no title, from its abstract's plain text."""
-    # ':' by memchr first: "://" is a slower search, and most abstracts hold no ':' (~0.5 us)
+    # ':' by memchr first: "://" is a slower search, and most abstracts hold no ':'
     if (":" in text and "://" in text) or "github.com" in text:
         text = URL.sub("", text)
     text = collapse_spaces(drop_citations(text))
     # the text is cut as named_method reads on: it stops at the sentence that names the method,
-    # the second of most abstracts (cutting them all was ~20% of a label at 20k)
-    sentences = []
+    # the second of most abstracts (cutting them all cost a large share of a label)
+    sentences: list[str] = []
     label = named_method(read_sentences(text, sentences))
     if label is None:  # named_method has read every sentence
         if not sentences:

@@ -19,6 +19,7 @@ import functools
 import html
 import re
 import unicodedata
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import NamedTuple
 from urllib.parse import urlsplit
 
@@ -50,12 +51,17 @@ class Styled(NamedTuple):
     """Emphasis and friends: style is em, strong, code, smallcaps or tt."""
 
     style: str
-    children: tuple
+    children: tuple["Segment", ...]
 
 
 class Link(NamedTuple):
     url: str  # an absolute http(s) URL, checked when parsed
-    children: tuple  # empty: the URL is its own text
+    children: tuple["Segment", ...]  # empty: the URL is its own text
+
+
+Segment = Text | Math | Styled | Link
+# what a placeholder stands for while Markdown runs: a math span, or a LaTeX escape or quote
+Piece = str | Math
 
 
 # -- finding math and protecting LaTeX from Markdown --------------------------------------------
@@ -66,8 +72,7 @@ PLACEHOLDER_BASE = 0xE100
 PLACEHOLDER_LIMIT = 0xF800 - PLACEHOLDER_BASE
 PLACEHOLDER = re.compile("[\ue100-\uf7ff]")
 # each branch starts with its first character outside the group: SRE then skips ahead to
-# the next `$`, `\\`, `` ` `` or `'` (25x faster on an abstract than trying every branch at
-# every character)
+# the next `$`, `\\`, `` ` `` or `'` instead of trying every branch at every character
 MATH_OR_ESCAPE = re.compile(
     r"""
       \$(?P<display>\$)
@@ -142,17 +147,17 @@ PLAIN_MACROS = (
 )  # fmt: skip
 
 
-def argument_texts(node, l2tobj):
+def argument_texts(node: latexwalker.LatexMacroNode, l2tobj: LatexNodes2Text) -> list[str]:
     """pylatexenc passes itself to a replacement that has an argument named l2tobj."""
     arguments = node.nodeargd.argnlist if node.nodeargd else []
     return [l2tobj.nodelist_to_text([n]) for n in arguments if n is not None]
 
 
-def joined_with(separator):
+def joined_with(separator: str) -> Callable[[latexwalker.LatexMacroNode, LatexNodes2Text], str]:
     return lambda node, l2tobj: separator.join(argument_texts(node, l2tobj))
 
 
-def last_argument(node, l2tobj):
+def last_argument(node: latexwalker.LatexMacroNode, l2tobj: LatexNodes2Text) -> str:
     texts = argument_texts(node, l2tobj)
     return texts[-1] if texts else ""
 
@@ -170,7 +175,7 @@ TEXT_REPLACEMENTS = {
 }  # fmt: skip
 
 
-def walker_context():
+def walker_context() -> macrospec.LatexContextDb:
     context = latexwalker.get_default_latex_context_db()
     context.add_context_category(
         "paper-catalog",
@@ -180,7 +185,7 @@ def walker_context():
     return context
 
 
-def text_context():
+def text_context() -> macrospec.LatexContextDb:
     context = text_macros()
     context.add_context_category(
         "paper-catalog",
@@ -193,7 +198,7 @@ def text_context():
 class LatexToText(LatexNodes2Text):
     """pylatexenc's LaTeX -> text, where an unknown macro reads as its name."""
 
-    def macro_node_to_text(self, node):
+    def macro_node_to_text(self, node: latexwalker.LatexMacroNode) -> str:
         if self.latex_context.get_macro_spec(node.macroname) is not None:
             return super().macro_node_to_text(node)
         if WALKER_CONTEXT.get_macro_spec(node.macroname) is not None:
@@ -217,16 +222,16 @@ ARGUMENT_WITH_TEXT = re.compile(r"\s*\{\s*[^\s}]")
 # pylatexenc would read these as a comment, an alignment tab and math
 LATEX_TEXT_SPECIALS = re.compile(r"(?<!\\)([%&$#])")
 LATEX_COMMAND = re.compile(r"\\[A-Za-z]+\*?|[{}]")  # all that is left when pylatexenc fails
-# every branch a literal: SRE skips to the next of their first characters (latex_words over an
-# abstract 13 -> 4 us; as `[\\{}~]|--|''|`` it tried the three branches at every character)
+# every branch a literal: SRE skips to the next of their first characters (as
+# `[\\{}~]|--|''|`` it tried the three branches at every character)
 LATEX_MARK = re.compile(r"\\|\{|\}|~|`|--|''")
 LATEX_CHARACTERS = "\\{}~`"  # the same with DOUBLED_MARKS, looked for one by one (has_latex_mark)
 MAX_CACHED_REGION = 200
 NON_SPACE = re.compile(r"\S*")
 LATEX_ESCAPE = re.compile(r"\\([%&$#_{}~])")
 # a word whose only LaTeX is escaped specials ('76.59\\%.', 'R\\&D'): it reads as itself
-# unescaped. Numbers make most of them unique, so the cache of readings misses and
-# pylatexenc took ~150 µs a word
+# unescaped. Numbers make most of them unique, so the cache of readings would miss and leave
+# each one to pylatexenc, the slowest reading
 ESCAPED_WORD = re.compile(r"[A-Za-z0-9.,;:()]*(?:\\[%&$#_][A-Za-z0-9.,;:()]*)+")
 
 # -- math as MathML ----------------------------------------------------------------------------
@@ -281,7 +286,7 @@ LENGTH = re.compile(r"\s*([+-]?(?:\d+\.?\d*|\.\d+))\s*([a-z%]*)\s*")
 SCRIPT_LEVELS = range(-1, 4)
 
 
-def clamp_length(attribute, value):
+def clamp_length(attribute: str, value: str) -> str | None:
     """A MathML length bounded by SIZE_LIMITS_EM; None (dropped) when it is not a length."""
     if value in NAMED_SIZES:
         return value
@@ -296,7 +301,7 @@ def clamp_length(attribute, value):
     return " ".join(lengths[:20]) or None
 
 
-def filter_attribute(tag, attribute, value):
+def filter_attribute(tag: str, attribute: str, value: str) -> str | None:
     """nh3's attribute filter: sizes clamped; everything else as the allow-list let it through."""
     if attribute in SIZE_LIMITS_EM:
         return clamp_length(attribute, value)
@@ -309,7 +314,7 @@ def filter_attribute(tag, attribute, value):
     return value
 
 
-def sanitize(fragment):
+def sanitize(fragment: str) -> str:
     """The last word on what reaches the page: only the tags the renderer itself writes."""
     return nh3.clean(
         fragment,
@@ -325,7 +330,7 @@ def sanitize(fragment):
 # -- Markdown ----------------------------------------------------------------------------------
 
 
-def markdown_reader():
+def markdown_reader() -> MarkdownIt:
     reader = MarkdownIt("commonmark", {"html": True})
     # backslashes belong to LaTeX; images have no place in an abstract
     reader.disable(["escape", "image"])
@@ -340,11 +345,15 @@ MARKDOWN_STYLES = {"em_open": "em", "strong_open": "strong"}
 # what the enabled inline rules (emphasis, code, links, autolinks, HTML, entities, line
 # breaks) and markdown-it's normalizing start at: text with none is one text token, itself
 MARKDOWN_MARKS = "*_`[]<&\n\r\0"
+# an element open while Markdown is read: (kind, children), the kind ("md" or "html", its style
+# or "link", the link's URL or the HTML tag's name)
+FrameKind = tuple[str, str, str | None]
+Frame = tuple[FrameKind, list[Segment]]
 
 # -- parsing -----------------------------------------------------------------------------------
 
 
-def safe_url(text):
+def safe_url(text: str) -> str | None:
     """An absolute http(s) URL without spaces or control characters, else None."""
     text = text.strip()
     if not text or any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in text):
@@ -358,7 +367,7 @@ def safe_url(text):
     return text
 
 
-def find_group(text, start):
+def find_group(text: str, start: int) -> tuple[str, int] | None:
     """The balanced {...} at text[start] as (content, end), or None."""
     depth = 0
     for index in range(start, min(len(text), start + MAX_DEFINITION)):
@@ -372,11 +381,13 @@ def find_group(text, start):
     return None
 
 
-def apply_definitions(text):
+def apply_definitions(text: str) -> str:
     """`\\newcommand{\\R}{\\mathbb{R}}` and friends taken out; argument-less ones applied."""
     if not holds_definition_word(text):
         return text
-    definitions, pieces, position = {}, [], 0
+    definitions: dict[str, str] = {}
+    pieces: list[str] = []
+    position = 0
     for match in DEFINITION.finditer(text):
         if match.start() < position:
             continue
@@ -397,20 +408,23 @@ def apply_definitions(text):
     text = "".join(pieces)
     for _ in range(3):  # a definition may use another one
         expanded = text
-        for name, body in definitions.items():
-            expanded = re.sub(
-                rf"\\{name}(?![A-Za-z])(?:\s*\{{\}})?", lambda _, body=body: body, expanded
-            )
+        for name, definition in definitions.items():
+            pattern = rf"\\{name}(?![A-Za-z])(?:\s*\{{\}})?"
+            expanded = re.sub(pattern, constant(definition), expanded)
         if expanded == text or len(expanded) > MAX_EXPANSION + len(text):
             break
         text = expanded
     return text
 
 
-def holds_definition_word(text):
+def constant(text: str) -> Callable[[re.Match[str]], str]:
+    """A replacement for re.sub that is `text` as it is (no backslash in it is read)."""
+    return lambda _: text
+
+
+def holds_definition_word(text: str) -> bool:
     """holds_any(text, DEFINITION_WORDS), each word looked for at each backslash (memchr): most
-    abstracts hold none, the others a few, where five searches went over all of the text
-    (1.1 -> 0.2 us an entry at 100k)."""
+    abstracts hold none, the others a few, where five searches went over all of the text."""
     position = text.find("\\")
     while position >= 0:
         if text.startswith(DEFINITION_WORDS, position):
@@ -419,7 +433,7 @@ def holds_definition_word(text):
     return False
 
 
-def reads_as_math(tex, tight):
+def reads_as_math(tex: str, tight: bool) -> bool:
     """Text between two dollars: math when tight (`$x$`) or when it reads as TeX."""
     if not tex.strip() or "\n\n" in tex:
         return False
@@ -429,11 +443,14 @@ def reads_as_math(tex, tight):
     return bool(TEX_MARK.search(body) or SHORT_SYMBOL.fullmatch(body))
 
 
-def set_aside(text):
+def set_aside(text: str) -> tuple[str, list[Piece]]:
     """Math spans, LaTeX escapes and quotes replaced by placeholders: (text, pieces)."""
-    pieces, out, position = [], [], 0
+    pieces: list[Piece] = []
+    out: list[str] = []
+    position = 0
+    piece: Piece | None
 
-    def placeholder(piece):
+    def placeholder(piece: Piece) -> str:
         pieces.append(piece)
         return chr(PLACEHOLDER_BASE + len(pieces) - 1)
 
@@ -472,10 +489,10 @@ def set_aside(text):
     return "".join(out), pieces
 
 
-def first_mark(text, position):
+def first_mark(text: str, position: int) -> int:
     """Where the first of MATH_OR_ESCAPE_STARTS at or after `position` is (len(text): none):
     no match starts before it. Found by memchr, each search stopping at the nearest yet, where
-    the pattern's scan looked at every character (set_aside 2.3 -> 1.8 us an entry at 100k)."""
+    the pattern's scan looked at every character."""
     end = len(text)
     for mark in MATH_OR_ESCAPE_STARTS:
         found = text.find(mark, position, end)
@@ -484,10 +501,10 @@ def first_mark(text, position):
     return end
 
 
-def restore(text, pieces, as_source=False):
+def restore(text: str, pieces: Sequence[Piece], as_source: bool = False) -> str:
     """Placeholders back to what they stood for: escapes and quotes always, math only as_source."""
 
-    def back(match):
+    def back(match: re.Match[str]) -> str:
         piece = pieces[ord(match.group(0)) - PLACEHOLDER_BASE]
         if isinstance(piece, Math):
             if not as_source:
@@ -502,9 +519,9 @@ def restore(text, pieces, as_source=False):
     return PLACEHOLDER.sub(back, text)
 
 
-def split_text(text, pieces):
+def split_text(text: str, pieces: Sequence[Piece]) -> list[Segment]:
     """Text with math placeholders and bare URLs -> Text, Math and Link segments."""
-    segments = []
+    segments: list[Segment] = []
     # without pieces there is no placeholder to split at (see restore), nor in ASCII text
     # (isascii reads a flag of the string): no pass of the pattern over most text
     parts = re.split("([\ue100-\uf7ff])", text) if pieces and not text.isascii() else [text]
@@ -529,11 +546,14 @@ def split_text(text, pieces):
 EMPTY_TEXT = Text("")
 
 
-def latex_segments(nodes, pieces):
+def latex_segments(
+    nodes: Iterable[latexwalker.LatexNode | None], pieces: Sequence[Piece]
+) -> list[Segment]:
     """pylatexenc nodes -> segments: emphasis and links are structure, the rest text."""
-    segments, run = [], []
+    segments: list[Segment] = []
+    run: list[latexwalker.LatexNode | None] = []
 
-    def flush():
+    def flush() -> None:
         if run:  # converted together: pylatexenc's spacing depends on the neighbours
             segments.extend(split_text(TO_TEXT.nodelist_to_text(run), pieces))
             run.clear()
@@ -549,7 +569,7 @@ def latex_segments(nodes, pieces):
     return segments
 
 
-def structure_of(node, pieces):
+def structure_of(node: latexwalker.LatexNode, pieces: Sequence[Piece]) -> list[Segment] | None:
     """The segments of an emphasis, link or styled group node; None for anything else."""
     if node.isNodeType(latexwalker.LatexMacroNode):
         name = node.macroname
@@ -579,7 +599,7 @@ def structure_of(node, pieces):
     return None
 
 
-def macro_argument_source(node, pieces):
+def macro_argument_source(node: latexwalker.LatexNode, pieces: Sequence[Piece]) -> str:
     """A verbatim argument (a URL) as the source wrote it, escapes undone."""
     verbatim = node.latex_verbatim()
     if node.isNodeType(latexwalker.LatexGroupNode):
@@ -587,20 +607,20 @@ def macro_argument_source(node, pieces):
     return LATEX_ESCAPE.sub(r"\1", restore(verbatim, pieces, True))
 
 
-def group_nodes(node):
+def group_nodes(node: latexwalker.LatexNode) -> list[latexwalker.LatexNode | None]:
     if node.isNodeType(latexwalker.LatexGroupNode):
         return node.nodelist
     return [node]
 
 
-def is_blank(node):
+def is_blank(node: latexwalker.LatexNode) -> bool:
     return node.isNodeType(latexwalker.LatexCharsNode) and not node.chars.strip()
 
 
-def read_latex(text, pieces):
+def read_latex(text: str, pieces: Sequence[Piece]) -> list[Segment]:
     """LaTeX in a stretch of text (math already set aside) -> segments."""
     text = restore(text, pieces)
-    segments = []
+    segments: list[Segment] = []
     for is_latex, part in latex_regions(text):
         if not is_latex:
             segments.extend(split_text(part, pieces))
@@ -613,7 +633,7 @@ def read_latex(text, pieces):
     return segments
 
 
-def read_latex_region(part, pieces):
+def read_latex_region(part: str, pieces: Sequence[Piece]) -> list[Segment]:
     try:
         nodes = latex_nodes(LATEX_TEXT_SPECIALS.sub(r"\\\1", part))
         return latex_segments(nodes, pieces)
@@ -621,14 +641,14 @@ def read_latex_region(part, pieces):
         return split_text(LATEX_COMMAND.sub("", part), pieces)
 
 
-@functools.lru_cache(maxsize=4096)  # of regions up to MAX_CACHED_REGION: at most ~4 MB
-def read_repeated_latex_region(part):
+@functools.lru_cache(maxsize=4096)  # regions are short (MAX_CACHED_REGION): a bounded memory
+def read_repeated_latex_region(part: str) -> tuple[Segment, ...]:
     """A region without math placeholders, read once however often it appears (accents in
     names, `\\emph{...}` of common words)."""
     return tuple(read_latex_region(part, ()))
 
 
-def latex_regions(text):
+def latex_regions(text: str) -> list[tuple[bool, str]]:
     """(is_latex, part) runs: the words that hold LaTeX, with the rest of any group they open,
     apart from plain words. pylatexenc reads a character at a time: only these go to it.
 
@@ -636,13 +656,14 @@ def latex_regions(text):
     brace, so it never opens or closes a group, and it is LaTeX only inside one."""
     if not has_latex_mark(text):
         return [(False, text)]  # most text
-    regions, depth, position = [], 0, 0
+    regions: list[tuple[bool, str]] = []
+    depth = position = 0
 
-    def add(is_latex, part):
+    def add(is_latex: bool, part: str) -> None:
         if regions and regions[-1][0] == is_latex:
-            regions[-1][1] += part
+            regions[-1] = (is_latex, regions[-1][1] + part)
         else:
-            regions.append([is_latex, part])
+            regions.append((is_latex, part))
 
     for start, end in latex_words(text):
         gap, word = text[position:start], text[start:end]
@@ -660,10 +681,10 @@ def latex_regions(text):
     return regions
 
 
-def latex_words(text):
+def latex_words(text: str) -> Iterator[tuple[int, int]]:
     """(start, end) of each whole word (between whitespace) with a LaTeX mark in it. The
-    search skips from mark to mark and the word is read around each (~3x faster than one
-    pattern for the whole word, which is tried at every word)."""
+    search skips from mark to mark and the word is read around each, where one pattern for
+    the whole word would be tried at every word."""
     position = 0
     for mark in LATEX_MARK.finditer(text):
         start = mark.start()
@@ -671,16 +692,18 @@ def latex_words(text):
             continue  # another mark of the word just read
         while start > position and not text[start - 1].isspace():
             start -= 1
-        position = NON_SPACE.match(text, mark.end()).end()
+        rest = NON_SPACE.match(text, mark.end())
+        assert rest is not None  # `\S*` matches anywhere
+        position = rest.end()
         yield start, position
 
 
-def latex_nodes(text):
+def latex_nodes(text: str) -> list[latexwalker.LatexNode | None]:
     walker = latexwalker.LatexWalker(text, latex_context=WALKER_CONTEXT, tolerant_parsing=True)
     return walker.get_latex_nodes()[0]
 
 
-def read_markdown(text, pieces):
+def read_markdown(text: str, pieces: Sequence[Piece]) -> list[Segment]:
     """Markdown inline markup -> segments, each text run read as LaTeX."""
     if not has_markdown_mark(text):
         return read_latex(text, pieces)  # what markdown-it would give: one text token
@@ -688,20 +711,21 @@ def read_markdown(text, pieces):
     if simple is not None:
         return simple
     tokens = MARKDOWN.parseInline(text)[0].children or []
-    root = []
-    stack = [(None, root)]  # (closing token type or html tag, children)
+    root: list[Segment] = []
+    # (kind, children); the root's kind is never closed or finished (depth 0)
+    stack: list[Frame] = [(("root", "", None), root)]
 
-    def add(segments):
+    def add(segments: Iterable[Segment]) -> None:
         stack[-1][1].extend(segments)
 
-    def close(kind):
+    def close(kind: FrameKind) -> None:
         for depth in range(len(stack) - 1, 0, -1):
             if stack[depth][0] == kind:
                 while len(stack) > depth:
                     finish(stack.pop())
                 return
 
-    def finish(frame):
+    def finish(frame: Frame) -> None:
         kind, children = frame
         style, url = kind[1], kind[2]
         if style == "link":
@@ -719,7 +743,8 @@ def read_markdown(text, pieces):
         elif token.type in MARKDOWN_STYLES:
             stack.append((("md", MARKDOWN_STYLES[token.type], None), []))
         elif token.type == "link_open":
-            url = safe_url(restore(token.attrGet("href") or "", pieces, True))
+            # markdown-it's attributes may be numbers; a link's href is text
+            url = safe_url(restore(str(token.attrGet("href") or ""), pieces, True))
             stack.append((("md", "link", url), []))
         elif token.type in ("em_close", "strong_close", "link_close"):
             for depth in range(len(stack) - 1, 0, -1):
@@ -736,11 +761,10 @@ def read_markdown(text, pieces):
     return root
 
 
-def simple_markdown_segments(text, pieces):
+def simple_markdown_segments(text: str, pieces: Sequence[Piece]) -> list[Segment] | None:
     """read_markdown's segments for the commonest Markdown (`*word*`, `**S**tate`, `` `code` ``),
-    without markdown-it, or None for any other text: plain_text 82 -> 68 us an abstract with
-    Markdown marks, a quarter of them at 1M (~3.3 us an entry). tests/test_build_speed4.py
-    checks the two readings agree.
+    without markdown-it (the slow part of plain_text for the abstracts with Markdown marks),
+    or None for any other text. tests/test_build_speed4.py checks the two readings agree.
 
     Taken here only: the marks are `*` and backticks alone, in pairs one after the other, each
     pair a run of one or two `*` or one backtick; an emphasis opens after a space or at the
@@ -752,7 +776,9 @@ def simple_markdown_segments(text, pieces):
     runs = mark_runs(text)
     if len(runs) % 2:
         return None
-    segments, position = [], 0
+    segments: list[Segment] = []
+    position = 0
+    styled: list[Segment]
     for (open_start, open_end), (close_start, close_end) in zip(runs[::2], runs[1::2]):
         mark, inside = text[open_start:open_end], text[open_end:close_start]
         if text[close_start:close_end] != mark or not inside:
@@ -780,10 +806,9 @@ def simple_markdown_segments(text, pieces):
     return segments
 
 
-def mark_runs(text):
+def mark_runs(text: str) -> list[tuple[int, int]]:
     """(start, end) of each run of `*` or of backticks, in order, as `\\*+|`+` finds them: by
-    str.find (memchr), where the pattern tried its two branches at every character (~5 us an
-    entry: a fifth of plain_text at 100k)."""
+    str.find (memchr), where the pattern tried its two branches at every character."""
     runs = []
     for mark in "*`":
         start = text.find(mark)
@@ -797,7 +822,7 @@ def mark_runs(text):
     return runs
 
 
-def is_ascii_alnum(character):
+def is_ascii_alnum(character: str) -> bool:
     return character.isascii() and character.isalnum()
 
 
@@ -806,11 +831,17 @@ NOT_SIMPLE_MARKDOWN = tuple(mark for mark in MARKDOWN_MARKS if mark not in "*`")
 SIMPLE_AFTER_EMPHASIS = " .,;:"
 
 
-def read_html_tag(tag, pieces, stack, add, close):
+def read_html_tag(
+    tag: str,
+    pieces: Sequence[Piece],
+    stack: list[Frame],
+    add: Callable[[Iterable[Segment]], None],
+    close: Callable[[FrameKind], None],
+) -> None:
     """`<em>`, `<b>`... in a source style their text; `<br>` is a space; any other tag is text."""
     match = HTML_TAG.fullmatch(tag)
     name = match.group(2).lower() if match else None
-    if name in HTML_STYLES:
+    if match is not None and name in HTML_STYLES:
         if match.group(1):
             close(("html", HTML_STYLES[name], name))
         else:
@@ -821,21 +852,20 @@ def read_html_tag(tag, pieces, stack, add, close):
         add([Text(restore(tag, pieces, True))])
 
 
-def holds_any(text, needles):
-    """Whether any of `needles` is in `text`. A substring test is a memchr for one character:
-    on an abstract ~10x faster than searching for a character class, which SRE tries at every
-    character (has_markup 7 -> 2 us, latex_regions' test 12 -> 2 us). A loop, not any(): the
-    generator cost as much as the tests."""
+def holds_any(text: str, needles: Iterable[str]) -> bool:
+    """Whether any of `needles` is in `text`. A substring test is a memchr for one character,
+    where SRE tries a character class at every character. A loop, not any(): the generator
+    costs as much as the tests."""
     for needle in needles:
         if needle in text:
             return True
     return False
 
 
-def holds_doubled(text, characters):
+def holds_doubled(text: str, characters: str) -> bool:
     """Whether any of `characters` comes twice in a row in `text` ('--', "''"): each of its
     occurrences found by memchr, where a two-character needle is searched for at nearly every
-    character (has_markup 3.5 -> 1.0 us a plain abstract at 100k: most hold a '-', few two)."""
+    character (most abstracts hold a '-', few two in a row)."""
     for character in characters:
         position = text.find(character)
         while position >= 0:
@@ -845,7 +875,7 @@ def holds_doubled(text, characters):
     return False
 
 
-def has_markup(text):
+def has_markup(text: str) -> bool:
     if holds_any(text, MARKUP_CHARACTERS) or holds_doubled(text, DOUBLED_MARKS):
         return True
     if ":" in text and holds_any(text, URL_STARTS):  # most abstracts hold no ':'
@@ -853,22 +883,22 @@ def has_markup(text):
     return not text.isascii() and bool(PLACEHOLDER.search(text))
 
 
-def has_latex_mark(text):
+def has_latex_mark(text: str) -> bool:
     """Whether LATEX_MARK finds anything in `text`."""
     return holds_any(text, LATEX_CHARACTERS) or holds_doubled(text, DOUBLED_MARKS)
 
 
-def has_markdown_mark(text):
+def has_markdown_mark(text: str) -> bool:
     """Without a MARKDOWN_MARKS character markdown-it gives one text token, the text itself."""
     return holds_any(text, MARKDOWN_MARKS)
 
 
 @functools.lru_cache(maxsize=2048)
-def parse(source):
+def parse(source: str) -> tuple[Segment, ...]:
     """A source (abstract or title) -> tuple of Text, Math, Styled and Link segments."""
     text = unicodedata.normalize("NFC", source)
     if not has_markup(text):
-        return (Text(text),)  # about half of all abstracts: nothing to read
+        return (Text(text),)  # many abstracts: nothing to read
     text = html.unescape(text)
     if not text.isascii():  # ASCII holds no placeholder character
         text = PLACEHOLDER.sub("\ufffd", text)
@@ -877,8 +907,8 @@ def parse(source):
     return tuple(merge_text(read_markdown(protected, pieces)))
 
 
-def merge_text(segments):
-    merged = []
+def merge_text(segments: Iterable[Segment]) -> list[Segment]:
+    merged: list[Segment] = []
     for segment in segments:
         if isinstance(segment, Text) and merged and isinstance(merged[-1], Text):
             merged[-1] = Text(merged[-1].text + segment.text)
@@ -892,7 +922,7 @@ def merge_text(segments):
 
 # `$k$`, `$\\epsilon$`: the same math recurs across papers (a span is at most 2,000 characters)
 @functools.lru_cache(maxsize=1024)
-def math_text(tex):
+def math_text(tex: str) -> str:
     """Math as searchable text: `\\mathcal{O}(n)` -> `O(n)`, `\\frac{1}{\\epsilon}` -> `1/ε`."""
     if not LATEX_MARK.search(tex):
         return tex  # `$k$`, `$x^2$`: most math reads as it is written
@@ -903,7 +933,7 @@ def math_text(tex):
         return LATEX_COMMAND.sub("", tex)
 
 
-def segments_text(segments):
+def segments_text(segments: Iterable[Segment]) -> str:
     parts = []
     for segment in segments:
         if isinstance(segment, Text):
@@ -917,7 +947,7 @@ def segments_text(segments):
     return "".join(parts)
 
 
-def plain_text(source):
+def plain_text(source: str | None) -> str:
     """What search indexes: the words a reader sees, with no markup left.
 
     `Tram\\`er` -> `Tramèr`, ``` ``a'' --- b ``` -> `“a” — b`, `$\\mathcal{O}(n)$` -> `O(n)`.
@@ -927,10 +957,10 @@ def plain_text(source):
     return collapse_spaces(segments_text(parse(source)))
 
 
-def collapse_spaces(text):
+def collapse_spaces(text: str) -> str:
     """`" ".join(text.split())`: the text itself when it is that already, as most abstracts
-    are, told ~3x faster than splitting it (every character `split` splits at but the space
-    is unprintable)."""
+    are, told without splitting it (every character `split` splits at but the space is
+    unprintable)."""
     if text is LAST_COLLAPSED[0]:
         return text
     if is_printable(text) and "  " not in text and text[:1] != " " and text[-1:] != " ":
@@ -939,10 +969,9 @@ def collapse_spaces(text):
     return " ".join(text.split())
 
 
-def is_printable(text):
-    """str.isprintable(): for ASCII, no control character, told by one bytes.translate (~2.5x
-    faster over an abstract: isprintable looks up every character's category; ~0.6 us an
-    entry)."""
+def is_printable(text: str) -> bool:
+    """str.isprintable(): for ASCII, no control character, told by one bytes.translate, where
+    isprintable looks up every character's category."""
     if text.isascii():
         return not text.encode().translate(None, PRINTABLE_ASCII)
     return text.isprintable()
@@ -951,18 +980,18 @@ def is_printable(text):
 PRINTABLE_ASCII = bytes(range(0x20, 0x7F))
 
 # the last text found collapsed as it is: a build asks about one abstract three times in a row
-# (plain_text, paper_id, derive_label), each look ~3 us. Held here, the object cannot be
-# another text with its id; a str never changes
-LAST_COLLAPSED = [None]
+# (plain_text, paper_id, derive_label), and each look goes over all of it. Held here, the object
+# cannot be another text with its id; a str never changes
+LAST_COLLAPSED: list[str | None] = [None]
 
 
-def render_mathml(math, inline_only=False):
+def render_mathml(math: Math, inline_only: bool = False) -> str:
     """MathML from latex2mathml; TeX it cannot parse is shown as code, never as HTML."""
     display = math.display and not inline_only
     tex = MATH_MACRO.sub(lambda m: "\\" + MATH_ALIASES.get(m.group(1), m.group(1)), math.tex)
     # \text{} passes its argument through unescaped: angle brackets become math operators first
     tex = tex.replace("<", r"\lt ").replace(">", r"\gt ")
-    # imported on first use: pages need it, a build (search text only) does not: ~0.1 s a start
+    # imported on first use: pages need it, a build (search text only) does not start it
     from latex2mathml.converter import convert as latex_to_mathml
 
     try:
@@ -975,7 +1004,7 @@ def render_mathml(math, inline_only=False):
     return LEFTOVER_MACRO.sub(r">\1\2", mathml)
 
 
-def restore_angle_brackets(match):
+def restore_angle_brackets(match: re.Match[str]) -> str:
     """Inside <mtext>, the \\lt and \\gt put in for < and > read as the characters again."""
     text = ANGLE_MACRO.sub(lambda m: "&lt;" if m.group(1) == "l" else "&gt;", match.group(2))
     return match.group(1) + text + match.group(3)
@@ -991,7 +1020,7 @@ STYLE_HTML = {
 }
 
 
-def segments_html(segments, title):
+def segments_html(segments: Iterable[Segment], title: bool) -> str:
     parts = []
     for segment in segments:
         if isinstance(segment, Text):
@@ -1010,7 +1039,7 @@ def segments_html(segments, title):
     return "".join(parts)
 
 
-def render_html(source):
+def render_html(source: str | None) -> Markup:
     """Sanitized HTML for a page: math as MathML, emphasis, http(s) links."""
     if source is None:
         return Markup("")
@@ -1018,7 +1047,7 @@ def render_html(source):
     return read_html(source, title=False) if html is None else html
 
 
-def title_html(text):
+def title_html(text: str | None) -> Markup:
     """A title or label for a heading, list or link: math inline, no links of its own."""
     if text is None:
         return Markup("")
@@ -1026,10 +1055,9 @@ def title_html(text):
     return read_html(text, title=True) if html is None else html
 
 
-def plain_html(text):
-    """What read_html() gives a text without any markup, without its parse and nh3 pass (~85 us
-    a title, ~110 us an abstract, most of a table page's Python time): the text as nh3 writes
-    it back, `>` and no-break spaces as entities. None when the text has markup or characters
+def plain_html(text: str) -> Markup | None:
+    """What read_html() gives a text without any markup, without its parse and nh3 pass (most
+    of a table page's Python time): the text as nh3 writes it back, `>` and no-break spaces as entities. None when the text has markup or characters
     the HTML parser would change (controls, carriage returns). tests/test_throughput_markup.py
     checks both give the same HTML."""
     text = unicodedata.normalize("NFC", text)
@@ -1040,14 +1068,14 @@ def plain_html(text):
     return Markup(text.replace(">", "&gt;").replace("\xa0", "&nbsp;"))
 
 
-# only texts with markup come here (most titles and ~half the abstracts take plain_html), and an
-# abstract's MathML can run to tens of KB: a thousand of them per worker
+# only texts with markup come here (most titles and many abstracts take plain_html), and an
+# abstract's MathML can be long: the number kept per worker is bounded
 @functools.lru_cache(maxsize=1024)
-def read_html(source, title):
+def read_html(source: str, title: bool) -> Markup:
     """The full reading: segments (parse) as HTML, then nh3."""
     return Markup(sanitize(segments_html(parse(source), title=title)))
 
 
-def title_text(text):
+def title_text(text: str | None) -> str:
     """A title as text (the page's <title>, a chart label)."""
     return plain_text(text)

@@ -24,8 +24,10 @@ import itertools
 import re
 import string
 import unicodedata
+from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
+from loader.records import Entry
 from loader.rules.names import without_accents
 
 # keys that make two entries versions at once, and the title key that also needs an author
@@ -46,29 +48,34 @@ ASCII_NOT_LETTER_OR_DIGIT = bytes(c for c in range(128) if not chr(c).isalnum())
 ASCII = bytes(range(128))
 ASCII_LOWERCASE = bytes.maketrans(string.ascii_uppercase.encode(), string.ascii_lowercase.encode())
 DOI_PREFIX = re.compile(r"^(?:doi:|https?://(?:dx\.)?doi\.org/)", re.IGNORECASE)
+# (author id, position): position None for a profile owner the list does not show
+AuthorLink = tuple[int, int | None]
+# (DIRECT or TITLE, hash_key)
+VersionKey = tuple[int, int]
 
 
-def hash_key(kind, text):
+def hash_key(kind: str, text: str) -> int:
     """An 8-byte hash as a signed SQLite integer: the builder stores keys, never the text."""
     digest = hashlib.blake2b(f"{kind}\0{text}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big", signed=True)
 
 
-def letters_and_digits(text):
+def letters_and_digits(text: str) -> str:
     """Case, accents, punctuation and whitespace removed: 'Tramèr, F.' -> 'tramerf'."""
     data = text.encode("utf-8", "surrogatepass")
-    if text.isascii():  # one bytes.translate lowercases and drops: ~20x faster than str passes
+    if text.isascii():  # one bytes.translate lowercases and drops, where str passes go thrice
         return data.translate(ASCII_LOWERCASE, ASCII_NOT_LETTER_OR_DIGIT).decode()
     # a text is read character by character (NFKD only reorders combining marks, which are no
     # letters: tests/test_build_speed4.py), so the ASCII is read as above and each of the few
-    # other characters (math: 'ε', 'ℓ') is replaced by its own reading: 11 -> 4 us an abstract
-    # with some, where NFKD and casefold went over all of it (~2.9 us an entry at 1M)
+    # other characters (math: 'ε', 'ℓ') is replaced by its own reading, where NFKD and casefold
+    # would go over all of it
     others = set(data.translate(None, ASCII).decode("utf-8", "surrogatepass"))
     readings = {character: character_letters(character) for character in others}
     if any(readings.get(c, c) != c for reading in readings.values() for c in reading):
         return letters_and_digits_of_all(text)  # a reading another replace would change
-    text = data.translate(ASCII_LOWERCASE, ASCII_NOT_LETTER_OR_DIGIT)
-    text = text.decode("utf-8", "surrogatepass")
+    text = data.translate(ASCII_LOWERCASE, ASCII_NOT_LETTER_OR_DIGIT).decode(
+        "utf-8", "surrogatepass"
+    )
     for character, reading in readings.items():
         if reading != character:
             text = text.replace(character, reading)
@@ -76,17 +83,16 @@ def letters_and_digits(text):
 
 
 @functools.lru_cache(maxsize=4096)
-def character_letters(character):
+def character_letters(character: str) -> str:
     return letters_and_digits_of_all(character)
 
 
-def letters_and_digits_of_all(text):
+def letters_and_digits_of_all(text: str) -> str:
     """letters_and_digits read over the whole text at once."""
     # NFKD splits accents into combining marks, which are no letters. bytes.translate drops
     # the ASCII characters that are no letters or digits; of the rest (a few characters, all
-    # their UTF-8 bytes >= 0x80) each one that is none is taken out with str.replace.
-    # NOT_LETTER_OR_DIGIT over the whole text took 20 -> 10 us an abstract with a few: SRE
-    # looks up the category of every character
+    # their UTF-8 bytes >= 0x80) each one that is none is taken out with str.replace:
+    # NOT_LETTER_OR_DIGIT over the whole text would have SRE look up every character's category
     text = unicodedata.normalize("NFKD", text.casefold())
     data = text.encode("utf-8", "surrogatepass").translate(None, ASCII_NOT_LETTER_OR_DIGIT)
     text = data.decode("utf-8", "surrogatepass")
@@ -96,24 +102,25 @@ def letters_and_digits_of_all(text):
     return text
 
 
-def title_words(title):
+def title_words(title: str) -> str:
     """'Deep  Learning: A Survey.' and 'deep learning - a survey' -> 'deep learning a survey'."""
     return " ".join(NOT_LETTER_OR_DIGIT.split(without_accents(title.casefold()))).strip()
 
 
-def arxiv_key(arxiv_id):
+def arxiv_key(arxiv_id: str) -> str:
     """'arXiv:1706.03762v5' and '1706.03762' are one preprint."""
     return ARXIV_VERSION.sub("", ARXIV_PREFIX.sub("", arxiv_id.strip())).lower()
 
 
-def doi_key(doi):
+def doi_key(doi: str) -> str:
     return DOI_PREFIX.sub("", doi.strip()).lower()  # DOIs are case-insensitive
 
 
-def version_keys(entry, text):
+def version_keys(entry: Entry, text: str) -> list[VersionKey]:
     """(kind, key) pairs of one entry; `text` is its abstract as plain text. Entries sharing
     a DIRECT key are versions; entries sharing a TITLE key are when they share an author."""
-    keys = []
+    keys: list[VersionKey] = []
+    normal: Callable[[str], str]
     for kind, value, normal in (
         ("arxiv", entry.arxiv_id, arxiv_key),
         ("doi", entry.doi, doi_key),
@@ -133,14 +140,16 @@ def version_keys(entry, text):
     return keys
 
 
-def identifying_title(title):
+def identifying_title(title: str | None) -> str | None:
     """The title's words when there are enough of them to tell a paper ("Withdrawn" is a
     placeholder many papers share), else None."""
     words = title_words(title) if title else ""  # most entries have none
     return words if len(words.split()) >= TITLE_MIN_WORDS else None
 
 
-def direct_matches(papers):
+def direct_matches(
+    papers: Sequence[tuple[str, Hashable | None, Collection[int]]],
+) -> list[tuple[str, str]]:
     """Pairs among [(paper id, title key or None, author ids)] that share an identifier or
     an abstract and are versions. With one title among them (or none) all are; with two or
     more, only those sharing an author or a title: two titled papers by other authors given
@@ -148,7 +157,8 @@ def direct_matches(papers):
     ids = [paper for paper, _, _ in papers]
     if len({title for _, title, _ in papers if title is not None}) < 2:
         return list(itertools.pairwise(ids))
-    first_titled, pairs = {}, title_matches([(paper, authors) for paper, _, authors in papers])
+    first_titled: dict[Hashable, str] = {}
+    pairs = title_matches([(paper, authors) for paper, _, authors in papers])
     for paper, title, _ in papers:
         if title is not None:
             first = first_titled.setdefault(title, paper)
@@ -157,11 +167,12 @@ def direct_matches(papers):
     return pairs
 
 
-def title_matches(papers):
+def title_matches(papers: Iterable[tuple[str, Iterable[int]]]) -> list[tuple[str, str]]:
     """Pairs among [(paper id, author ids)] with one title that join every two papers sharing
     an author (each to the first paper with that author): linear in the authors, where
     comparing every two papers would be quadratic for a common title ("Book Review")."""
-    first_with, pairs = {}, []
+    first_with: dict[int, str] = {}
+    pairs: list[tuple[str, str]] = []
     for paper, authors in papers:
         for author in sorted(authors):
             first = first_with.setdefault(author, paper)
@@ -173,10 +184,10 @@ def title_matches(papers):
 class VersionGroups:
     """Union-find over paper ids: transitive merges, whatever order the pairs come in."""
 
-    def __init__(self):
-        self.parent = {}
+    def __init__(self) -> None:
+        self.parent: dict[str, str] = {}
 
-    def find(self, item):
+    def find(self, item: str) -> str:
         root = item
         while (parent := self.parent.get(root, root)) != root:
             root = parent
@@ -184,16 +195,16 @@ class VersionGroups:
             self.parent[item], item = root, self.parent.get(item, item)
         return root
 
-    def union(self, first, second):
+    def union(self, first: str, second: str) -> None:
         for item in (first, second):
             self.parent.setdefault(item, item)
         first, second = self.find(first), self.find(second)
         if first != second:
             self.parent[max(first, second)] = min(first, second)
 
-    def groups(self):
+    def groups(self) -> list[list[str]]:
         """Every set of two or more ids, each sorted, in a stable order."""
-        members = {}
+        members: dict[str, list[str]] = {}
         for item in self.parent:
             members.setdefault(self.find(item), []).append(item)
         return sorted(sorted(group) for group in members.values() if len(group) > 1)
@@ -212,8 +223,8 @@ class Version:
     url: str | None = None
     track: str | None = None
     truncated: bool = False
-    authors: tuple = ()
-    affiliations: tuple = ()
+    authors: tuple[AuthorLink, ...] = ()
+    affiliations: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -221,7 +232,7 @@ class Paper:
     """What a paper shows once its versions are merged."""
 
     id: str
-    aliases: tuple  # the merged versions' own ids
+    aliases: tuple[str, ...]  # the merged versions' own ids
     title: str | None
     venue: str | None
     year: int | None
@@ -229,26 +240,26 @@ class Paper:
     url: str | None
     track: str | None
     truncated: bool
-    authors: tuple  # (author id, position)
-    affiliations: tuple
+    authors: tuple[AuthorLink, ...]
+    affiliations: tuple[int, ...]
     source_count: int
 
 
-def venue_rank(venue):
+def venue_rank(venue: str | None) -> int:
     """A venue over a preprint server, a preprint server over no venue at all."""
     if not venue:
         return 0
     return 1 if venue.strip().casefold() in PREPRINT_VENUES else 2
 
 
-def status_rank(status):
+def status_rank(status: str | None) -> int:
     """0 accepted (or unknown), 1 a workshop, 2 rejected or withdrawn."""
     if not status:
         return 0
     return 2 if NOT_ACCEPTED.search(status) else int(bool(WORKSHOP.search(status)))
 
 
-def shown_rank(version):
+def shown_rank(version: Version) -> tuple[int | bool | str, ...]:
     """Sort key, smallest first: the version a paper shows. Any venue over arXiv, then the
     latest year, then a main-track acceptance over a workshop over a rejected or withdrawn
     submission, then a real title over a placeholder ("Withdrawn") or none, then the complete
@@ -266,7 +277,7 @@ def shown_rank(version):
     )
 
 
-def author_list(ranked):
+def author_list(ranked: Sequence[Version]) -> tuple[AuthorLink, ...]:
     """Positions from the complete and longest list (the shown one on a tie); authors only
     other versions name follow it in their order; a profile owner no list shows keeps no
     position."""
@@ -282,7 +293,7 @@ def author_list(ranked):
     return tuple(links.items())
 
 
-def resolve(versions):
+def resolve(versions: Iterable[Version]) -> Paper:
     """The paper the versions are: the shown version's id, venue, year and status; the
     title (a real one over a placeholder), url and track of the best-ranked version that has
     one; all authors and affiliations; the other ids as aliases."""

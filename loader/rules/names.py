@@ -6,6 +6,7 @@ Pure: no database, no state. The builder counts how often each spelling is used 
 
 import re
 import unicodedata
+from collections.abc import Callable, Mapping
 
 # in a key, the hyphens and dashes a name may be joined with become spaces ("Pin-Yu" and
 # "Pin Yu" are one name) and apostrophes ("D’Oro", "Dʼ Oro") the ASCII one
@@ -19,9 +20,10 @@ KEY_CHARACTERS = str.maketrans(
 AFTER_PERIOD = re.compile(r"\.\s*")
 
 
-def character_class(test):
+def character_class(test: Callable[[str], object]) -> re.Pattern[str]:
     """A regex class of the BMP characters `test` accepts, as ranges."""
-    ranges, start = [], None
+    ranges: list[str] = []
+    start = None
     for code in range(0x10001):
         inside = code < 0x10000 and test(chr(code))
         if inside and start is None:
@@ -37,14 +39,14 @@ COMBINING_MARKS = character_class(unicodedata.combining)
 ROMAN_NUMERAL = re.compile(r"^(?:I{1,3}|IV|V|VI{1,3}|IX|X)\.?$")
 
 
-def without_accents(text):
+def without_accents(text: str) -> str:
     """NFKD with the combining marks dropped: 'Tramèr' -> 'Tramer'. ASCII text is as it is."""
     if text.isascii():
         return text
     return COMBINING_MARKS.sub("", unicodedata.normalize("NFKD", text))
 
 
-def name_key(name):
+def name_key(name: str) -> str:
     """One key for the spellings of one name: case, Unicode form, diacritics, hyphens and
     the spacing of initials do not count ('Florian Tramèr' = 'florian tramer',
     'Pin-Yu Chen' = 'Pin Yu Chen'). Word order and initials do count: 'Chen Pin-Yu' and
@@ -59,12 +61,12 @@ def name_key(name):
     return " ".join(text.split())
 
 
-def spelling(name):
+def spelling(name: str) -> str:
     """A name as stored and shown: composed Unicode, single spaces."""
     return " ".join(unicodedata.normalize("NFC", name).split())
 
 
-def is_well_cased(name):
+def is_well_cased(name: str) -> bool:
     """'Jie Zhang', 'Aäron van den Oord', 'Jascha Sohl-Dickstein' are; 'Jie ZHANG',
     'JIE ZHANG' and 'jie zhang' are not. A word of two or more letters all in capitals
     shouts (roman numerals aside); a name with no capital at all is all-lowercase."""
@@ -78,7 +80,7 @@ def is_well_cased(name):
     return True
 
 
-def display_rank(name, count=1):
+def display_rank(name: str, count: int = 1) -> tuple[bool, bool, int, int, str]:
     """Sort key, smallest first, for the spelling to show among one key's spellings: the most
     used well-cased spelling; with none, the most used one mixing cases. Ties go to the one
     with more accents kept ('Tramèr' over 'Tramer'), then to the smallest string, so the
@@ -88,6 +90,6 @@ def display_rank(name, count=1):
     return (not is_well_cased(name), not mixed, -count, -accents, name)
 
 
-def display_name(counts):
+def display_name(counts: Mapping[str, int]) -> str:
     """The spelling to show, from {spelling: times used}."""
     return min(counts, key=lambda name: display_rank(name, counts[name]))

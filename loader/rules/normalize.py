@@ -11,11 +11,11 @@ from loader.rules.names import name_key  # noqa: F401 - re-exported: plugins/fac
 TRACK_SEPARATOR = "·"
 
 
-def collapse_whitespace(text):
+def collapse_whitespace(text: str) -> str:
     return collapse_spaces(text)  # most abstracts already are: returned as they are
 
 
-def paper_id(abstract, title_words=None):
+def paper_id(abstract: str, title_words: str | None = None) -> str:
     """Stable id: the same abstract (up to whitespace and Unicode form) gives the same id; with
     a title (merge.identifying_title's words) the same abstract and title do, so that papers a
     source gives one placeholder abstract ("Abstract Unavailable") are not one row."""
@@ -25,7 +25,7 @@ def paper_id(abstract, title_words=None):
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
 
-def split_track(text):
+def split_track(text: str) -> tuple[str, str, str | None]:
     """'Area · Subarea' -> (name, area, subarea); the subarea may contain commas."""
     text = collapse_whitespace(unicodedata.normalize("NFC", text))
     area, separator, subarea = text.partition(TRACK_SEPARATOR)
@@ -35,11 +35,11 @@ def split_track(text):
     return f"{area} {TRACK_SEPARATOR} {subarea}", area, subarea
 
 
-def affiliation_slug(text):
+def affiliation_slug(text: str) -> str:
     return collapse_whitespace(unicodedata.normalize("NFKC", text)).casefold()
 
 
-def affiliation_name(slug):
+def affiliation_name(slug: str) -> str:
     """Derived display name: short slugs are acronyms (pku -> PKU), others title case."""
     words = re.split(r"[-_\s]+", slug)
     if len(words) == 1 and len(slug) <= 4:

@@ -7,6 +7,8 @@ paper with no venue. Keys are the first author's family name, the year and the f
 
 import re
 import unicodedata
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 PREPRINT_VENUES = {"arxiv", "corr"}
 # words a key never starts with: "A Survey of ..." -> survey
@@ -14,14 +16,14 @@ KEY_STOPWORDS = {"a", "an", "the", "on", "of", "in", "for", "to", "and", "is", "
 DERIVED_NOTE = "title derived from the abstract"
 
 
-def ascii_letters(text):
+def ascii_letters(text: str | None) -> str:
     text = unicodedata.normalize("NFKD", text or "")
     return re.sub(
         r"[^a-z0-9]", "", "".join(c for c in text if not unicodedata.combining(c)).lower()
     )
 
 
-def family_name(name):
+def family_name(name: str) -> str:
     """The last word of a name (`Sergey Levine` -> levine); initials and suffixes skipped."""
     words = [word for word in re.split(r"\s+", name.strip()) if word]
     for word in reversed(words):
@@ -31,7 +33,7 @@ def family_name(name):
     return ascii_letters(words[-1]) if words else ""
 
 
-def first_title_word(title):
+def first_title_word(title: str | None) -> str:
     for word in re.findall(r"[^\W_]+", title or ""):
         letters = ascii_letters(word)
         if letters and letters not in KEY_STOPWORDS:
@@ -39,7 +41,7 @@ def first_title_word(title):
     return ""
 
 
-def entry_key(authors, year, title):
+def entry_key(authors: Sequence[str], year: int | None, title: str | None) -> str:
     return (
         (family_name(authors[0]) if authors else "anonymous")
         + (str(year) if year else "")
@@ -50,10 +52,10 @@ def entry_key(authors, year, title):
 class KeyMaker:
     """Unique keys within one export: a second `levine2020offline` becomes ...offlinea."""
 
-    def __init__(self):
-        self.seen = set()
+    def __init__(self) -> None:
+        self.seen: set[str] = set()
 
-    def unique(self, key):
+    def unique(self, key: str) -> str:
         candidate, index = key, 0
         while candidate in self.seen:
             candidate = key + suffix(index)
@@ -62,7 +64,7 @@ class KeyMaker:
         return candidate
 
 
-def suffix(index):
+def suffix(index: int) -> str:
     letters = ""
     index += 1
     while index:
@@ -71,7 +73,7 @@ def suffix(index):
     return letters
 
 
-def field_text(text):
+def field_text(text: str | None) -> str:
     """A value BibTeX reads back as it is: braces balanced, `%`, `&`, `#` escaped."""
     text = " ".join((text or "").split())
     depth = 0
@@ -85,11 +87,11 @@ def field_text(text):
     return re.sub(r"(?<!\\)([%&#])", r"\\\1", text)
 
 
-def is_preprint(venue):
+def is_preprint(venue: str | None) -> bool:
     return not venue or venue.strip().lower() in PREPRINT_VENUES
 
 
-def format_entry(paper, key_maker=None):
+def format_entry(paper: Mapping[str, Any], key_maker: KeyMaker | None = None) -> str:
     """One paper as BibTeX. `paper` has label, title, authors (names), truncated, venue, year, url."""
     title = paper.get("title") or paper.get("label") or ""
     authors = list(paper.get("authors") or [])

@@ -3,14 +3,13 @@ tables (authors, affiliations) and of the facet table (venue, year, status, area
 
 The papers table's author box counted, for each matching paper, its rows of paper_authors: a
 look-up of the paper's text id, a seek into paper_authors, then SQLite's group by of every
-(paper, author) pair. A search matching 1,500 of 20,000 papers spent ~7 ms there, most of a
-search page's SQL. The served catalog never changes, so each worker keeps, once, every paper's
-linked ids by the paper's rowid (4 bytes a link: ~18 MB for 4.4M author links at 1M papers, read
-in ~14 CPU-seconds; 0.1 s at 20,000) and each linked row's place in value order; a page then fetches only its matches' rowids and counts
-in C (Counter over an int array). The five column boxes, read from `papers` for every match
-(~3 ms for those 1,500), are summed from each match's combination of the five values
-(loader/build/facet_table.py: 4 bytes a paper here). Same counts, same order (count, then value), same
-limit as the SQL they replace (tests/test_throughput_facets.py compares the two).
+(paper, author) pair, most of a search page's SQL. The served catalog never changes, so each
+worker keeps, once, every paper's linked ids by the paper's rowid (one 4-byte int a link) and
+each linked row's place in value order; a page then fetches only its matches' rowids and counts
+in C (Counter over an int array). The five column boxes, read from `papers` for every match,
+are summed from each match's combination of the five values (loader/build/facet_table.py: one
+int a paper here). Same counts, same order (count, then value), same limit as the SQL they
+replace (tests/test_throughput_facets.py compares the two).
 """
 
 import asyncio
@@ -19,39 +18,63 @@ import sqlite3
 import weakref
 from array import array
 from collections import Counter
+from collections.abc import Collection, Iterable, Mapping
 from contextlib import closing
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
 from loader.build.facet_table import COLUMNS as COMBO_COLUMNS
 
+if TYPE_CHECKING:
+    from datasette.database import Database
+
 ITEM = "i"  # 4-byte signed ints: rowids and ids of a catalog stay below 2**31
 ITEM_BYTES = array(ITEM).itemsize
+# a value of a facet column (venue, year, status, area, track)
+Value = str | int | None
+
+
+class LinkTable(Protocol):
+    """What reading a link table needs of its description (plugins/facets.py Link)."""
+
+    @property
+    def table(self) -> str: ...  # the link table: (paper_id, <column>)
+    @property
+    def column(self) -> str: ...
+    @property
+    def entity(self) -> str: ...  # the linked table
+    @property
+    def value(self) -> str: ...  # its column a facet orders by
+    @property
+    def label(self) -> str: ...  # its column a reader sees
 
 
 @dataclass(frozen=True)
 class LinkIndex:
     """One link table in memory: paper rowid -> linked ids, linked id -> place in value order."""
 
-    offsets: array  # byte offset of paper rowid r's ids in `ids`: ids[offsets[r]:offsets[r + 1]]
+    # byte offset of paper rowid r's ids in `ids`: ids[offsets[r]:offsets[r + 1]]
+    offsets: "array[int]"
     ids: bytes  # linked ids, ITEM ints, grouped by paper rowid
-    order: array  # order[linked id]: its place in `order by value` (the facet's tie-break)
+    # order[linked id]: its place in `order by value` (the facet's tie-break)
+    order: "array[int]"
 
 
 @dataclass(frozen=True)
 class ComboIndex:
     """The facet table in memory: paper rowid -> its combination of the facet columns."""
 
-    of_paper: array  # combination id of paper rowid r, 0 for none
-    values: dict  # combination id -> {column: value}
+    of_paper: "array[int]"  # combination id of paper rowid r, 0 for none
+    values: dict[int, dict[str, Value]]  # combination id -> {column: value}
 
 
 @dataclass(frozen=True)
 class Indexes:
-    links: dict  # link column -> LinkIndex
+    links: dict[str, LinkIndex]  # link column -> LinkIndex
     combos: ComboIndex | None  # None: a catalog without the facet table
 
 
-def read_link_index(connection, link):
+def read_link_index(connection: sqlite3.Connection, link: LinkTable) -> LinkIndex:
     """Read `link` (plugins/facets.py Link) from a catalog connection. Only links whose linked
     row exists count, as the facet's join with the linked table does."""
     (last_rowid,) = connection.execute("select coalesce(max(rowid), 0) from papers").fetchone()
@@ -81,13 +104,13 @@ def read_link_index(connection, link):
     return LinkIndex(offsets, ids.tobytes(), order)
 
 
-def count_links(index, rowids, limit):
+def count_links(index: LinkIndex, rowids: Iterable[int], limit: int) -> list[tuple[int, int]]:
     """[(linked id, papers)] of the papers `rowids`: most papers first, then in value order,
     at most `limit`, as `group by ... order by count desc, value limit N` gives them."""
     ids, offsets = memoryview(index.ids), index.offsets
     linked = array(ITEM)
     linked.frombytes(b"".join([ids[offsets[rowid] : offsets[rowid + 1]] for rowid in rowids]))
-    counts = Counter(linked)
+    counts: dict[int, int] = Counter(linked)
     if len(counts) > limit:
         least = heapq.nlargest(limit, counts.values())[-1]
         counts = {key: count for key, count in counts.items() if count >= least}
@@ -95,7 +118,7 @@ def count_links(index, rowids, limit):
     return sorted(counts.items(), key=lambda item: (-item[1], order[item[0]]))[:limit]
 
 
-def read_combo_index(connection):
+def read_combo_index(connection: sqlite3.Connection) -> ComboIndex:
     (last_rowid,) = connection.execute(
         "select coalesce(max(paper), 0) from paper_facets"
     ).fetchone()
@@ -110,7 +133,7 @@ def read_combo_index(connection):
     return ComboIndex(of_paper, values)
 
 
-def sqlite_order(value):
+def sqlite_order(value: Value | float | bytes) -> tuple[int, Any]:
     """SQLite's order of a column's values: numbers, then text (in code point order, as its
     BINARY collation of UTF-8), then blobs."""
     if isinstance(value, int | float):
@@ -118,7 +141,9 @@ def sqlite_order(value):
     return (1, value) if isinstance(value, str) else (2, value)
 
 
-def count_columns(combos, rowids, columns, limit):
+def count_columns(
+    combos: ComboIndex | None, rowids: Iterable[int], columns: Iterable[str], limit: int
+) -> dict[str, list[tuple[Value, int]]]:
     """{column: [(value, papers)]} of the papers `rowids` for those of `columns` the facet
     table holds, as `count(*) ... where column is not null group by column order by count desc,
     value limit N` gives them; {} when a paper has no combination (the facet table is not this
@@ -133,9 +158,9 @@ def count_columns(combos, rowids, columns, limit):
         return {}
     if 0 in per_combo:
         return {}
-    counted = {}
+    counted: dict[str, list[tuple[Value, int]]] = {}
     for column in columns:
-        counts = {}
+        counts: dict[Value, int] = {}
         for combo, papers in per_combo.items():
             value = combos.values[combo][column]
             if value is not None:
@@ -145,7 +170,9 @@ def count_columns(combos, rowids, columns, limit):
     return counted
 
 
-def labels_of(connection, link, ids):
+def labels_of(
+    connection: sqlite3.Connection, link: LinkTable, ids: Collection[int]
+) -> dict[int, tuple[Any, Any]]:
     """{linked id: (value, label)} of the few ids a facet shows."""
     if not ids:
         return {}
@@ -157,12 +184,12 @@ def labels_of(connection, link, ids):
     return {linked: (value, label) for linked, value, label in rows}
 
 
-def open_catalog(path):
+def open_catalog(path: str) -> sqlite3.Connection:
     """A read-only connection of its own, so reading the index takes no SQL thread of the site."""
     return sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True, check_same_thread=False)
 
 
-def read_indexes(path, links):
+def read_indexes(path: str, links: Mapping[str, LinkTable]) -> Indexes | None:
     """Indexes of `links` ({column: Link}) and the facet table; None for a database without
     the link tables."""
     with closing(open_catalog(path)) as connection:
@@ -178,10 +205,12 @@ def read_indexes(path, links):
 
 
 # Database -> future of read_indexes(): read once per worker, in a thread of its own
-_indexes = weakref.WeakKeyDictionary()
+_indexes: "weakref.WeakKeyDictionary[Database, asyncio.Future[Indexes | None]]" = (
+    weakref.WeakKeyDictionary()
+)
 
 
-def indexes(db, links):
+def indexes(db: "Database", links: Mapping[str, LinkTable]) -> Indexes | None:
     """The catalog's Indexes, or None until they are read. The first call starts reading them;
     until they are read, and for good if they cannot be, the SQL counts."""
     if db.path is None or db.is_mutable:
@@ -195,7 +224,7 @@ def indexes(db, links):
     return None
 
 
-async def loaded_indexes(db, links):
+async def loaded_indexes(db: "Database", links: Mapping[str, LinkTable]) -> Indexes | None:
     """indexes(), waiting for the read to finish."""
     indexes(db, links)
     future = _indexes.get(db)
@@ -204,7 +233,7 @@ async def loaded_indexes(db, links):
     return indexes(db, links)
 
 
-async def all_read():
+async def all_read() -> None:
     """Wait for every read started in this process (a benchmark measures the steady state)."""
     futures = list(_indexes.values())
     if futures:

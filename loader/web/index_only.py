@@ -1,13 +1,13 @@
 """A table page's plain search counted and listed from the full-text index alone.
 
 Datasette counts a search of the papers table as `select count(*) from papers where rowid in
-(select rowid from papers_fts where papers_fts match ...)`: each match is looked up in `papers`
-(~1 ms for 1,500 matches of 20,000 papers), only to find it there. papers_fts is an external
+(select rowid from papers_fts where papers_fts match ...)`: each match is looked up in `papers`,
+only to find it there. papers_fts is an external
 content index of `papers`, written from its rows in two statements (loader/build/catalog.py: the
 stream's batches, CatalogWriter.reindex after the merge; tests/test_build.py matches a built
 index against FTS5's full content check and a rebuild), so each match is a paper: the index
-alone gives the same count, and the same rowids for the facet boxes (plugins/facets.py), at a
-fifth of the cost.
+alone gives the same count, and the same rowids for the facet boxes (plugins/facets.py), without
+a look-up a match.
 Any other shape of statement (a filter beside the search, a column search) is left as it is.
 """
 
@@ -20,7 +20,7 @@ STATEMENTS = {
 }
 
 
-def index_only(sql):
+def index_only(sql: str) -> str | None:
     """The same statement over papers_fts alone, or None when `sql` is not a plain search."""
     for head, replacement in STATEMENTS.items():
         if not sql.startswith(head):

@@ -8,6 +8,7 @@ rendered, least recently used out first: a paper is rendered once, not once a pa
 """
 
 from collections import OrderedDict
+from collections.abc import Callable, Hashable
 
 # bytes an entry costs besides its strings: the key tuple, the dict slot, the Markup object
 ENTRY_OVERHEAD = 200
@@ -17,13 +18,14 @@ class KeptRenderings:
     """render(*key), remembered by key within max_bytes (strings counted by length); a None
     rendering is not kept."""
 
-    def __init__(self, render, max_bytes):
+    def __init__(self, render: Callable[..., str | None], max_bytes: int) -> None:
         self.render = render
         self.max_bytes = max_bytes
-        self.entries = OrderedDict()  # key -> (rendering, bytes)
+        # key -> (rendering, bytes)
+        self.entries: OrderedDict[tuple[Hashable, ...], tuple[str, int]] = OrderedDict()
         self.size = 0
 
-    def __call__(self, *key):
+    def __call__(self, *key: Hashable) -> str | None:
         found = self.entries.get(key)
         if found is not None:
             self.entries.move_to_end(key)

@@ -2,19 +2,24 @@
 (metadata.yml), read the same way but without its per-request recursive SQL.
 
 The canned query splits the title and abstract into words one letter at a time in a recursive
-CTE and counts each word's papers with a capped full-text match: ~10 ms a page on 14k papers,
-most of it the same counts again and again. Here Python splits the words (microseconds), each
-word's count is kept for the life of the worker (the catalog it serves never changes), and one
+CTE and counts each word's papers with a capped full-text match, most of its time the same
+counts again and again. Here Python splits the words, each word's count is kept for the life of the worker (the catalog it serves never changes), and one
 parameterized MATCH ranks the papers with the same bm25 weights. Same words, same weights, same
 order: the page shows what the canned query gives an SQL user (tests/test_related.py).
 """
 
 import re
+import sqlite3
 import weakref
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from datasette.database import QueryInterrupted
 
 from loader.web.time_limit import within_time_limit
+
+if TYPE_CHECKING:
+    from datasette.database import Database
 
 # as the canned query: the title twice, at most this many characters read, words of 3+ letters
 MAX_BODY_CHARACTERS = 20_000
@@ -24,7 +29,7 @@ MIN_DOCUMENTS = 2
 MAX_DOCUMENTS = 1000
 WORDS_SEARCHED = 10
 SHOWN = 20
-# the counts kept per served database; cleared when full (a word costs ~100 bytes)
+# the counts kept per served database; cleared when full, so they stay small
 MAX_COUNTS_KEPT = 200_000
 
 # a word: ASCII letters and digits, or any character beyond ASCII (the canned query's glob
@@ -59,21 +64,21 @@ order by ranked.score
 limit {SHOWN}
 """
 
-_counts = weakref.WeakKeyDictionary()
+_counts: "weakref.WeakKeyDictionary[Database, dict[str, int]]" = weakref.WeakKeyDictionary()
 
 
-def word_uses(title, abstract):
+def word_uses(title: str | None, abstract: str) -> dict[str, int]:
     """How often the paper uses each word, its title counted twice."""
     body = (f"{title} {title} " if title is not None else "") + abstract
     body = (body.translate(ASCII_LOWER) + " ")[:MAX_BODY_CHARACTERS]
-    uses = {}
+    uses: dict[str, int] = {}
     for word in WORD.findall(body):
         if len(word) >= MIN_WORD_LENGTH:
             uses[word] = uses.get(word, 0) + 1
     return uses
 
 
-def rarity(documents, papers):
+def rarity(documents: int, papers: int) -> float:
     """ln(papers / documents) in steps, as the canned query weighs it without math functions."""
     for share, weight in ((1000, 7.0), (300, 5.8), (100, 4.6), (30, 3.5), (10, 2.3)):
         if documents * share < papers:
@@ -81,7 +86,9 @@ def rarity(documents, papers):
     return 0.5
 
 
-def distinctive_words(uses, documents, papers):
+def distinctive_words(
+    uses: Mapping[str, int], documents: Mapping[str, int], papers: int
+) -> list[str]:
     """The WORDS_SEARCHED words that say most about the paper: uses x rarity, among words in
     MIN_DOCUMENTS..MAX_DOCUMENTS-1 papers; a word is left out when a shorter word it starts
     with is in exactly as many papers (the same stem: "network", "networks")."""
@@ -99,12 +106,14 @@ def distinctive_words(uses, documents, papers):
     return [word for _, _, word in sorted(weighed)[:WORDS_SEARCHED]]
 
 
-def phrase(word):
+def phrase(word: str) -> str:
     # a word holds no double quote (not a word character), so quoting makes it one phrase
     return f'"{word}"'
 
 
-def document_counts(connection, words, kept):
+def document_counts(
+    connection: sqlite3.Connection, words: Iterable[str], kept: dict[str, int]
+) -> dict[str, int]:
     """Papers whose title or abstract has each word, capped at MAX_DOCUMENTS."""
     for word in words:
         if word not in kept:
@@ -115,7 +124,9 @@ def document_counts(connection, words, kept):
     return {word: kept[word] for word in words}
 
 
-def related_papers(connection, paper_id, kept):
+def related_papers(
+    connection: sqlite3.Connection, paper_id: str, kept: dict[str, int]
+) -> list[dict[str, Any]]:
     """Rows (id, label, track, authors, score) of the papers most like paper_id, best first;
     [] for an unknown paper or one without a distinctive word."""
     found = connection.execute(PAPER_SQL, {"id": paper_id}).fetchone()
@@ -134,13 +145,15 @@ def related_papers(connection, paper_id, kept):
     return [dict(zip(names, row)) for row in cursor]
 
 
-def kept_counts(db):
+def kept_counts(db: "Database") -> dict[str, int]:
     """The word counts kept for one served database (a Datasette Database): its file never
     changes while it is served, and a test's fresh Datasette starts with none."""
     return _counts.setdefault(db, {})
 
 
-def related_within(connection, paper_id, time_limit_ms, kept):
+def related_within(
+    connection: sqlite3.Connection, paper_id: str, time_limit_ms: int | None, kept: dict[str, int]
+) -> list[dict[str, Any]] | None:
     """related_papers() with all its statements together within time_limit_ms; None when they
     ran out of time (a page is still worth showing without them)."""
     try:

@@ -1,6 +1,8 @@
 """What the ASGI wrappers read from a request scope."""
 
+from collections.abc import Mapping
 from http.cookies import CookieError, SimpleCookie
+from typing import Any
 
 # Datasette's signed actor cookie: a page for a signed-in actor may differ from the public one
 ACTOR_COOKIE = "ds_actor"
@@ -11,7 +13,7 @@ ACTOR_COOKIE = "ds_actor"
 INCOMPLETE = "paper_catalog.incomplete"
 
 
-def header(scope, name):
+def header(scope: Mapping[str, Any], name: bytes) -> bytes | None:
     """The first value of header `name` (lower-case bytes), or None."""
     for key, value in scope["headers"]:
         if key == name:
@@ -19,7 +21,7 @@ def header(scope, name):
     return None
 
 
-def is_personal(scope):
+def is_personal(scope: Mapping[str, Any]) -> bool:
     """True when the answer may depend on who asks: never shared or revalidated for others."""
     if header(scope, b"authorization") is not None:
         return True
@@ -32,7 +34,7 @@ def is_personal(scope):
         return True
 
 
-def mark_incomplete(scope, what):
+def mark_incomplete(scope: Mapping[str, Any], what: str) -> None:
     """Tell the response cache (if any) that this answer lacks `what`: it will not be kept."""
     incomplete = scope.get(INCOMPLETE)
     if incomplete is not None:

@@ -9,7 +9,9 @@ other tracks' counts.
 import difflib
 import re
 import unicodedata
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from datasette.utils import escape_fts
 
@@ -53,6 +55,10 @@ FACET_TITLES = {
 INTEGER_FILTERS = ("year", "author")
 # an empty value asks for papers with no value at all (they facet as null)
 NULLABLE_FILTERS = ("area", "track", "venue", "year", "status")
+# a filter's value: None asks for papers with no value
+FilterValue = str | int | None
+# the named parameters of a statement
+Params = dict[str, Any]
 PAGE_COLUMNS = "id, label, title, venue, year, status, track, url, authors_truncated, abstract"
 
 
@@ -64,41 +70,41 @@ class SearchError(ValueError):
 class SearchRequest:
     q: str
     expression: str | None  # the FTS5 query, None when q holds no words
-    filters: dict  # name -> tuple of values (None means "no value")
+    filters: dict[str, tuple[FilterValue, ...]]  # name -> its values
     sort: str
     page: int
     size: int
 
     @property
-    def offset(self):
+    def offset(self) -> int:
         return (self.page - 1) * self.size
 
-    def with_page(self, page):
+    def with_page(self, page: int) -> "SearchRequest":
         return SearchRequest(self.q, self.expression, self.filters, self.sort, page, self.size)
 
-    def chosen(self, name):
+    def chosen(self, name: str) -> tuple[FilterValue, ...]:
         return self.filters.get(name, ())
 
 
-def clean_query(text):
+def clean_query(text: str) -> str:
     """q as FTS5 can take it: control characters (NUL, newlines) are spaces."""
     return " ".join("".join(" " if unicodedata.category(c) == "Cc" else c for c in text).split())
 
 
-def fts_expression(q):
+def fts_expression(q: str) -> str | None:
     """Words and "quoted phrases" match as typed; FTS operators are plain words (escape_fts)."""
     expression = escape_fts(q) if q else ""
     return expression or None
 
 
-def whole_number(name, text):
+def whole_number(name: str, text: str) -> int:
     try:
         return int(text.strip())
     except ValueError:
         raise SearchError(f"{name} must be a whole number, not {text[:40]!r}") from None
 
 
-def filter_value(name, text):
+def filter_value(name: str, text: str) -> FilterValue:
     if text == "" and name in NULLABLE_FILTERS:
         return None
     if name in INTEGER_FILTERS:
@@ -106,16 +112,16 @@ def filter_value(name, text):
     return text
 
 
-def parse_search(pairs):
+def parse_search(pairs: Iterable[tuple[str, str]]) -> SearchRequest:
     """Parameters as (name, value) pairs -> SearchRequest; unknown parameters are ignored."""
-    values = {}
-    for name, value in pairs:
-        values.setdefault(name, []).append(value)
+    values: dict[str, list[str]] = {}
+    for name, given in pairs:
+        values.setdefault(name, []).append(given)
     q = clean_query(values.get("q", [""])[-1])
     expression = fts_expression(q)
-    filters = {}
+    filters: dict[str, tuple[FilterValue, ...]] = {}
     for name in FILTERS:
-        chosen = []
+        chosen: list[FilterValue] = []
         for text in values.get(name, []):
             if text == "" and name not in NULLABLE_FILTERS:
                 continue
@@ -135,14 +141,14 @@ def parse_search(pairs):
     return SearchRequest(q, expression, filters, sort, max(page, 1), size)
 
 
-def normalized_title(text):
+def normalized_title(text: str | None) -> str:
     """Case, accents, punctuation and spacing ignored: `Attention is all you need!`."""
     text = unicodedata.normalize("NFKD", text or "").casefold()
     words = re.findall(r"[^\W_]+", "".join(c for c in text if not unicodedata.combining(c)))
     return " ".join(words)
 
 
-def bind(params, prefix, values):
+def bind(params: Params, prefix: str, values: Iterable[Any]) -> str:
     """Bind values as :prefix_0, :prefix_1, ... and return the placeholders, comma-separated."""
     names = []
     for index, value in enumerate(values):
@@ -151,7 +157,7 @@ def bind(params, prefix, values):
     return ", ".join(names)
 
 
-def link_filter(name, placeholders, rowid):
+def link_filter(name: str, placeholders: str, rowid: str) -> str:
     """An author or affiliation filter as a test on a paper's rowid."""
     if name == "affiliation":
         ids = (
@@ -164,7 +170,7 @@ def link_filter(name, placeholders, rowid):
     return f"{rowid} in (select papers.rowid from papers where papers.id in ({ids}))"
 
 
-def filter_clause(name, values, params, rowid):
+def filter_clause(name: str, values: Sequence[FilterValue], params: Params, rowid: str) -> str:
     """One filter as SQL, its values bound as parameters: the five facet columns read from
     facet_combos, the author and affiliation filters test `rowid`."""
     placeholders = bind(params, name, [v for v in values if v is not None])
@@ -177,7 +183,7 @@ def filter_clause(name, values, params, rowid):
     return "(" + " or ".join(tests) + ")"
 
 
-def where_sql(request, params, rowid, names):
+def where_sql(request: SearchRequest, params: Params, rowid: str, names: Collection[str]) -> str:
     """The request's filters of those names as a where clause."""
     where = [
         filter_clause(name, values, params, rowid)
@@ -187,7 +193,7 @@ def where_sql(request, params, rowid, names):
     return (" where " + " and ".join(where)) if where else ""
 
 
-def sort_keys(request):
+def sort_keys(request: SearchRequest) -> list[str]:
     """Sort keys that are never NULL, so pages and streamed exports can continue after a row.
     Ties break on the row (build order), which the index and the facet table both hold."""
     if request.sort == "relevance":
@@ -197,14 +203,14 @@ def sort_keys(request):
     return ["year is null", "coalesce(year, 0)", "rowid"]
 
 
-def exact_sql(params, exact_rowids, rowid):
+def exact_sql(params: Params, exact_rowids: Sequence[int], rowid: str) -> str:
     """0 for the papers whose title is the query (they sort first), else 1."""
     if not exact_rowids:
         return "0"
     return f"({rowid} not in ({bind(params, 'exact', exact_rowids)}))"
 
 
-def matches_sql(request, params, ranked=True):
+def matches_sql(request: SearchRequest, params: Params, ranked: bool = True) -> str:
     """The full-text match alone, ranked or not."""
     params["expression"] = request.expression
     rank = ""
@@ -213,11 +219,17 @@ def matches_sql(request, params, ranked=True):
     return f"select rowid{rank} from papers_fts where papers_fts match :expression"
 
 
-def hits_sql(request, params, exact_rowids=(), leave_out=None, ranked=True):
+def hits_sql(
+    request: SearchRequest,
+    params: Params,
+    exact_rowids: Sequence[int] = (),
+    leave_out: str | None = None,
+    ranked: bool = True,
+) -> str:
     """`hits`: every paper matching q and the filters (but `leave_out`'s), with its sort keys.
 
-    The facet columns are read from the narrow facet table, never from `papers`' wide rows (a
-    track's papers in year order at 1M: 0.72 s from `papers`, 0.05 s from the facet table).
+    The facet columns are read from the narrow facet table, never from `papers`' wide rows,
+    which are much slower to read a track's papers in year order from.
     With no words and no filter, `papers`' year index orders every paper."""
     names = [name for name in request.filters if name != leave_out]
     if request.expression is None and not names:
@@ -239,21 +251,21 @@ def hits_sql(request, params, exact_rowids=(), leave_out=None, ranked=True):
     )
 
 
-def count_sql(request):
+def count_sql(request: SearchRequest) -> tuple[str, Params]:
     if request.expression is not None and not request.filters:
-        # nothing to check beyond the index: it alone counts (half the papers at 1M: no lookups)
+        # nothing to check beyond the index: it alone counts, without a look-up a match
         return (
             "select count(*) from papers_fts where papers_fts match :expression",
             {"expression": request.expression},
         )
-    params = {}
+    params: Params = {}
     hits = hits_sql(request, params, ranked=False)
     return f"with hits as ({hits}) select count(*) from hits", params
 
 
-def ranked_hits_sql(request, params, exact_rowids):
-    """`hits` of a ranked search with no filter, from the index alone: half the papers of a
-    1M catalog joined to `papers` only to be sorted took 0.9 s; ranked in the index, 0.35 s."""
+def ranked_hits_sql(request: SearchRequest, params: Params, exact_rowids: Sequence[int]) -> str:
+    """`hits` of a ranked search with no filter, from the index alone: joining every match to
+    `papers` only to sort it costs more than ranking it in the index."""
     exact = exact_sql(params, exact_rowids, "rowid")
     weights = ", ".join(str(weight) for weight in FTS_WEIGHTS)
     params["expression"] = request.expression
@@ -263,9 +275,15 @@ def ranked_hits_sql(request, params, exact_rowids):
     )
 
 
-def page_sql(request, exact_rowids=(), after=None, limit=None, offset=0):
+def page_sql(
+    request: SearchRequest,
+    exact_rowids: Sequence[int] = (),
+    after: Sequence[Any] | None = None,
+    limit: int | None = None,
+    offset: int = 0,
+) -> tuple[str, Params]:
     """Rowids of one page in the request's order; `after` continues past a row's sort keys."""
-    params = {}
+    params: Params = {}
     keys = sort_keys(request)
     if request.sort == "relevance" and not request.filters:
         hits = ranked_hits_sql(request, params, exact_rowids)
@@ -282,10 +300,10 @@ def page_sql(request, exact_rowids=(), after=None, limit=None, offset=0):
     return sql + " limit :limit offset :offset", params
 
 
-def combo_counts_sql(request):
+def combo_counts_sql(request: SearchRequest) -> tuple[str, Params]:
     """Matches per combination of the five facet columns (loader/build/facet_table.py), with every
     filter but those columns': one pass gives the total and all five facets (column_facets)."""
-    params = {}
+    params: Params = {}
     links = [name for name in request.filters if name not in COLUMN_FILTERS]
     combos = f"facet_combos.id, {', '.join(f'facet_combos.{c}' for c in FACET_COLUMNS)}"
     if request.expression is None:
@@ -307,18 +325,20 @@ def combo_counts_sql(request):
     ), params
 
 
-def facet_order(item):
+def facet_order(item: tuple[FilterValue, int]) -> tuple[int, bool, str | int]:
     """As the SQL facets order: most frequent first, then no value last, then by value."""
     value, count = item
     return (-count, value is None, value if value is not None else 0)
 
 
-def column_facets(request, rows):
+def column_facets(
+    request: SearchRequest, rows: Iterable[Sequence[Any]]
+) -> tuple[int, dict[str, list[tuple[FilterValue, int]]]]:
     """(total, {facet: [(value, count)]}) from combo_counts_sql's rows: a facet counts the
     combinations that pass every filter but its own, the total those that pass them all."""
     chosen = {name: set(values) for name, values in request.filters.items()}
     total = 0
-    counts = {name: {} for name in COLUMN_FILTERS}
+    counts: dict[str, dict[FilterValue, int]] = {name: {} for name in COLUMN_FILTERS}
     for _combo, *values, count in rows:
         row = dict(zip(FACET_COLUMNS, values))
         missed = [
@@ -334,7 +354,7 @@ def column_facets(request, rows):
         for name in names:
             value = row[COLUMN_FILTERS[name]]
             counts[name][value] = counts[name].get(value, 0) + count
-    facets = {}
+    facets: dict[str, list[tuple[FilterValue, int]]] = {}
     for name, found in counts.items():
         ordered = sorted(found.items(), key=facet_order)
         shown = ordered[:FACET_LIMIT]
@@ -346,12 +366,14 @@ def column_facets(request, rows):
     return total, facets
 
 
-def facet_sql(request, name, only=None):
+def facet_sql(
+    request: SearchRequest, name: str, only: Sequence[FilterValue] | None = None
+) -> tuple[str, Params]:
     """Counts of the author or affiliation facet over the match set, its own filter left out.
 
     `only` counts just those values (the chosen ones that missed the top FACET_LIMIT).
     """
-    params = {}
+    params: Params = {}
     hits = hits_sql(request, params, leave_out=name, ranked=False)
     if name == "affiliation":
         value, label = "affiliations.slug", "affiliations.name"
@@ -378,7 +400,7 @@ def facet_sql(request, name, only=None):
     ), params
 
 
-def exact_title_sql(request):
+def exact_title_sql(request: SearchRequest) -> tuple[str | None, Params]:
     """Candidates whose title holds the query as a phrase; Python keeps those equal to it."""
     words = normalized_title(request.q)
     if not words:
@@ -390,14 +412,14 @@ def exact_title_sql(request):
     ), {"phrase": 'label : "' + words.replace('"', "") + '"'}
 
 
-def details_sql(rowids):
-    params = {}
+def details_sql(rowids: Sequence[int]) -> tuple[str, Params]:
+    params: Params = {}
     names = bind(params, "r", rowids)
     return f"select rowid, {PAGE_COLUMNS} from papers where rowid in ({names})", params
 
 
-def authors_sql(paper_ids):
-    params = {}
+def authors_sql(paper_ids: Sequence[str]) -> tuple[str, Params]:
+    params: Params = {}
     names = bind(params, "p", paper_ids)
     return (
         "select paper_authors.paper_id, authors.id, authors.name from paper_authors"
@@ -408,8 +430,8 @@ def authors_sql(paper_ids):
     ), params
 
 
-def affiliations_sql(paper_ids):
-    params = {}
+def affiliations_sql(paper_ids: Sequence[str]) -> tuple[str, Params]:
+    params: Params = {}
     names = bind(params, "p", paper_ids)
     return (
         "select paper_affiliations.paper_id, affiliations.slug, affiliations.name"
@@ -420,8 +442,8 @@ def affiliations_sql(paper_ids):
     ), params
 
 
-def snippets_sql(request, rowids):
-    params = {"expression": request.expression}
+def snippets_sql(request: SearchRequest, rowids: Sequence[int]) -> tuple[str, Params]:
+    params: Params = {"expression": request.expression}
     names = bind(params, "r", rowids)
     return (
         f"select rowid, snippet(papers_fts, {SNIPPET_COLUMN}, char(57344), char(57345),"
@@ -439,16 +461,16 @@ SUGGESTIONS = 3
 CANDIDATE_STEMS = 8
 
 
-def query_words(q):
+def query_words(q: str) -> list[str]:
     """The words of q as the index folds them: lower case, accents removed."""
     return normalized_title(q).split()
 
 
-def word_exists_sql(word):
+def word_exists_sql(word: str) -> tuple[str, Params]:
     return "select 1 from papers_fts where papers_fts match :word limit 1", {"word": f'"{word}"'}
 
 
-def stem_candidates_sql(word):
+def stem_candidates_sql(word: str) -> tuple[str, Params]:
     """Stems in the vocabulary starting with the word's first two letters."""
     low = word[:2]
     high = low[:-1] + chr(ord(low[-1]) + 1)
@@ -458,9 +480,10 @@ def stem_candidates_sql(word):
     )
 
 
-def edit_distance(word, other):
+def edit_distance(word: str, other: str) -> int:
     """Insertions, deletions, substitutions and swaps of neighbours (`modle` -> `model`: 1)."""
-    previous2, previous = None, list(range(len(other) + 1))
+    previous2: list[int] = []  # the row before previous, from the second row on
+    previous = list(range(len(other) + 1))
     for i, a in enumerate(word, 1):
         current = [i]
         for j, b in enumerate(other, 1):
@@ -472,17 +495,17 @@ def edit_distance(word, other):
     return previous[-1]
 
 
-def close_enough(word, other):
+def close_enough(word: str, other: str) -> bool:
     return edit_distance(word, other) <= max(1, len(word) // 3)
 
 
-def close_stems(word, rows):
+def close_stems(word: str, rows: Iterable[tuple[str, int]]) -> list[str]:
     """The stems most like the word (a stem is a cut word: `diffus` for diffusion)."""
     documents = {term: doc for term, doc in rows if len(word) - 4 <= len(term) <= len(word) + 2}
     return difflib.get_close_matches(word, list(documents), CANDIDATE_STEMS, SUGGESTION_CUTOFF)
 
 
-def surface_word_sql(stem):
+def surface_word_sql(stem: str) -> tuple[str, Params]:
     """One paper's highlighted use of the stem: the word as written (`diffusion`).
 
     A prefix query, because FTS5 would stem the stem again ("diffus" -> "diffu").
@@ -494,7 +517,7 @@ def surface_word_sql(stem):
     ), {"stem": f'"{stem}"*'}
 
 
-def marked_words(texts):
+def marked_words(texts: Iterable[str | None]) -> set[str]:
     """The highlighted words of some highlight() outputs, folded as the index folds them."""
     words = set()
     for text in texts:
@@ -505,13 +528,13 @@ def marked_words(texts):
     return words
 
 
-def best_words(word, surfaces):
+def best_words(word: str, surfaces: Iterable[str]) -> list[str]:
     """Real words most like the misspelt one, best first."""
     close = [surface for surface in set(surfaces) - {word} if close_enough(word, surface)]
     return sorted(close, key=lambda surface: (edit_distance(word, surface), surface))
 
 
-def suggested_queries(words, replacements):
+def suggested_queries(words: Sequence[str], replacements: Mapping[str, Sequence[str]]) -> list[str]:
     """Every misspelt word replaced by its best match; then the first one's other matches."""
     if not replacements:
         return []

@@ -1,13 +1,16 @@
 """One /search request's statements (loader/web/search_request.py) run on one SQLite connection.
 
 The page runs this whole sequence in one call on one of Datasette's SQL threads
-(`db.execute_fn`): a rare term needs ~10 statements of ~0.1 ms each, and every `db.execute` is a
-hop to a thread and back (~0.13 ms) on top. Each step keeps its own time limit, as
+(`db.execute_fn`): a rare term needs many short statements, and every `db.execute` is a hop to a
+thread and back, costing as much as a statement, on top. Each step keeps its own time limit, as
 `db.execute(..., custom_time_limit=...)` would give it. The benchmark runs the same functions
 on a plain connection as the raw SQL the page is measured against.
 """
 
+import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypedDict
 
 from datasette.database import QueryInterrupted
 
@@ -17,6 +20,14 @@ from loader.web.time_limit import within_time_limit
 # facets counted by joining every match to the link tables: slow for a large match set;
 # cheapest first (a paper has fewer affiliations than authors)
 LINK_FACETS = ("affiliation", "author")
+
+
+class FacetItem(TypedDict):
+    """One value of a facet as the page lists it."""
+
+    value: search.FilterValue
+    label: str
+    count: int
 
 
 @dataclass
@@ -31,22 +42,22 @@ class Limits:
 class Answer:
     request: search.SearchRequest
     total: int = 0
-    results: list = field(default_factory=list)
-    facets: dict = field(default_factory=dict)  # name -> [{value, label, count}]
-    timed_out: list = field(default_factory=list)
-    deferred: list = field(default_factory=list)  # facets left for a second request
-    suggestions: list = field(default_factory=list)
+    results: list[dict[str, Any]] = field(default_factory=list)  # fetch_results' papers
+    facets: dict[str, list[FacetItem]] = field(default_factory=dict)
+    timed_out: list[str] = field(default_factory=list)
+    deferred: list[str] = field(default_factory=list)  # facets left for a second request
+    suggestions: list[str] = field(default_factory=list)
 
 
 NO_LIMITS = Limits()
 
 
-def fetch(conn, sql_and_params):
+def fetch(conn: sqlite3.Connection, sql_and_params: tuple[str, search.Params]) -> list[Any]:
     sql, params = sql_and_params
     return conn.execute(sql, params).fetchall()
 
 
-def find_exact_rowids(conn, request):
+def find_exact_rowids(conn: sqlite3.Connection, request: search.SearchRequest) -> tuple[int, ...]:
     """Papers whose title equals the query (case and punctuation aside) come first."""
     if request.expression is None:
         return ()
@@ -59,22 +70,33 @@ def find_exact_rowids(conn, request):
     )
 
 
-def count_total(conn, request):
+def count_total(conn: sqlite3.Connection, request: search.SearchRequest) -> int:
     return fetch(conn, search.count_sql(request))[0][0]
 
 
-def find_page(conn, request, exact_rowids, after=None, limit=None, offset=0):
+def find_page(
+    conn: sqlite3.Connection,
+    request: search.SearchRequest,
+    exact_rowids: Sequence[int],
+    after: Sequence[Any] | None = None,
+    limit: int | None = None,
+    offset: int = 0,
+) -> list[Any]:
     """(rowid, sort keys...) of a page, or of an export's batch after a row's keys."""
     return fetch(conn, search.page_sql(request, exact_rowids, after, limit, offset))
 
 
-def fetch_results(conn, request, rowids):
+def fetch_results(
+    conn: sqlite3.Connection, request: search.SearchRequest, rowids: Sequence[int]
+) -> list[dict[str, Any]]:
     """The papers of these rowids with authors, affiliations and snippets, in that order."""
     if not rowids:
         return []
     by_rowid = {row[0]: row for row in fetch(conn, search.details_sql(rowids))}
     paper_ids = [by_rowid[rowid][1] for rowid in rowids if rowid in by_rowid]
-    authors, affiliations, snippets = {}, {}, {}
+    authors: dict[str, list[dict[str, Any]]] = {}
+    affiliations: dict[str, list[dict[str, Any]]] = {}
+    snippets: dict[int, str] = {}
     for paper_id, author_id, name in fetch(conn, search.authors_sql(paper_ids)):
         authors.setdefault(paper_id, []).append({"id": author_id, "name": name})
     for paper_id, slug, name in fetch(conn, search.affiliations_sql(paper_ids)):
@@ -107,13 +129,15 @@ def fetch_results(conn, request, rowids):
     return results
 
 
-def label_of(value, label):
+def label_of(value: object, label: object) -> str:
     if value is None:
         return "(none)"
     return str(label if label is not None else value)
 
 
-def count_column_facets(conn, request):
+def count_column_facets(
+    conn: sqlite3.Connection, request: search.SearchRequest
+) -> tuple[int, dict[str, list[FacetItem]]]:
     """(total, {facet: items}) of the venue, year, status, area and track facets."""
     total, counted = search.column_facets(request, fetch(conn, search.combo_counts_sql(request)))
     return total, {
@@ -125,10 +149,14 @@ def count_column_facets(conn, request):
     }
 
 
-def count_link_facet(conn, request, name):
+def count_link_facet(
+    conn: sqlite3.Connection, request: search.SearchRequest, name: str
+) -> list[FacetItem]:
     """The author or affiliation facet: [{value, label, count}], the chosen values listed."""
     rows = fetch(conn, search.facet_sql(request, name))
-    items = [{"value": r[0], "label": label_of(r[0], r[1]), "count": r[2]} for r in rows]
+    items: list[FacetItem] = [
+        {"value": r[0], "label": label_of(r[0], r[1]), "count": r[2]} for r in rows
+    ]
     listed = {item["value"] for item in items}
     missing = [value for value in request.chosen(name) if value not in listed]
     if missing:
@@ -145,15 +173,15 @@ def count_link_facet(conn, request, name):
     return items
 
 
-def find_suggestions(conn, request):
+def find_suggestions(conn: sqlite3.Connection, request: search.SearchRequest) -> list[str]:
     """This query with each misspelt word replaced by a word the catalog uses."""
     words = search.query_words(request.q)
-    replacements = {}
+    replacements: dict[str, list[str]] = {}
     for word in words:
         if len(word) < 3 or word in replacements or fetch(conn, search.word_exists_sql(word)):
             continue
         stems = search.close_stems(word, fetch(conn, search.stem_candidates_sql(word)))
-        surfaces = set()
+        surfaces: set[str] = set()
         for stem in stems:
             for row in fetch(conn, search.surface_word_sql(stem)):
                 surfaces |= search.marked_words(row)
@@ -163,9 +191,12 @@ def find_suggestions(conn, request):
     return search.suggested_queries(words, replacements)
 
 
-def count_link_facets(conn, request, limits=NO_LIMITS):
+def count_link_facets(
+    conn: sqlite3.Connection, request: search.SearchRequest, limits: Limits = NO_LIMITS
+) -> tuple[dict[str, list[FacetItem]], list[str]]:
     """({facet: items}, timed-out facets) of the author and affiliation facets."""
-    facets, timed_out = {}, []
+    facets: dict[str, list[FacetItem]] = {}
+    timed_out: list[str] = []
     for name in LINK_FACETS:
         if timed_out:
             # the author facet joins more rows than the affiliation facet that just timed out
@@ -181,7 +212,12 @@ def count_link_facets(conn, request, limits=NO_LIMITS):
     return facets, timed_out
 
 
-def answer_search(conn, request, limits=NO_LIMITS, link_facets_up_to=None):
+def answer_search(
+    conn: sqlite3.Connection,
+    request: search.SearchRequest,
+    limits: Limits = NO_LIMITS,
+    link_facets_up_to: int | None = None,
+) -> Answer:
     """Everything a /search page shows. Author and affiliation facets are left for a second
     request (`deferred`) when more than `link_facets_up_to` papers match (None: never).
     QueryInterrupted when the total or the page runs past its limit; a facet that does is

@@ -6,14 +6,21 @@ author pages, related papers, /search) keep the limit each statement would have 
 """
 
 import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 from datasette.database import QueryInterrupted
 from datasette.utils import sqlite_timelimit
 
 
 @contextmanager
-def within_time_limit(conn, ms, sql="", params=None):
+def within_time_limit(
+    conn: sqlite3.Connection,
+    ms: int | None,
+    sql: str = "",
+    params: Mapping[str, Any] | Sequence[Any] | None = None,
+) -> Iterator[None]:
     """Datasette's time limit of `ms` on what runs inside; QueryInterrupted past it. None: no
     limit (the benchmark's raw side); 0 interrupts at once, as in Datasette."""
     if ms is None:
