@@ -93,6 +93,7 @@ lint: $(BIN)/.installed
 	$(BIN)/ruff check loader plugins tests bench
 	$(BIN)/ruff format --check loader plugins tests bench
 	$(BIN)/mypy loader
+	$(BIN)/lint-imports
 
 # docs/cli.md from the commands' own --help (tests/test_docs.py fails while it is stale)
 cog: $(BIN)/.installed

@@ -18,13 +18,21 @@ from loader.build.facet_table import add_facet_table
 from loader.build.full_text import SHADOW_TABLES as FTS_SHADOW_TABLES
 from loader.build.full_text import CatalogCheckFailed, SideIndex
 from loader.build.id_set import IdSet
-from loader.rules.merge import DIRECT, TITLE, Version, VersionGroups, direct_matches, resolve, title_matches
+from loader.build.prepare import prepared_sources, worker_count
+from loader.read.lines import MAX_CACHED_NAME_LENGTH, NAME_CACHE_SIZE
+from loader.read.sources import public_paths
+from loader.records import Problem
+from loader.rules.merge import (
+    DIRECT,
+    TITLE,
+    Version,
+    VersionGroups,
+    direct_matches,
+    resolve,
+    title_matches,
+)
 from loader.rules.names import display_name, name_key, spelling
 from loader.rules.normalize import TRACK_SEPARATOR, affiliation_name, affiliation_slug, split_track
-from loader.build.prepare import prepared_sources, worker_count
-from loader.records import Problem
-from loader.read.sources import public_paths
-from loader.read.lines import MAX_CACHED_NAME_LENGTH, NAME_CACHE_SIZE
 
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 # label (the title, or the heading derived from the abstract), authors (names), plain abstract:

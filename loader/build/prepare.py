@@ -9,13 +9,13 @@ import os
 import signal
 import threading
 
-from loader.rules.labels import derive_label
 from loader.lifetime import die_with_parent
+from loader.read.sources import read_source
+from loader.records import Problem
+from loader.rules.labels import derive_label
 from loader.rules.markup import plain_text
 from loader.rules.merge import identifying_title, version_keys
 from loader.rules.normalize import paper_id
-from loader.records import Problem
-from loader.read.sources import read_source
 
 # parsing and normalizing is pure, per file, and most of the CPU time: worker processes do it
 # while this one writes SQLite. Below this much input starting them costs more than it saves.
