@@ -17,8 +17,8 @@ itself, exactly the modules `pip install` registers in any Datasette.
 import argparse
 import subprocess
 import sys
-import xml.etree.ElementTree as ElementTree
 from pathlib import Path
+from xml.etree import ElementTree
 
 ROOT = Path(__file__).resolve().parent.parent
 DATASETTE = "datasette==0.65.5"
@@ -78,7 +78,9 @@ def failures(report: Path) -> dict[str, str]:
             element = case.find(outcome)
             if element is not None:
                 message = (element.get("message") or "").splitlines()
-                failed[f"{case.get('classname')}::{case.get('name')}"] = message[0] if message else ""
+                failed[f"{case.get('classname')}::{case.get('name')}"] = (
+                    message[0] if message else ""
+                )
     return failed
 
 
