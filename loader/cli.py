@@ -126,13 +126,6 @@ metadata_option = click.option(
     show_default="the site's metadata.yml",
     type=click.Path(exists=True, dir_okay=False),
 )
-plugins_option = click.option(
-    "--plugins-dir",
-    default=site.PLUGINS_DIR,
-    show_default="the site's plugins/",
-    type=click.Path(exists=True, file_okay=False),
-    help="Plugin modules, with their templates/ beside them.",
-)
 
 
 @cli.command()
@@ -140,7 +133,6 @@ plugins_option = click.option(
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8001, show_default=True, type=int)
 @metadata_option
-@plugins_option
 @click.option(
     "--poll",
     default=1.0,
@@ -160,7 +152,7 @@ plugins_option = click.option(
     type=click.IntRange(min=0),
     help="Memory each worker may use to keep answers to repeated GETs (0: no cache).",
 )
-def serve(db, host, port, metadata, plugins_dir, poll, workers, cache_mb):
+def serve(db, host, port, metadata, poll, workers, cache_mb):
     """Serve the catalog read-only with Datasette, with limits fit for a public site.
 
     One worker process per core answers requests. The server reads a hard-linked snapshot of
@@ -173,13 +165,19 @@ def serve(db, host, port, metadata, plugins_dir, poll, workers, cache_mb):
 
         paper-catalog serve --db catalog.db --port 8001
     """
+    # imports Datasette: only when serving (build and check never do)
+    from loader.web.datasette_coupling import CouplingMismatch, require_upstream
+
+    try:
+        require_upstream()
+    except CouplingMismatch as error:
+        raise click.ClickException(f"cannot serve: {error}")
     try:
         status = serve_catalog(
             db,
             host,
             port,
             metadata,
-            plugins_dir,
             poll,
             say=lambda m: click.echo(m, err=True),
             workers=workers,
