@@ -12,14 +12,12 @@ import sqlite3
 
 import pytest
 import yaml
-from datasette.app import Datasette
 from datasette.database import QueryInterrupted
 
-from loader.serve.settings import SETTINGS
 from loader.web import search_request as search
 from loader.web import search_results as search_run
 
-from .conftest import ROOT, second_datasette
+from .conftest import ROOT, second_datasette, served_app
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -284,17 +282,14 @@ async def test_a_facet_pass_past_its_time_limit_still_gives_the_exact_total(
 
 
 @pytest.fixture(scope="session")
-def deferring_site(search_catalog, datasette):
+def deferring_site(search_catalog, tmp_path_factory):
     """The search catalog with the author and affiliation facets left for a second request
     past 5 matches."""
     metadata = yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8"))
     metadata.setdefault("plugins", {})["paper-catalog-search"] = {"link_facets_up_to": 5}
-    return Datasette(
-        immutables=[str(search_catalog)],
-        metadata=metadata,
-        template_dir=str(ROOT / "plugins" / "templates"),
-        settings=SETTINGS,
-    )
+    path = tmp_path_factory.mktemp("deferring") / "metadata.yml"
+    path.write_text(yaml.safe_dump(metadata), encoding="utf-8")
+    return served_app(search_catalog, metadata=path).datasette
 
 
 async def test_a_large_match_set_leaves_author_facets_for_a_second_request(site, deferring_site):
