@@ -55,7 +55,6 @@ async def compare(catalog, runs):
     datasette = Datasette(
         immutables=[str(catalog)],
         metadata=metadata,
-        plugins_dir=str(ROOT / "plugins"),
         settings=SETTINGS,
     )
     await datasette.invoke_startup()
