@@ -248,6 +248,12 @@ class FastCsv:
         return bool(await self.ds.get_canned_query(db.name, table, request.actor))
 
 
+def csv_route(datasette):
+    """TABLE_CSV_ROUTE of the catalog's tables."""
+    route = datasette.get_database(catalog_name(datasette)).route
+    return TABLE_CSV_ROUTE.format(route=re.escape(route))
+
+
 @functools.cache
 def fast_csv_view():
     from datasette.views.table import TableView
@@ -259,6 +265,4 @@ def fast_csv_view():
 def register_routes(datasette):
     if not serves_catalog(datasette) or not patches_enabled():
         return None
-    route = datasette.get_database(catalog_name(datasette)).route
-    view = fast_csv_view().as_view(datasette)
-    return [(TABLE_CSV_ROUTE.format(route=re.escape(route)), view)]
+    return [(csv_route(datasette), fast_csv_view().as_view(datasette))]

@@ -45,7 +45,9 @@ class FakeUrls:
 
 class FakeDatasette:
     urls = FakeUrls()
-    databases = {"catalog": None}
+
+    def __init__(self):
+        self.databases = {"catalog": None}
 
     def plugin_config(self, name):
         return None
