@@ -2,6 +2,7 @@
 checks the markup rules), snippet highlight, blank-search guard, CSV link rewriting, chart
 geometry."""
 
+import importlib.metadata
 import re
 from types import SimpleNamespace
 
@@ -354,3 +355,25 @@ async def test_the_catalog_may_have_another_name(seed_catalog, tmp_path):
     page = await ds.client.get(f"/papers2024/papers/{paper['id']}")
     assert page.status_code == 200 and "paper-page" in page.text
     assert (await ds.client.get("/search.json?q=learning")).json()["total"] > 0
+
+
+@pytest.mark.parametrize(
+    "first", ["datasette.app", "datasette.views.table", "paper_catalog_site.plugins.csv_stream"]
+)
+def test_the_plugins_load_whatever_is_imported_first(first):
+    """Datasette loads installed plugins while its own modules import: no plugin module may
+    import Datasette's views or app as it loads."""
+    import subprocess
+    import sys
+
+    check = (
+        f"import {first}; from datasette.plugins import get_plugins; "
+        "print(sum(p['name'] == 'paper-catalog' for p in get_plugins()))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", check], capture_output=True, text=True, check=False, timeout=60
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    entry_points = importlib.metadata.entry_points(group="datasette")
+    ours = [entry for entry in entry_points if entry.value.startswith("paper_catalog_site.")]
+    assert int(result.stdout) == len(ours)

@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import datasette
-from datasette.plugins import pm
 from datasette.utils.asgi import Request
 from datasette.version import __version__ as INSTALLED_VERSION
 from jinja2 import BaseLoader, ChoiceLoader, FileSystemLoader, PrefixLoader, TemplateNotFound
@@ -637,6 +636,9 @@ def remember_table_permissions(datasette):
     blocks, two or three times a page (~1 ms of a paper page's CPU). Our metadata is fixed for
     the worker's life (no plugin supplies metadata per request), so each table's answer is
     kept; a site with a get_metadata hook keeps Datasette's reading."""
+    # datasette.plugins loads the installed plugins, ours too: not as this module loads
+    from datasette.plugins import pm
+
     if pm.hook.get_metadata.get_hookimpls() or not hasattr(datasette, "_table_permission_allows"):
         return
     look_up = datasette._table_permission_allows
