@@ -12,18 +12,22 @@ and is `catalog` when none is given, the name `paper-catalog serve` gives the bu
 """
 
 import weakref
+from typing import TYPE_CHECKING
 
 from datasette.database import Database
 from datasette.utils import to_css_class
 from datasette.utils.asgi import NotFound
 
+if TYPE_CHECKING:  # datasette.app loads the installed plugins: never as a plugin loads
+    from datasette.app import Datasette
+
 PLUGIN = "paper-catalog"
 DEFAULT_DATABASE = "catalog"
 # per Datasette instance: its configuration is read once (a hook runs many times a page)
-NAMES: "weakref.WeakKeyDictionary[object, str]" = weakref.WeakKeyDictionary()
+NAMES: "weakref.WeakKeyDictionary[Datasette, str]" = weakref.WeakKeyDictionary()
 
 
-def catalog_name(datasette) -> str:
+def catalog_name(datasette: "Datasette") -> str:
     """The name of the catalog database in this Datasette (whether or not it serves one)."""
     name = NAMES.get(datasette)
     if name is None:
@@ -32,11 +36,11 @@ def catalog_name(datasette) -> str:
     return name
 
 
-def serves_catalog(datasette) -> bool:
+def serves_catalog(datasette: "Datasette") -> bool:
     return catalog_name(datasette) in datasette.databases
 
 
-def catalog_database(datasette) -> Database:
+def catalog_database(datasette: "Datasette") -> Database:
     """The catalog database; a 404 for a Datasette that does not serve it."""
     db = datasette.databases.get(catalog_name(datasette))
     if db is None:
@@ -44,25 +48,25 @@ def catalog_database(datasette) -> Database:
     return db
 
 
-def is_catalog(datasette, database: str | None) -> bool:
+def is_catalog(datasette: "Datasette", database: str | None) -> bool:
     """`database` (a database's name) is the catalog, and the catalog is served."""
     return (
         database is not None and database == catalog_name(datasette) and serves_catalog(datasette)
     )
 
 
-def is_catalog_page(datasette, database: str | None) -> bool:
+def is_catalog_page(datasette: "Datasette", database: str | None) -> bool:
     """A page of the site: the catalog's, or one of no database (the home page, /search,
     /-/ pages) of a Datasette that serves the catalog. Never another database's page."""
     return serves_catalog(datasette) and database in (None, catalog_name(datasette))
 
 
-def row_template(datasette, table: str) -> str:
+def row_template(datasette: "Datasette", table: str) -> str:
     """The name Datasette asks for first for a row page of a catalog table."""
     return f"row-{to_css_class(catalog_name(datasette))}-{to_css_class(table)}.html"
 
 
-def in_catalog_scope(datasette, path: str) -> bool:
+def in_catalog_scope(datasette: "Datasette", path: str) -> bool:
     """A request path of the site, as is_catalog_page() says of pages: the catalog's pages and
     those of no database, when the catalog is served; never a path of another database."""
     if not serves_catalog(datasette):

@@ -27,15 +27,28 @@ import hashlib
 import importlib
 import inspect
 import logging
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import datasette
 from datasette.utils.asgi import Request
 from datasette.version import __version__ as INSTALLED_VERSION
-from jinja2 import BaseLoader, ChoiceLoader, FileSystemLoader, PrefixLoader, TemplateNotFound
+from jinja2 import (
+    BaseLoader,
+    ChoiceLoader,
+    Environment,
+    FileSystemLoader,
+    PrefixLoader,
+    TemplateNotFound,
+)
 
 from loader.web.index_only import index_only
+
+if TYPE_CHECKING:  # datasette.app loads the installed plugins: never as a plugin loads
+    from datasette.app import Datasette
+    from datasette.database import Database
 
 DATASETTE_VERSION = "0.65.5"
 DATASETTE_TEMPLATES = Path(datasette.__file__).parent / "templates"
@@ -336,7 +349,7 @@ PATCHES = {
 }
 
 
-def resolve(target):
+def resolve(target: str) -> Callable:
     module_name, _, qualified = target.partition(":")
     found = importlib.import_module(module_name)
     for part in qualified.split("."):
@@ -440,16 +453,16 @@ CHOOSER = '{{% extends ("{prefix}:" if {variable} else "default:") ~ "{name}" %}
 class PatchedSources(BaseLoader):
     """`paper-catalog-patched:NAME`: Datasette's own template NAME with our edits."""
 
-    def __init__(self, defaults):
+    def __init__(self, defaults: BaseLoader):
         self.defaults = defaults
 
-    def get_source(self, environment, template):
+    def get_source(self, environment: Environment, template: str) -> tuple:
         if template not in PATCHES:
             raise TemplateNotFound(template)
         source, filename, uptodate = self.defaults.get_source(environment, template)
         return patch_source(template, source), filename, uptodate
 
-    def list_templates(self):
+    def list_templates(self) -> list[str]:
         return sorted(PATCHES)
 
 
@@ -458,11 +471,11 @@ class CatalogTemplates(BaseLoader):
     text on the catalog's pages (PAGE_VARIABLE), Datasette's own on any other; and `aliases`,
     names Datasette asks for served from our own templates."""
 
-    def __init__(self, own, aliases):
+    def __init__(self, own: BaseLoader, aliases: dict[str, str]):
         self.own = own
         self.aliases = aliases
 
-    def get_source(self, environment, template):
+    def get_source(self, environment: Environment, template: str) -> tuple:
         if template in self.aliases:
             return self.own.get_source(environment, self.aliases[template])
         if template not in PATCHES:
@@ -470,11 +483,13 @@ class CatalogTemplates(BaseLoader):
         source = CHOOSER.format(prefix=PATCHED_PREFIX, variable=PAGE_VARIABLE, name=template)
         return source, None, lambda: True
 
-    def list_templates(self):
+    def list_templates(self) -> list[str]:
         return sorted(PATCHES) + sorted(self.aliases)
 
 
-def install_template_patches(environment, aliases: dict[str, str] | None = None) -> bool:
+def install_template_patches(
+    environment: Environment, aliases: dict[str, str] | None = None
+) -> bool:
     """Put CatalogTemplates after the user's --template-dir and every plugin's templates and
     before Datasette's own, so a user's template always wins. Datasette's constructor makes
     ChoiceLoader([FileSystemLoader([template_dir, *plugin templates, default]),
@@ -507,7 +522,7 @@ def install_template_patches(environment, aliases: dict[str, str] | None = None)
 # Monkeypatches of the served app -------------------------------------------------------------
 
 
-def refresh_schemas_once(datasette):
+def refresh_schemas_once(datasette: "Datasette") -> None:
     """Datasette reads every database's schema version before every request (three SQL-thread
     hand-offs, ~0.5 ms) to notice a changed schema. The served build never changes (a new
     build starts new workers), so once its schema is read it stays read."""
@@ -540,19 +555,19 @@ NAME_SQL = (
 MAX_REMEMBERED = 256
 
 
-def copied(answer):
+def copied(answer: list) -> list:
     """A list answer as a new list, its dicts new dicts (tuples and strings never change)."""
     return [dict(item) if isinstance(item, dict) else item for item in answer]
 
 
-def copied_foreign_keys(answer):
+def copied_foreign_keys(answer: dict) -> dict:
     """get_all_foreign_keys()'s {table: {"incoming": [dict], "outgoing": [dict]}}, new."""
     return {
         table: {way: copied(keys) for way, keys in ways.items()} for table, ways in answer.items()
     }
 
 
-def remembering(look_up, key_of, copy=None):
+def remembering(look_up: Callable, key_of: Callable, copy: Callable | None = None) -> Callable:
     """look_up() with its answers kept by key_of(arguments), given out through copy(). Names
     come from URLs: past a few hundred answers, asking again costs less than the memory (None:
     not kept at all)."""
@@ -571,18 +586,18 @@ def remembering(look_up, key_of, copy=None):
     return remembered
 
 
-def arguments_key(args, kwargs):
+def arguments_key(args: tuple, kwargs: dict) -> Hashable:
     return args, tuple(sorted(kwargs.items()))
 
 
-def name_statement_key(args, kwargs):
+def name_statement_key(args: tuple, kwargs: dict) -> tuple | None:
     sql, params = (list(args) + [kwargs.get("params")])[:2]
     if sql == NAME_SQL and not set(kwargs) - {"params"} and isinstance(params, tuple | list):
         return tuple(params)
     return None
 
 
-def remember_schema_lookups(db):
+def remember_schema_lookups(db: "Database") -> None:
     """A table page asks SQLite whether `papers` is a view, a table, for its definition, its
     columns, keys and foreign keys and, for each permission check, for its name: ~18 SQL-thread
     hand-offs on every request with the same answers. The served file never changes, so each
@@ -599,7 +614,7 @@ def remember_schema_lookups(db):
     db.execute = remembering(db.execute, name_statement_key)
 
 
-def count_searches_from_the_index(db):
+def count_searches_from_the_index(db: "Database") -> None:
     """A plain search's count from papers_fts alone (loader/web/index_only.py)."""
     execute = db.execute
 
@@ -610,7 +625,7 @@ def count_searches_from_the_index(db):
     db.execute = executed
 
 
-def remember_request_args():
+def remember_request_args() -> None:
     """Datasette's Request.args parses the query string on every read: ~56 parses of the same
     string for one table page (~1 ms). The parsed arguments are kept on the request while its
     query string stays the same object (a wrapper that changes it makes a new scope anyway)."""
@@ -631,7 +646,7 @@ def remember_request_args():
     Request.args = property(args)
 
 
-def remember_table_permissions(datasette):
+def remember_table_permissions(datasette: "Datasette") -> None:
     """Datasette's view-table check deep-copies the whole metadata to read one table's `allow`
     blocks, two or three times a page (~1 ms of a paper page's CPU). Our metadata is fixed for
     the worker's life (no plugin supplies metadata per request), so each table's answer is
@@ -660,7 +675,7 @@ def remember_table_permissions(datasette):
 # The served app ----------------------------------------------------------------------------
 
 
-def patch_served_datasette(datasette, catalog) -> None:
+def patch_served_datasette(datasette: "Datasette", catalog: "Database") -> None:
     """The monkeypatches of `paper-catalog serve`'s Datasette: its one immutable catalog's
     schema, permissions and query strings read once. Only when patches_enabled()."""
     remember_request_args()
