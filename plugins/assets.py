@@ -18,7 +18,7 @@ def static_url(datasette, name):
 
 
 @hookimpl
-def extra_css_urls(database, datasette):
-    if not is_catalog_page(datasette, database):
+def extra_css_urls(database, request, datasette):
+    if not is_catalog_page(datasette, database, request):
         return None
     return [static_url(datasette, STYLESHEET)]

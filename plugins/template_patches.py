@@ -57,6 +57,6 @@ def prepare_jinja2_environment(env, datasette):
 
 
 @hookimpl
-def extra_template_vars(database, datasette):
+def extra_template_vars(database, request, datasette):
     # the edited templates choose their text by this (datasette_coupling.CHOOSER)
-    return {PAGE_VARIABLE: is_catalog_page(datasette, database)}
+    return {PAGE_VARIABLE: is_catalog_page(datasette, database, request)}

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from datasette.database import Database
 from datasette.utils import to_css_class
-from datasette.utils.asgi import NotFound
+from datasette.utils.asgi import NotFound, Request
 
 if TYPE_CHECKING:  # datasette.app loads the installed plugins: never as a plugin loads
     from datasette.app import Datasette
@@ -55,10 +55,15 @@ def is_catalog(datasette: "Datasette", database: str | None) -> bool:
     )
 
 
-def is_catalog_page(datasette: "Datasette", database: str | None) -> bool:
+def is_catalog_page(
+    datasette: "Datasette", database: str | None, request: "Request | None" = None
+) -> bool:
     """A page of the site: the catalog's, or one of no database (the home page, /search,
-    /-/ pages) of a Datasette that serves the catalog. Never another database's page."""
-    return serves_catalog(datasette) and database in (None, catalog_name(datasette))
+    /-/ pages) of a Datasette that serves the catalog. Never another database's page (nor its
+    error page, which names no database: `request` tells)."""
+    if not serves_catalog(datasette) or database not in (None, catalog_name(datasette)):
+        return False
+    return database is not None or request is None or in_catalog_scope(datasette, request.path)
 
 
 def row_template(datasette: "Datasette", table: str) -> str:
