@@ -55,7 +55,6 @@ async def compare(catalog, runs):
     datasette = Datasette(
         immutables=[str(catalog)],
         metadata=metadata,
-        plugins_dir=str(ROOT / "plugins"),
         settings=SETTINGS,
     )
     await datasette.invoke_startup()
@@ -73,7 +72,7 @@ async def compare(catalog, runs):
     )
     clients = {
         "csv_stream": ours_client,
-        "datasette": stock_client(datasette, csv_stream.TABLE_CSV_ROUTE),
+        "datasette": stock_client(datasette, csv_stream.csv_route(datasette)),
     }
     best, sizes = {}, {}
     for name, client in clients.items():

@@ -72,7 +72,7 @@ def pick_urls(db, per_kind=URLS_PER_KIND):
 def serving(db, port):
     command = [sys.executable, "-c", "from loader.cli import cli; cli()", "serve"]
     command += ["--db", str(db), "--port", str(port)]
-    command += ["--metadata", str(ROOT / "metadata.yml"), "--plugins-dir", str(ROOT / "plugins")]
+    command += ["--metadata", str(ROOT / "metadata.yml")]
     url = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryFile() as log:
         process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)

@@ -14,7 +14,7 @@ Example:
 
 import argparse
 import csv
-import importlib.util
+import importlib
 import io
 import json
 import math
@@ -34,7 +34,6 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
 sys.path.insert(0, str(ROOT))
 
-from loader.serve.settings import setting_options
 
 COMMON_TERM = ("learning", "learn")  # as typed, and as the porter stemmer indexes it
 # /search's facets that a common term must still show at 1M (issue 13)
@@ -200,13 +199,14 @@ def free_port():
         return sock.getsockname()[1]
 
 
-def serve_command(catalog, inspect_file, port):
-    """What `paper-catalog serve` runs, on a given catalog and port."""
-    command = [sys.executable, "-m", "datasette", "serve", "-i", str(catalog)]
-    command += ["--inspect-file", str(inspect_file), "--metadata", str(ROOT / "metadata.yml")]
-    command += ["--plugins-dir", str(ROOT / "plugins"), "--host", "127.0.0.1", "--port", str(port)]
-    command += ["--template-dir", str(ROOT / "plugins" / "templates")]
-    return command + setting_options()
+def serve_command(catalog, port):
+    """`paper-catalog serve` on a given catalog and port: one worker, as the raw SQL it is
+    measured against runs on one connection, and no response cache, or every repeat of a page
+    would be a dictionary look-up."""
+    command = [sys.executable, "-c", "from loader.cli import cli; cli()", "serve"]
+    command += ["--db", str(catalog), "--metadata", str(ROOT / "metadata.yml")]
+    command += ["--host", "127.0.0.1", "--port", str(port), "--workers", "1", "--cache-mb", "0"]
+    return command
 
 
 class Raw:
@@ -245,11 +245,8 @@ def pick_terms(raw):
 
 
 def load_plugin(name):
-    """A plugin file as Datasette loads it from plugins_dir (it is not a package)."""
-    spec = importlib.util.spec_from_file_location(name, ROOT / "plugins" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """A module of the installed plugin package, as the `datasette` entry points load it."""
+    return importlib.import_module(f"paper_catalog_site.plugins.{name}")
 
 
 def page_statements(kind, key, queries):
@@ -440,7 +437,7 @@ def serve_figures(catalog, requests):
     port = free_port()
     server_log = catalog.with_name("serve.log").open("w")  # why a server went away
     server = subprocess.Popen(
-        serve_command(catalog, inspect_file, port),
+        serve_command(catalog, port),
         stdout=server_log,
         stderr=subprocess.STDOUT,
         cwd=ROOT,

@@ -139,12 +139,17 @@ def running(command, url):
 def ours(db, port, cache_mb):
     command = [sys.executable, "-c", "from loader.cli import cli; cli()", "serve"]
     command += ["--db", str(db), "--port", str(port)]
-    command += ["--metadata", str(ROOT / "metadata.yml"), "--plugins-dir", str(ROOT / "plugins")]
+    command += ["--metadata", str(ROOT / "metadata.yml")]
     return command + ["--cache-mb", str(cache_mb)]
 
 
+# Datasette loads every installed plugin, paper-catalog's too, unless it runs under its own test
+# suite: stock Datasette is Datasette with that switch on
+STOCK_DATASETTE = "import sys; sys._called_from_test = True; from datasette.cli import cli; cli()"
+
+
 def stock(db, port):
-    command = [sys.executable, "-m", "datasette", "serve", "-i", str(db), "--port", str(port)]
+    command = [sys.executable, "-c", STOCK_DATASETTE, "serve", "-i", str(db), "--port", str(port)]
     return command + ["--setting", "suggest_facets", "off"]
 
 

@@ -128,13 +128,6 @@ metadata_option = click.option(
     show_default="the site's metadata.yml",
     type=click.Path(exists=True, dir_okay=False),
 )
-plugins_option = click.option(
-    "--plugins-dir",
-    default=site.PLUGINS_DIR,
-    show_default="the site's plugins/",
-    type=click.Path(exists=True, file_okay=False),
-    help="Plugin modules, with their templates/ beside them.",
-)
 
 
 @cli.command()
@@ -142,7 +135,6 @@ plugins_option = click.option(
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8001, show_default=True, type=int)
 @metadata_option
-@plugins_option
 @click.option(
     "--poll",
     default=1.0,
@@ -167,7 +159,6 @@ def serve(
     host: str,
     port: int,
     metadata: str | Path,  # a Path when the default
-    plugins_dir: str | Path,
     poll: float,
     workers: int | None,
     cache_mb: int,
@@ -184,13 +175,19 @@ def serve(
 
         paper-catalog serve --db catalog.db --port 8001
     """
+    # imports Datasette: only when serving (build and check never do)
+    from loader.web.datasette_coupling import CouplingMismatch, require_upstream
+
+    try:
+        require_upstream()
+    except CouplingMismatch as error:
+        raise click.ClickException(f"cannot serve: {error}")
     try:
         status = serve_catalog(
             db,
             host,
             port,
             metadata,
-            plugins_dir,
             poll,
             say=lambda m: click.echo(m, err=True),
             workers=workers,

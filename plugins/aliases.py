@@ -12,7 +12,8 @@ from urllib.parse import quote
 
 from datasette import hookimpl
 
-DATABASE = "catalog"
+from loader.web.catalog_scope import catalog_name, serves_catalog
+
 TABLE = "papers"
 # paper ids are 16 hex digits (normalize.paper_id); anything else is no alias
 ROW_PATH = re.compile(r"/(?P<alias>[0-9a-f]{16})(?P<format>\.json)?")
@@ -22,9 +23,8 @@ TABLE_SQL = "select 1 from sqlite_master where type = 'table' and name = 'paper_
 
 async def merged_into(datasette, alias):
     """The paper an alias now is, or None."""
-    try:
-        db = datasette.get_database(DATABASE)
-    except KeyError:
+    db = datasette.databases.get(catalog_name(datasette))
+    if db is None:
         return None
 
     def look_up(connection):
@@ -40,8 +40,8 @@ async def merged_into(datasette, alias):
 def redirect_aliases(app, datasette):
     async def redirecting(scope, receive, send):
         match = None
-        if scope["type"] == "http":
-            prefix = datasette.urls.table(DATABASE, TABLE)
+        if scope["type"] == "http" and serves_catalog(datasette):
+            prefix = datasette.urls.table(catalog_name(datasette), TABLE)
             path = scope.get("path", "")
             match = path.startswith(prefix) and ROW_PATH.fullmatch(path[len(prefix) :])
         if not match:

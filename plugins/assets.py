@@ -1,26 +1,24 @@
-"""The catalog's stylesheet, served by the site itself (no CDN) and linked from every page."""
+"""The catalog's stylesheet, served by the site itself (no CDN) and linked from its pages.
 
-from datasette import Response, hookimpl
+It is static/catalog.css of this package, served by Datasette as a plugin's own static file
+(/-/static-plugins/paper-catalog/catalog.css), and linked only from the catalog's pages.
+"""
 
-from loader.serve.site_files import STATIC_DIR
+from datasette import hookimpl
 
-STYLESHEET = STATIC_DIR / "catalog.css"
-STYLESHEET_PATH = "/-/catalog.css"
+from loader.web.catalog_scope import is_catalog_page
 
-
-async def serve_stylesheet():
-    return Response(
-        STYLESHEET.read_text(encoding="utf-8"),
-        content_type="text/css; charset=utf-8",
-        headers={"cache-control": "max-age=3600"},
-    )
+# the distribution's name: Datasette serves its plugins' static/ under it
+DISTRIBUTION = "paper-catalog"
+STYLESHEET = "catalog.css"
 
 
-@hookimpl
-def register_routes():
-    return [(r"^/-/catalog\.css$", serve_stylesheet)]
+def static_url(datasette, name):
+    return datasette.urls.static_plugins(DISTRIBUTION, name)
 
 
 @hookimpl
-def extra_css_urls(datasette):
-    return [datasette.urls.path(STYLESHEET_PATH)]
+def extra_css_urls(database, request, datasette):
+    if not is_catalog_page(datasette, database, request):
+        return None
+    return [static_url(datasette, STYLESHEET)]

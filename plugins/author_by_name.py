@@ -8,24 +8,25 @@ to merge spellings), so a page of 25 papers needs no lookup until a reader click
 from datasette import hookimpl
 from datasette.utils.asgi import Response
 
-from loader.rules.normalize import name_key
-
-DATABASE = "catalog"
+from loader.web.catalog_scope import catalog_database, serves_catalog
+from loader.web.rendering import name_key
 
 
 async def author_page(datasette, request):
     name = request.args.get("name", "")
     if not name.strip() or len(name) > 500:
         return Response.text("Give an author's name: /-/author?name=...", status=400)
-    db = datasette.get_database(DATABASE)
+    db = catalog_database(datasette)
     found = (
         await db.execute("select id from authors where key = :key", {"key": name_key(name)})
     ).rows
     if not found:
         return Response.text(f"No author named {name[:100]}", status=404)
-    return Response.redirect(datasette.urls.row(DATABASE, "authors", found[0][0]))
+    return Response.redirect(datasette.urls.row(db.name, "authors", found[0][0]))
 
 
 @hookimpl
-def register_routes():
+def register_routes(datasette):
+    if not serves_catalog(datasette):
+        return None
     return [(r"^/-/author$", author_page)]

@@ -9,7 +9,8 @@ from urllib.parse import urlencode
 
 from datasette import Response, hookimpl
 
-DATABASE = "catalog"
+from loader.web.catalog_scope import catalog_database, catalog_name, is_catalog_page, serves_catalog
+
 ROW_HEIGHT = 22
 BAR_HEIGHT = 15
 BAR_WIDTH = 360
@@ -74,7 +75,7 @@ def bar_chart(chart_id, title, items):
 
 
 def papers_link(datasette, **filters):
-    return datasette.urls.table(DATABASE, "papers") + "?" + urlencode(filters)
+    return datasette.urls.table(catalog_name(datasette), "papers") + "?" + urlencode(filters)
 
 
 async def area_chart(datasette, db):
@@ -110,7 +111,7 @@ async def affiliation_chart(datasette, db):
 
 
 async def charts_page(datasette, request):
-    db = datasette.get_database(DATABASE)
+    db = catalog_database(datasette)
     charts = [
         await area_chart(datasette, db),
         await track_chart(datasette, db),
@@ -122,16 +123,21 @@ async def charts_page(datasette, request):
 
 
 @hookimpl
-def register_routes():
+def register_routes(datasette):
+    if not serves_catalog(datasette):
+        return None
     return [(r"^/-/charts$", charts_page)]
 
 
 @hookimpl
 def extra_template_vars(template, datasette):
-    if template != "index.html" or DATABASE not in datasette.databases:
+    if template != "index.html" or not is_catalog_page(datasette, None):
         return None
 
     async def home_chart():
-        return {"area_chart": await area_chart(datasette, datasette.get_database(DATABASE))}
+        return {
+            "area_chart": await area_chart(datasette, catalog_database(datasette)),
+            "catalog_database": catalog_name(datasette),
+        }
 
     return home_chart

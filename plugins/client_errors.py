@@ -22,6 +22,8 @@ from datasette.utils import tilde_decode, urlsafe_components
 from datasette.utils.asgi import Request
 from datasette.views.base import DatasetteError
 
+from loader.web.catalog_scope import in_catalog_scope
+
 BOOLEANS = {"on", "off", "true", "false", "1", "0"}
 BOOLEAN_PARAMETERS = {"_json_infinity"}
 # Datasette's own request checks that it raises with the default status 500
@@ -92,7 +94,11 @@ async def send_error(datasette, scope, receive, send, error):
 
 def check_parameters(app, datasette):
     async def checked(scope, receive, send):
-        if scope["type"] == "http" and scope.get("query_string"):
+        if (
+            scope["type"] == "http"
+            and scope.get("query_string")
+            and in_catalog_scope(datasette, scope["path"])
+        ):
             problem = query_problem(scope["query_string"])
             if problem:
                 error = DatasetteError(problem, title="Bad request", status=400)
@@ -155,6 +161,8 @@ def request_error(datasette, exception):
 
 @hookimpl
 def handle_exception(datasette, request, exception):
+    if request is None or not in_catalog_scope(datasette, request.path):
+        return None
     error = request_error(datasette, exception)
     if error is not None:
         return default_exceptions.handle_exception(datasette, request, error)

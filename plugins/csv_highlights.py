@@ -7,6 +7,8 @@ out. A character split between two body messages is held back until the next one
 
 from datasette import hookimpl
 
+from loader.web.catalog_scope import in_catalog_scope
+
 HIGHLIGHTS = ("\ue000".encode(), "\ue001".encode())
 # a body piece ending in the first bytes of a highlight character waits for the rest
 PARTIAL = (HIGHLIGHTS[0][:1], HIGHLIGHTS[0][:2])
@@ -25,9 +27,9 @@ def split_partial(body):
     return body, b""
 
 
-def clean_csv(app):
+def clean_csv(app, datasette):
     async def wrapped(scope, receive, send):
-        if scope["type"] != "http":
+        if scope["type"] != "http" or not in_catalog_scope(datasette, scope["path"]):
             await app(scope, receive, send)
             return
         is_csv, held = False, b""
@@ -54,5 +56,5 @@ def clean_csv(app):
 
 
 @hookimpl
-def asgi_wrapper():
-    return clean_csv
+def asgi_wrapper(datasette):
+    return lambda app: clean_csv(app, datasette)

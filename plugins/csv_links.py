@@ -9,6 +9,8 @@ from urllib.parse import parse_qsl, urlencode
 from datasette import hookimpl
 from datasette.utils import path_with_format
 
+from loader.web.catalog_scope import is_catalog
+
 # page-only parameters: they mean nothing to (or break) a full CSV export
 PAGE_ONLY = {"_size", "_stream", "_dl", "_next", "_labels", "_facet", "_facet_array", "_facet_size"}
 # _dl=1: Datasette answers with Content-Disposition: attachment, so the link downloads
@@ -45,7 +47,11 @@ def prepare_jinja2_environment(env):
 
 @hookimpl
 def extra_template_vars(template, database, table, request, datasette):
-    if request is None or not template.startswith(("table", "query")):
+    if (
+        request is None
+        or not template.startswith(("table", "query"))
+        or not is_catalog(datasette, database)
+    ):
         return None
 
     async def export_links():

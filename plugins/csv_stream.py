@@ -9,10 +9,16 @@ every page still comes from `TableView.data()` (filters, `_search`, `_where`, `_
 nulls are quoted with `str` methods and written in ~64 KB pieces. Any other value goes through
 `csv.writer` as before, blobs become the same row-blob URLs, `max_csv_mb` stops at the same row
 with the same message; `_trace` and canned queries are left to Datasette's own `as_csv`.
+
+A copy of Datasette's DataView.as_csv (views/base.py), checked against it by
+loader/web/datasette_coupling.py: served for the catalog's tables only, and only while the
+check passes.
 """
 
 import csv
+import functools
 import io
+import re
 import sqlite3
 import sys
 
@@ -26,11 +32,14 @@ from datasette.utils import (
 )
 from datasette.utils.asgi import AsgiStream, BadRequest, Request, Response
 from datasette.views.base import DatasetteError
-from datasette.views.table import TableView
+
+from loader.web.catalog_scope import catalog_name, serves_catalog
+from loader.web.datasette_coupling import patches_enabled
 
 CHUNK_CHARACTERS = 64 * 1024
-# Datasette's table route, for .csv only: plugin routes are matched before Datasette's own
-TABLE_CSV_ROUTE = r"/(?P<database>[^\/\.]+)/(?P<table>[^\/\.]+)(\.(?P<format>csv))$"
+# Datasette's table route, for the catalog's .csv only: plugin routes are matched before
+# Datasette's own
+TABLE_CSV_ROUTE = r"/(?P<database>{route})/(?P<table>[^\/\.]+)(\.(?P<format>csv))$"
 # what makes csv.writer's excel dialect (QUOTE_MINIMAL) quote a field
 QUOTE_TRIGGERS = (",", "\n", "\r")
 
@@ -157,7 +166,10 @@ def with_nofacet_nocount(request):
     return Request(scope, request.receive)
 
 
-class FastCsvTableView(TableView):
+class FastCsv:
+    """Datasette's TableView with this as_csv (mixed in by fast_csv_view: Datasette's views
+    import its plugins, so a plugin module cannot import them as it loads)."""
+
     async def as_csv(self, request, database):
         if request.args.get("_trace") or await self.is_canned_query(request):
             return await super().as_csv(request, database)
@@ -236,6 +248,21 @@ class FastCsvTableView(TableView):
         return bool(await self.ds.get_canned_query(db.name, table, request.actor))
 
 
+def csv_route(datasette):
+    """TABLE_CSV_ROUTE of the catalog's tables."""
+    route = datasette.get_database(catalog_name(datasette)).route
+    return TABLE_CSV_ROUTE.format(route=re.escape(route))
+
+
+@functools.cache
+def fast_csv_view():
+    from datasette.views.table import TableView
+
+    return type("FastCsvTableView", (FastCsv, TableView), {})
+
+
 @hookimpl
 def register_routes(datasette):
-    return [(TABLE_CSV_ROUTE, FastCsvTableView.as_view(datasette))]
+    if not serves_catalog(datasette) or not patches_enabled():
+        return None
+    return [(csv_route(datasette), fast_csv_view().as_view(datasette))]

@@ -20,10 +20,11 @@ from datasette.filters import FilterArguments
 from datasette.tracer import trace
 from datasette.utils import escape_sqlite, path_with_removed_args
 
-from loader.build.facet_table import COLUMNS as COMBO_COLUMNS
-from loader.rules.normalize import affiliation_slug, name_key
 from loader.web import facet_counts as facet_memory
+from loader.web.catalog_scope import catalog_database, is_catalog, serves_catalog
+from loader.web.facet_counts import COMBO_COLUMNS
 from loader.web.index_only import index_only
+from loader.web.rendering import affiliation_slug, name_key
 from loader.web.request_scope import mark_incomplete
 from loader.web.time_limit import within_time_limit
 
@@ -49,6 +50,11 @@ LINKS = {
         "paper_affiliations", "affiliation_id", "affiliations", "slug", "slug", affiliation_slug
     ),
 }
+
+
+def is_papers_table(facet):
+    """The facet is of the catalog's papers table (another database may have one too)."""
+    return facet.table == TABLE and is_catalog(facet.ds, facet.database)
 
 
 def is_unfiltered(sql, params):
@@ -119,7 +125,7 @@ def box_columns(facet):
     for kind in ("present", "link"):
         for config in configs.get(kind) or []:
             column = config["config"].get("column") or config["config"]["simple"]
-            if kind == "link" and (facet.table != TABLE or column not in LINKS):
+            if kind == "link" and not (is_papers_table(facet) and column in LINKS):
                 continue
             boxes.append((kind, column, config["source"]))
     return boxes
@@ -132,9 +138,11 @@ async def count_boxes(facet):
     if not boxes:
         return {}
     limit = facet.get_facet_size() + 1
-    unfiltered = is_unfiltered(facet.sql, facet.params)
+    papers = is_papers_table(facet)
+    # the precomputed counts and the link tables are the catalog's papers' only
+    unfiltered = papers and is_unfiltered(facet.sql, facet.params)
     db = facet.ds.get_database(facet.database)
-    ids_sql = None if unfiltered or facet.table != TABLE else matched_ids_sql(facet.sql, TABLE)
+    ids_sql = None if unfiltered or not papers else matched_ids_sql(facet.sql, TABLE)
     ids_sql = ids_sql and (index_only(ids_sql) or ids_sql)
     memory = facet_memory.indexes(db, LINKS) if ids_sql else None
     try:
@@ -399,9 +407,12 @@ class PresentFacet(ColumnFacet):
 
 @hookimpl
 def startup(datasette):
+    if not serves_catalog(datasette):
+        return None
+
     async def start_reading_indexes():
-        for db in datasette.databases.values():
-            facet_memory.indexes(db, LINKS)  # returns at once; read in a thread of its own
+        # returns at once; read in a thread of its own
+        facet_memory.indexes(catalog_database(datasette), LINKS)
 
     return start_reading_indexes
 
@@ -412,10 +423,10 @@ def register_facet_classes():
 
 
 @hookimpl
-def filters_from_request(request, table):
+def filters_from_request(request, database, table, datasette):
     """`authors__arraycontains=X` scans every row's JSON; the same papers are the ones linked
     to X, which an index finds. The JSON condition stays, so results are exactly the same."""
-    if table != TABLE:
+    if table != TABLE or not is_catalog(datasette, database):
         return None
     clauses, params = [], {}
     for column, link in LINKS.items():

@@ -16,6 +16,8 @@ from datasette import handle_exception as default_exceptions
 from datasette import hookimpl
 from datasette.views.base import DatasetteError
 
+from loader.web.catalog_scope import in_catalog_scope, is_catalog
+
 # the longest abstract is a few KB; an O(n*m) function like instr() on two values of this
 # size takes ~0.3 s, which bounds how far a single instruction can overrun the time limit
 MAX_VALUE_BYTES = 250_000
@@ -164,6 +166,8 @@ MMAP_BYTES = 1 << 30
 
 @hookimpl
 def prepare_connection(conn, database, datasette):
+    if not is_catalog(datasette, database):
+        return
     apply_limits(conn)
     conn.execute(f"pragma hard_heap_limit = {HARD_HEAP_LIMIT_BYTES}")
     for name in ("printf", "format"):
@@ -179,6 +183,8 @@ def prepare_connection(conn, database, datasette):
 @hookimpl
 def handle_exception(datasette, request, exception):
     if not isinstance(exception, sqlite3.DatabaseError):
+        return None
+    if request is None or not in_catalog_scope(datasette, request.path):
         return None
     message = str(exception)
     if not any(refusal in message for refusal in REFUSALS):

@@ -1,9 +1,10 @@
-"""SQL function `name_key(text)`: the loader's name key (loader/rules/names.py), so a canned query
+"""SQL function `name_key(text)`: the loader's name key (loader/web/rendering.py), so a canned query
 finds an author by any spelling of the name ('pin yu chen', 'Florian Tramer')."""
 
 from datasette import hookimpl
 
-from loader.rules.names import name_key
+from loader.web.catalog_scope import is_catalog
+from loader.web.rendering import name_key
 
 
 def sql_name_key(text):
@@ -11,5 +12,7 @@ def sql_name_key(text):
 
 
 @hookimpl
-def prepare_connection(conn):
+def prepare_connection(conn, database, datasette):
+    if not is_catalog(datasette, database):
+        return
     conn.create_function("name_key", 1, sql_name_key, deterministic=True)

@@ -10,12 +10,11 @@ author of the 1M-paper benchmark has 2,181 papers and 9,506 co-authors.
 from datasette import hookimpl
 from datasette.utils import urlsafe_components
 
+from loader.web.catalog_scope import is_catalog, row_template
 from loader.web.related import kept_counts, related_within
 from loader.web.request_scope import mark_incomplete
 from loader.web.time_limit import within_time_limit
 
-PAPER_TEMPLATE = "row-catalog-papers.html"
-AUTHOR_TEMPLATE = "row-catalog-authors.html"
 AUTHOR_PAPERS_SHOWN = 100
 COAUTHORS_SHOWN = 50
 
@@ -183,11 +182,14 @@ async def author_context(datasette, database, author_id, actor):
 
 @hookimpl
 def extra_template_vars(template, database, request, datasette):
-    if template not in (PAPER_TEMPLATE, AUTHOR_TEMPLATE) or request is None:
+    if not template.startswith("row-") or request is None or not is_catalog(datasette, database):
+        return None
+    paper_template = row_template(datasette, "papers")
+    if template not in (paper_template, row_template(datasette, "authors")):
         return None
     key = primary_key(request)
     if key is None:
         return None
-    if template == PAPER_TEMPLATE:
+    if template == paper_template:
         return paper_context(datasette, database, key, request)
     return author_context(datasette, database, key, request.actor)

@@ -1,12 +1,16 @@
 """BibTeX for one paper: shown on its page and downloadable at /catalog/papers/<id>.bib."""
 
+import re
+
 from datasette import hookimpl
 from datasette.utils.asgi import Response
 
 from loader.web import search_request as search
 from loader.web.bibtex import format_entry
+from loader.web.catalog_scope import catalog_database, serves_catalog
 
-DATABASE = "catalog"
+# the papers table's route under the catalog's: /catalog/papers/<id>.bib
+BIBTEX_ROUTE = r"^/{route}/papers/(?P<paper_id>[0-9a-f]{{1,64}})\.bib$"
 PAPER_SQL = (
     "select id, label, title, venue, year, url, authors_truncated from papers where id = :id"
 )
@@ -37,7 +41,7 @@ def page_entry(paper, paper_authors, paper_owner=None):
 
 
 async def bibtex_download(datasette, request):
-    db = datasette.get_database(DATABASE)
+    db = catalog_database(datasette)
     paper_id = request.url_vars["paper_id"]
     found = (await db.execute(PAPER_SQL, {"id": paper_id})).rows
     if not found:
@@ -53,8 +57,11 @@ async def bibtex_download(datasette, request):
 
 
 @hookimpl
-def register_routes():
-    return [(r"^/catalog/papers/(?P<paper_id>[0-9a-f]{1,64})\.bib$", bibtex_download)]
+def register_routes(datasette):
+    if not serves_catalog(datasette):
+        return None
+    route = re.escape(catalog_database(datasette).route)
+    return [(BIBTEX_ROUTE.format(route=route), bibtex_download)]
 
 
 @hookimpl

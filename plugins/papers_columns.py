@@ -11,8 +11,9 @@ from urllib.parse import urlencode
 
 from datasette import hookimpl
 
-DATABASE = "catalog"
-PATHS = ("/catalog/papers", "/catalog/papers.csv")
+from loader.web.catalog_scope import catalog_database, catalog_name, serves_catalog
+
+TABLE = "papers"
 ALWAYS_HIDDEN = ("abstract_plain", "abstract_text")
 # columns some catalogs never fill; checked once per server (the catalog is immutable)
 MAYBE_EMPTY = ("title", "url", "venue", "year", "status", "track", "area", "track_id")
@@ -25,7 +26,7 @@ class HiddenColumns:
 
     async def get(self):
         if self.columns is None:
-            db = self.datasette.get_database(DATABASE)
+            db = catalog_database(self.datasette)
             present = set(await db.table_columns("papers"))
             empty = []
             for column in MAYBE_EMPTY:
@@ -43,14 +44,21 @@ def chooses_columns(query_string):
     return bool(names & {"_col", "_nocol", "_sort", "_sort_desc"})
 
 
+def table_paths(datasette):
+    """The papers table's HTML and CSV paths, or none when the catalog is not served."""
+    if not serves_catalog(datasette):
+        return ()
+    table = datasette.urls.table(catalog_name(datasette), TABLE)
+    return (table, datasette.urls.table(catalog_name(datasette), TABLE, format="csv"))
+
+
 def hide_columns(app, datasette):
     hidden = HiddenColumns(datasette)
 
     async def wrapped(scope, receive, send):
         if (
             scope["type"] == "http"
-            and scope["path"] in PATHS
-            and DATABASE in datasette.databases
+            and scope["path"] in table_paths(datasette)
             and not chooses_columns(scope.get("query_string", b"").decode("latin-1"))
         ):
             extra = urlencode([("_nocol", column) for column in await hidden.get()])

@@ -4,13 +4,15 @@ Datasette's /-/databases shows each database file's absolute path (for `paper-ca
 the snapshot under .serving/ in the folder the catalog was built in), and /-/threads the source
 file each running task is at (it strips only site-packages folders: a plugin's own folder shows).
 Both pages are served here instead, HTML and JSON as Datasette serves them (plugin routes are
-matched before Datasette's own), with the same data less the folders.
+matched before Datasette's own), with the same data less the folders: read through Datasette's
+private _connected_databases() and _threads() (loader/web/datasette_coupling.py checks them).
 """
 
 import re
 
 from datasette import hookimpl
-from datasette.views.special import JsonDataView
+
+from loader.web.catalog_scope import serves_catalog
 
 # the folders of an absolute path: "/srv/site/plugins/" of "running at /srv/site/plugins/x.py:40"
 FOLDERS = re.compile(r"(?<![\w.~-])/(?:[^\s/:<>'\"]+/)+")
@@ -32,6 +34,11 @@ def public_threads(datasette):
 
 @hookimpl
 def register_routes(datasette):
+    if not serves_catalog(datasette):
+        return None
+    # Datasette's views import its plugins: not as this module loads
+    from datasette.views.special import JsonDataView
+
     databases = JsonDataView.as_view(
         datasette, "databases.json", lambda: public_databases(datasette)
     )

@@ -1,14 +1,21 @@
 """The published catalog is read-only: refuse every method but GET, HEAD and OPTIONS with
-405 before Datasette sees it (0.65 answers a POST to a read-only canned query with a 500)."""
+405 before Datasette sees it (0.65 answers a POST to a read-only canned query with a 500).
+Another database of the same Datasette is left as Datasette serves it."""
 
 from datasette import hookimpl
+
+from loader.web.catalog_scope import in_catalog_scope
 
 READ_METHODS = {"GET", "HEAD", "OPTIONS"}
 
 
-def refuse_writes(app):
+def refuse_writes(app, datasette):
     async def guarded(scope, receive, send):
-        if scope["type"] == "http" and scope["method"] not in READ_METHODS:
+        if (
+            scope["type"] == "http"
+            and scope["method"] not in READ_METHODS
+            and in_catalog_scope(datasette, scope["path"])
+        ):
             await send(
                 {
                     "type": "http.response.start",
@@ -27,5 +34,5 @@ def refuse_writes(app):
 
 
 @hookimpl
-def asgi_wrapper():
-    return refuse_writes
+def asgi_wrapper(datasette):
+    return lambda app: refuse_writes(app, datasette)

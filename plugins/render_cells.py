@@ -1,4 +1,4 @@
-"""Abstracts and titles as readable HTML through loader.rules.markup (the one reading of their markup:
+"""Abstracts and titles as readable HTML through loader/web/rendering.py (the one reading of their markup:
 math as MathML, emphasis, safe links, sanitized), and search snippets with highlighted matches."""
 
 import functools
@@ -10,9 +10,9 @@ from datasette import hookimpl
 from datasette.utils import tilde_encode
 from markupsafe import Markup, escape
 
-from loader.rules.markup import render_html, title_html, title_text
-from loader.rules.normalize import affiliation_name
+from loader.web.catalog_scope import is_catalog
 from loader.web.kept_renderings import KeptRenderings
+from loader.web.rendering import affiliation_name, render_html, title_html, title_text
 
 # the `search` canned query wraps each match in these private-use characters
 MATCH_START = "\ue000"
@@ -163,7 +163,7 @@ kept_linked_names = KeptRenderings(linked_names, LINKS_KEPT_BYTES)
 
 @hookimpl
 def render_cell(row, value, column, table, database, datasette):
-    if database != "catalog" or value is None:
+    if value is None or not is_catalog(datasette, database):
         return None
     if column == "abstract" and table in ("papers", None) and isinstance(value, str):
         return kept_abstract_cell(value)

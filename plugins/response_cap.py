@@ -27,6 +27,8 @@ from datasette import hookimpl
 from datasette.utils.asgi import Request
 from datasette.views.base import DatasetteError
 
+from loader.web.catalog_scope import in_catalog_scope, is_catalog
+
 # the largest page the catalog serves is 1,000 papers of ~3.6 KB (a 6 KB paper at most), so
 # 16 MiB is far above any legitimate result and far below what exhausts the server
 MAX_RESPONSE_BYTES = 16 * 1024 * 1024
@@ -119,7 +121,9 @@ def counting_row_factory(row_class, cap):
 
 
 @hookimpl
-def prepare_connection(conn):
+def prepare_connection(conn, database, datasette):
+    if not is_catalog(datasette, database):
+        return
     # Datasette has set sqlite3.Row; keep it, counted
     conn.row_factory = counting_row_factory(conn.row_factory, MAX_RESPONSE_BYTES)
 
@@ -132,7 +136,7 @@ def refusal_error():
 
 @hookimpl
 def handle_exception(datasette, request, exception):
-    if isinstance(exception, ResponseTooLarge):
+    if isinstance(exception, ResponseTooLarge) and request is not None:
         return default_exceptions.handle_exception(datasette, request, refusal_error())
     return None
 
@@ -141,7 +145,7 @@ def cap_bodies(app, datasette):
     """Replace a one-piece response body longer than the cap with the 400; streams pass."""
 
     async def capped(scope, receive, send):
-        if scope["type"] != "http":
+        if scope["type"] != "http" or not in_catalog_scope(datasette, scope["path"]):
             await app(scope, receive, send)
             return
         start = None

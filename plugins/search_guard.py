@@ -8,6 +8,8 @@ from urllib.parse import parse_qsl, urlencode
 from datasette import hookimpl
 from datasette.utils import escape_fts
 
+from loader.web.catalog_scope import in_catalog_scope
+
 
 def is_search(key):
     return key == "_search" or key.startswith("_search_")
@@ -35,9 +37,13 @@ def cleaned_query_string(query_string):
     return urlencode(kept).encode("latin-1")
 
 
-def guard_search(app):
+def guard_search(app, datasette):
     async def guarded(scope, receive, send):
-        if scope["type"] == "http" and b"_search" in scope.get("query_string", b""):
+        if (
+            scope["type"] == "http"
+            and b"_search" in scope.get("query_string", b"")
+            and in_catalog_scope(datasette, scope["path"])
+        ):
             cleaned = cleaned_query_string(scope["query_string"])
             if cleaned is not None:
                 scope = dict(scope, query_string=cleaned)
@@ -47,5 +53,5 @@ def guard_search(app):
 
 
 @hookimpl
-def asgi_wrapper():
-    return guard_search
+def asgi_wrapper(datasette):
+    return lambda app: guard_search(app, datasette)

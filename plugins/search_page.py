@@ -17,14 +17,13 @@ from datasette.database import QueryInterrupted
 from datasette.utils.asgi import AsgiStream, Response
 from markupsafe import Markup, escape
 
-from loader.serve.site_files import STATIC_DIR
 from loader.web import search_request as search
 from loader.web import search_results as search_run
 from loader.web.bibtex import KeyMaker, format_entry
+from loader.web.catalog_scope import catalog_database, catalog_name, serves_catalog
 from loader.web.request_scope import mark_incomplete
 from loader.web.time_limit import within_time_limit
 
-DATABASE = "catalog"
 EXPORT_BATCH = 1000
 EXPORT_NAME = "papers-search"
 CSV_COLUMNS = (
@@ -43,8 +42,6 @@ CSV_COLUMNS = (
 PAGE_LINKS_AROUND = 2
 # per Datasette instance: a synchronous overlay of its template environment (render_partial)
 PARTIALS = weakref.WeakKeyDictionary()
-# fetches the facets left for a second request (the page works without it)
-SCRIPT = STATIC_DIR / "search.js"
 # metadata.yml `plugins:` key of this page's settings
 PLUGIN = "paper-catalog-search"
 # counting authors costs ~14 us a match at 1M papers: 10,000 matches stay near 0.15 s
@@ -57,7 +54,7 @@ class Searcher:
 
     def __init__(self, datasette, request):
         self.datasette = datasette
-        self.db = datasette.get_database(DATABASE)
+        self.db = catalog_database(datasette)
         self.request = request
         self.limits = search_run.Limits(
             datasette.setting("sql_time_limit_ms"), datasette.setting("facet_time_limit_ms")
@@ -260,7 +257,7 @@ async def search_view(datasette, request):
     parsed = answer.request
     if answer.timed_out:
         mark_incomplete(request.scope, "facets")
-    base_url = str(datasette.urls.row(DATABASE, "papers", ""))
+    base_url = str(datasette.urls.row(catalog_name(datasette), "papers", ""))
     if extension == "json":
         body = {
             "total": answer.total,
@@ -361,7 +358,7 @@ def render_partial(datasette, name, **context):
 def author_links(datasette, result):
     """A result's authors as links, built here: in the template's loop they took ~1.7 ms of a
     20-result page (~14 us an author)."""
-    base = str(datasette.urls.row(DATABASE, "authors", ""))
+    base = str(datasette.urls.row(catalog_name(datasette), "authors", ""))
     return Markup(
         ", ".join(
             f'<a href="{escape(base + str(author["id"]))}">{escape(author["name"])}</a>'
@@ -419,14 +416,6 @@ async def facets_fragment(datasette, request):
     return Response.html(html)
 
 
-async def serve_script():
-    return Response(
-        SCRIPT.read_text(encoding="utf-8"),
-        content_type="text/javascript; charset=utf-8",
-        headers={"cache-control": "max-age=3600"},
-    )
-
-
 def pairs_for_export(pairs, extension):
     kept = [(name, value) for name, value in pairs if name not in ("size",)]
     return kept + ([("_all", "1")] if extension == "json" else [])
@@ -442,9 +431,10 @@ async def error_response(datasette, request, extension, message):
 
 
 @hookimpl
-def register_routes():
+def register_routes(datasette):
+    if not serves_catalog(datasette):
+        return None
     return [
         (r"^/search(\.(?P<format>json|csv|bib))?$", search_view),
         (r"^/search/facets$", facets_fragment),
-        (r"^/-/search\.js$", serve_script),
     ]

@@ -14,6 +14,8 @@ from urllib.parse import parse_qsl
 
 from datasette import hookimpl
 
+from loader.web.catalog_scope import in_catalog_scope
+
 
 def writes_own_sql(query_string):
     keys = {key for key, _ in parse_qsl(query_string.decode("latin-1"), keep_blank_values=True)}
@@ -29,7 +31,7 @@ def queue_own_sql(app, datasette):
         if not (b"sql=" in query_string or b"_where=" in query_string):
             await app(scope, receive, send)
             return
-        if not writes_own_sql(query_string):
+        if not writes_own_sql(query_string) or not in_catalog_scope(datasette, scope["path"]):
             await app(scope, receive, send)
             return
         if slots is None:

@@ -7,12 +7,14 @@ at least CHUNK_BYTES keeps the bytes and the order exactly the same and the memo
 
 from datasette import hookimpl
 
+from loader.web.catalog_scope import in_catalog_scope
+
 CHUNK_BYTES = 64 * 1024
 
 
-def buffer_body(app):
+def buffer_body(app, datasette):
     async def wrapped(scope, receive, send):
-        if scope["type"] != "http":
+        if scope["type"] != "http" or not in_catalog_scope(datasette, scope["path"]):
             await app(scope, receive, send)
             return
         pending, size = [], 0
@@ -40,5 +42,5 @@ def buffer_body(app):
 
 
 @hookimpl
-def asgi_wrapper():
-    return buffer_body
+def asgi_wrapper(datasette):
+    return lambda app: buffer_body(app, datasette)

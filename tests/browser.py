@@ -1,5 +1,5 @@
 """Real Chromium for UI tests: Debian's /usr/bin/chromium driven by Playwright, and a real
-Datasette server on a free 127.0.0.1 port. Shared by the page tests and the XSS tests.
+`paper-catalog serve` on a free 127.0.0.1 port. Shared by the page tests and the XSS tests.
 
 Never runs `playwright install`: the system browser is the one the CI image has.
 """
@@ -40,14 +40,11 @@ def free_port():
 
 
 def serve_command(db_path, port, metadata=ROOT / "metadata.yml"):
-    """`datasette serve` as `paper-catalog serve` runs it, on one database file."""
-    from loader.serve.settings import setting_options
-
-    command = [sys.executable, "-m", "datasette", "serve", "-i", str(db_path)]
-    command += ["--metadata", str(metadata), "--plugins-dir", str(ROOT / "plugins")]
-    command += ["--template-dir", str(ROOT / "plugins" / "templates")]
-    command += ["--host", "127.0.0.1", "--port", str(port)]
-    return command + setting_options()
+    """`paper-catalog serve` on one database file, as a user runs it (one worker: the tests
+    share two cores)."""
+    command = [str(Path(sys.executable).parent / "paper-catalog"), "serve", "--db", str(db_path)]
+    command += ["--metadata", str(metadata), "--workers", "1"]
+    return command + ["--host", "127.0.0.1", "--port", str(port)]
 
 
 def wait_until_up(url, process, log_path):
@@ -65,7 +62,7 @@ def wait_until_up(url, process, log_path):
 
 @contextmanager
 def datasette_server(db_path, log_dir, metadata=ROOT / "metadata.yml"):
-    """A real Datasette on a free port; yields its base URL and stops it afterwards."""
+    """The served site on a free port; yields its base URL and stops it afterwards."""
     port = free_port()
     log_path = Path(log_dir) / f"datasette-{port}.log"
     with open(log_path, "w") as log:

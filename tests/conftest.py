@@ -38,42 +38,41 @@ def query(seed_catalog):
     connection.close()
 
 
-@pytest.fixture(scope="session")
-def datasette(seed_catalog):
-    """One Datasette for the whole run, configured as `paper-catalog serve` configures it.
+def served_app(catalog, metadata=ROOT / "metadata.yml", cache_bytes=0):
+    """The ASGI app `paper-catalog serve` runs (loader/serve/app.py: ETag, response cache, gzip,
+    patches) on a catalog; its Datasette is `.datasette`. The plugins are the installed
+    package's, registered by its `datasette` entry points when Datasette was imported."""
+    from loader.serve.app import Site, create_app
 
-    Plugins loaded from plugins_dir stay registered for the whole process, so there is one.
-    """
-    import yaml
-    from datasette.app import Datasette
-
-    from loader.serve.settings import SETTINGS
-
-    metadata = yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8"))
-    return Datasette(
-        immutables=[str(seed_catalog)],
-        metadata=metadata,
-        plugins_dir=str(ROOT / "plugins"),
-        template_dir=str(ROOT / "plugins" / "templates"),
-        settings=SETTINGS,
+    site = Site(
+        db=str(catalog),
+        inspect_file=None,
+        metadata=str(metadata),
+        build_id="tests",
+        secret="tests",
+        cache_bytes=cache_bytes,
     )
+    return create_app(site)
+
+
+@pytest.fixture(scope="session")
+def site_app(seed_catalog):
+    """The served app on the seed catalog, with its response cache."""
+    from loader.serve.app import DEFAULT_CACHE_BYTES
+
+    return served_app(seed_catalog, cache_bytes=DEFAULT_CACHE_BYTES)
+
+
+@pytest.fixture(scope="session")
+def datasette(site_app):
+    """The Datasette of the served app, for `await datasette.client.get(...)` (no ETag,
+    cache or gzip: those are tested through the app itself)."""
+    return site_app.datasette
 
 
 def second_datasette(catalog):
-    """Another Datasette configured like `datasette` on another catalog: the plugins registered
-    by `datasette` serve it too (ask for that fixture alongside)."""
-    import yaml
-    from datasette.app import Datasette
-
-    from loader.serve.settings import SETTINGS
-
-    metadata = yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8"))
-    return Datasette(
-        immutables=[str(catalog)],
-        metadata=metadata,
-        template_dir=str(ROOT / "plugins" / "templates"),
-        settings=SETTINGS,
-    )
+    """The served app's Datasette on another catalog."""
+    return served_app(catalog).datasette
 
 
 @pytest.fixture(scope="module")

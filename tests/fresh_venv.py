@@ -180,9 +180,13 @@ def check_served_site(url, db):
     assert "<math" in get(f"/catalog/papers/{math_paper(db)}")
     assert "<svg" in get("/-/charts")
     assert "<mark>" in get("/catalog/search?q=diffusion")
-    assert "{" in get("/-/catalog.css")
-    plugins = {plugin["name"] for plugin in httpx.get(url + "/-/plugins.json", timeout=30).json()}
-    assert {"charts.py", "render_cells.py", "limits.py"} <= plugins
+    assert "{" in get("/-/static-plugins/paper-catalog/catalog.css")
+    assert "fetch(" in get("/-/static-plugins/paper-catalog/search.js")
+    plugins = httpx.get(url + "/-/plugins.json", timeout=30).json()
+    ours = [plugin for plugin in plugins if plugin["name"] == "paper-catalog"]
+    assert any(plugin["templates"] and plugin["static"] for plugin in ours)
+    hooks = {hook for plugin in ours for hook in plugin["hooks"]}
+    assert {"render_cell", "prepare_connection", "register_routes", "asgi_wrapper"} <= hooks
 
 
 def prefetch():

@@ -9,7 +9,7 @@ import pytest
 
 from loader.build.catalog import build_catalog
 
-from .conftest import FIXTURES, ROOT
+from .conftest import FIXTURES
 
 MERGE_FIXTURES = FIXTURES / "real" / "merge"
 
@@ -48,18 +48,7 @@ def build_fixtures(tmp_path):
 
 
 def site(connection):
-    """Datasette over a built catalog, configured as `paper-catalog serve` configures it."""
-    import yaml
-    from datasette.app import Datasette
+    """The served app's Datasette over a built catalog (tests/conftest.py served_app)."""
+    from .conftest import served_app
 
-    from loader.serve.settings import SETTINGS
-
-    metadata = yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8"))
-    db = connection.execute("pragma database_list").fetchone()[2]
-    return Datasette(
-        immutables=[db],
-        metadata=metadata,
-        plugins_dir=str(ROOT / "plugins"),
-        template_dir=str(ROOT / "plugins" / "templates"),
-        settings=SETTINGS,
-    )
+    return served_app(connection.execute("pragma database_list").fetchone()[2]).datasette

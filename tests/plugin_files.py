@@ -1,13 +1,10 @@
-"""Plugins live in plugins_dir, not a package: tests load a plugin file as Datasette does."""
+"""The installed plugin package's modules (paper_catalog_site.plugins), the very modules the
+`datasette` entry points registered, for tests that call a hook or helper directly."""
 
-import importlib.util
-from pathlib import Path
+import importlib
 
-PLUGINS = Path(__file__).resolve().parent.parent / "plugins"
+PACKAGE = "paper_catalog_site.plugins"
 
 
 def load_plugin(name):
-    spec = importlib.util.spec_from_file_location(f"test_plugin_{name}", PLUGINS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return importlib.import_module(f"{PACKAGE}.{name}")

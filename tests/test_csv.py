@@ -267,7 +267,9 @@ async def datasette_own_csv(datasette, url):
     from datasette.app import DatasetteRouter
 
     routes = [
-        route for route in datasette._routes() if route[0].pattern != csv_stream.TABLE_CSV_ROUTE
+        route
+        for route in datasette._routes()
+        if route[0].pattern != csv_stream.csv_route(datasette)
     ]
     transport = httpx.ASGITransport(app=DatasetteRouter(datasette, routes))
     async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:

@@ -45,12 +45,12 @@ def test_installed_site_builds_and_serves_any_file_from_any_folder(versions, tmp
     elsewhere.mkdir()
     environment = fresh_venv.clean_environment(python.parent)
     # the site's files come from the venv, not from this checkout or the copy it was built from
-    where = run(
-        [python, "-c", "from loader.serve import site_files; print(site_files.ROOT)"],
-        elsewhere,
-        environment,
+    report_files = (
+        "from loader.serve import site_files; print(site_files.ROOT); "
+        "print(site_files.plugin_files())"
     )
-    assert Path(where.strip()).is_relative_to(tmp_path / "venv")
+    where = run([python, "-c", report_files], elsewhere, environment).split()
+    assert all(Path(path).is_relative_to(tmp_path / "venv") for path in where), where
     report = (
         "import importlib.metadata as m; print(m.version('datasette'), m.version('sqlite-utils'))"
     )

@@ -458,11 +458,13 @@ async def test_charts_render_offline(datasette):
 
 @pytest.mark.asyncio
 async def test_stylesheet_is_served_and_linked(datasette):
-    response = await datasette.client.get("/-/catalog.css")
+    # the plugin package's static/catalog.css, served by Datasette as a plugin's own
+    stylesheet = "/-/static-plugins/paper-catalog/catalog.css"
+    response = await datasette.client.get(stylesheet)
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/css")
     html = await get_ok(datasette, "/catalog/papers")
-    assert 'href="/-/catalog.css"' in html
+    assert f'href="{stylesheet}"' in html
 
 
 # CSV links ---------------------------------------------------------------------------------

@@ -2,6 +2,8 @@
 checks the markup rules), snippet highlight, blank-search guard, CSV link rewriting, chart
 geometry."""
 
+import importlib.metadata
+import re
 from types import SimpleNamespace
 
 import pytest
@@ -44,6 +46,12 @@ class FakeUrls:
 
 class FakeDatasette:
     urls = FakeUrls()
+
+    def __init__(self):
+        self.databases = {"catalog": None}
+
+    def plugin_config(self, name):
+        return None
 
 
 def call_render_cell(row, column, table=None, database="catalog"):
@@ -208,3 +216,165 @@ def test_render_cell_authors_as_names():
     assert call_render_cell({"authors": '{"a": 1}'}, "authors", None) is None
     assert call_render_cell({"affiliations": '["pku", "mit"]'}, "affiliations", None) == "pku, mit"
     assert "[]" not in call_render_cell({"affiliations": "[]"}, "affiliations", "papers")
+
+
+# the plugins in any Datasette --------------------------------------------------------------
+
+# what only the site's pages show: its patched templates, stylesheet, header search and links
+SITE_MARKS = (
+    "skip-link",
+    "header-search",
+    'id="main"',
+    "paper-catalog",
+    "/search",
+    "/-/charts",
+    'lang="en"',
+    "Column notes",
+)
+OTHER_PAGES = ("/", "/other", "/other/things", "/other/things/1", "/other/things.json")
+
+
+def untimed(page):
+    return re.sub(r'"query_ms": [0-9.e-]+', "", re.sub(r"[0-9.]+ ?ms", "", page))
+
+
+@pytest.fixture(scope="session")
+def other_db(tmp_path_factory):
+    """A database that is not a catalog."""
+    import sqlite3
+
+    path = tmp_path_factory.mktemp("other") / "other.db"
+    with sqlite3.connect(path) as connection:
+        connection.execute("create table things (id integer primary key, name text, note text)")
+        connection.executemany(
+            "insert into things values (?, ?, ?)",
+            [(1, "first", "<b>x</b> \ue000y\ue001"), (2, "second", None)],
+        )
+    return path
+
+
+def test_the_plugins_are_registered_by_the_installed_distribution():
+    from datasette.plugins import get_plugins
+
+    ours = [p for p in get_plugins() if p.get("name") == "paper-catalog"]
+    package = [p for p in ours if p["templates_path"]]
+    assert len(package) == 1 and package[0]["static_path"], ours
+    assert package[0]["templates_path"].endswith("templates")
+    assert all(p["hooks"] for p in ours if p is not package[0])
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_a_datasette_without_the_catalog_is_served_as_stock(other_db):
+    from datasette.app import Datasette
+
+    stock = Datasette([str(other_db)])
+    for path in (*OTHER_PAGES, "/other/things.csv", "/-/databases.json"):
+        response = await stock.client.get(path)
+        assert response.status_code == 200, path
+        for mark in SITE_MARKS:
+            assert mark not in response.text, (path, mark)
+    for path in ("/search", "/-/charts", "/-/author?name=x"):
+        assert (await stock.client.get(path)).status_code == 404, path
+    # a write to a mutable database is Datasette's to answer, not refused as read-only
+    assert (await stock.client.post("/other/things/-/insert")).status_code != 405
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_another_databases_pages_are_the_same_beside_the_catalog(other_db, seed_catalog):
+    from datasette.app import Datasette
+
+    alone = Datasette([str(other_db)])
+    beside = Datasette([str(other_db)], immutables=[str(seed_catalog)])
+    # its pages and its error pages (which name no database)
+    for path in (*OTHER_PAGES[1:], "/other/nothing", "/other/things/3"):
+        ours = (await beside.client.get(path)).text
+        theirs = (await alone.client.get(path)).text
+        assert untimed(ours) == untimed(theirs), path
+    # the catalog's own pages are the site's
+    table = (await beside.client.get("/catalog/papers")).text
+    assert "skip-link" in table and "header-search" in table
+
+
+def test_stock_datasette_serve_of_another_database(other_db, tmp_path):
+    """A real `datasette serve other.db` where paper-catalog is installed."""
+    import subprocess
+    import sys
+
+    import httpx
+
+    from .browser import free_port, wait_until_up
+
+    port = free_port()
+    log_path = tmp_path / "datasette.log"
+    command = [sys.executable, "-m", "datasette", "serve", str(other_db), "--port", str(port)]
+    with open(log_path, "w") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_up(url, process, log_path)
+        plugins = httpx.get(url + "/-/plugins.json", timeout=10).json()
+        assert any(plugin["name"] == "paper-catalog" for plugin in plugins)
+        for path in OTHER_PAGES:
+            response = httpx.get(url + path, timeout=10)
+            assert response.status_code == 200, path
+            for mark in SITE_MARKS:
+                assert mark not in response.text, (path, mark)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    assert "Traceback" not in log_path.read_text()
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_a_users_template_dir_wins_over_the_patched_templates(seed_catalog, tmp_path):
+    from datasette.app import Datasette
+
+    (tmp_path / "base.html").write_text(
+        "<!DOCTYPE html><html><body>users own base{% block content %}{% endblock %}</body></html>"
+    )
+    (tmp_path / "_table.html").write_text("users own rows")
+    ds = Datasette(immutables=[str(seed_catalog)], template_dir=str(tmp_path))
+    for path in ("/", "/catalog", "/catalog/papers", "/search"):
+        html = (await ds.client.get(path)).text
+        assert "users own base" in html and "skip-link" not in html, path
+    assert "users own rows" in (await ds.client.get("/catalog/papers")).text
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_the_catalog_may_have_another_name(seed_catalog, tmp_path):
+    import shutil
+
+    from datasette.app import Datasette
+
+    path = tmp_path / "papers2024.db"
+    shutil.copy(seed_catalog, path)
+    metadata = {"plugins": {"paper-catalog": {"database": "papers2024"}}}
+    ds = Datasette(immutables=[str(path)], metadata=metadata)
+    table = (await ds.client.get("/papers2024/papers")).text
+    assert "skip-link" in table and "header-search" in table
+    paper = (await ds.client.get("/papers2024/papers.json?_shape=array&_size=1")).json()[0]
+    page = await ds.client.get(f"/papers2024/papers/{paper['id']}")
+    assert page.status_code == 200 and "paper-page" in page.text
+    assert (await ds.client.get("/search.json?q=learning")).json()["total"] > 0
+
+
+@pytest.mark.parametrize(
+    "first", ["datasette.app", "datasette.views.table", "paper_catalog_site.plugins.csv_stream"]
+)
+def test_the_plugins_load_whatever_is_imported_first(first):
+    """Datasette loads installed plugins while its own modules import: no plugin module may
+    import Datasette's views or app as it loads."""
+    import subprocess
+    import sys
+
+    check = (
+        f"import {first}; from datasette.plugins import get_plugins; "
+        "print(sum(p['name'] == 'paper-catalog' for p in get_plugins()))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", check], capture_output=True, text=True, check=False, timeout=60
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    entry_points = importlib.metadata.entry_points(group="datasette")
+    ours = [entry for entry in entry_points if entry.value.startswith("paper_catalog_site.")]
+    assert int(result.stdout) == len(ours)

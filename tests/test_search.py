@@ -12,14 +12,12 @@ import sqlite3
 
 import pytest
 import yaml
-from datasette.app import Datasette
 from datasette.database import QueryInterrupted
 
-from loader.serve.settings import SETTINGS
 from loader.web import search_request as search
 from loader.web import search_results as search_run
 
-from .conftest import ROOT, second_datasette
+from .conftest import ROOT, second_datasette, served_app
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
@@ -284,17 +282,14 @@ async def test_a_facet_pass_past_its_time_limit_still_gives_the_exact_total(
 
 
 @pytest.fixture(scope="session")
-def deferring_site(search_catalog, datasette):
+def deferring_site(search_catalog, tmp_path_factory):
     """The search catalog with the author and affiliation facets left for a second request
     past 5 matches."""
     metadata = yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8"))
     metadata.setdefault("plugins", {})["paper-catalog-search"] = {"link_facets_up_to": 5}
-    return Datasette(
-        immutables=[str(search_catalog)],
-        metadata=metadata,
-        template_dir=str(ROOT / "plugins" / "templates"),
-        settings=SETTINGS,
-    )
+    path = tmp_path_factory.mktemp("deferring") / "metadata.yml"
+    path.write_text(yaml.safe_dump(metadata), encoding="utf-8")
+    return served_app(search_catalog, metadata=path).datasette
 
 
 async def test_a_large_match_set_leaves_author_facets_for_a_second_request(site, deferring_site):
@@ -318,7 +313,8 @@ async def test_the_deferred_facets_page_and_fragment(site, deferring_site):
     html = (await deferring_site.client.get("/search?q=learning&page=2")).text
     assert 'data-url="/search/facets?q=learning"' in html
     assert 'href="/search?q=learning&amp;page=2&amp;_facets=all"' in html
-    assert '<script src="/-/search.js" defer></script>' in html
+    script_url = "/-/static-plugins/paper-catalog/search.js"
+    assert f'<script src="{script_url}" defer></script>' in html
     assert "<h2>Author</h2>" not in html
     counted = (await deferring_site.client.get("/search?q=learning&_facets=all")).text
     fragment = await deferring_site.client.get("/search/facets?q=learning")
@@ -329,8 +325,8 @@ async def test_the_deferred_facets_page_and_fragment(site, deferring_site):
         assert f'<a href="/search?q=learning&amp;author={top["value"]}">' in text
         assert f'<span class="count">{top["count"]:,}</span>' in text
     assert "<h2>Venue</h2>" not in fragment.text, "the fragment holds only what was left out"
-    script = await deferring_site.client.get("/-/search.js")
-    assert script.headers["content-type"].startswith("text/javascript")
+    script = await deferring_site.client.get(script_url)
+    assert script.headers["content-type"].startswith(("text/javascript", "application/javascript"))
     assert "data-url" in script.text or "dataset.url" in script.text
     bad = await deferring_site.client.get("/search/facets?year=soon")
     assert bad.status_code == 400 and "year" in bad.text

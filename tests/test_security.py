@@ -488,7 +488,6 @@ def long_abstract_site(db, time_limit_ms):
     return Datasette(
         immutables=[str(db)],
         metadata=yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8")),
-        template_dir=str(ROOT / "plugins" / "templates"),
         settings={**SETTINGS, "sql_time_limit_ms": time_limit_ms},
     )
 

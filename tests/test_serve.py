@@ -15,6 +15,7 @@ import time
 
 import httpx
 import pytest
+import pytest_asyncio
 
 from loader.build.catalog import build_catalog
 from loader.read.sources import discover
@@ -60,8 +61,7 @@ def served(db, poll=0.2, workers=2, log=subprocess.DEVNULL, preexec_fn=None):
     port = free_port()
     command = [sys.executable, "-c", "from loader.cli import cli; cli()", "serve"]
     command += ["--db", str(db), "--port", str(port), "--poll", str(poll)]
-    command += ["--metadata", str(ROOT / "metadata.yml"), "--plugins-dir", str(ROOT / "plugins")]
-    command += ["--workers", str(workers)]
+    command += ["--metadata", str(ROOT / "metadata.yml"), "--workers", str(workers)]
     process = subprocess.Popen(
         command,
         cwd=ROOT,
@@ -104,7 +104,7 @@ def test_server_command_passes_the_snapshot_socket_and_site(tmp_path):
     db = tmp_path / "catalog.db"
     build_catalog(discover([SEEDS])[:1], db)
     snapshot = take_snapshot(db)
-    site = Site(str(db), None, "metadata.yml", "plugins", "", "s3cret")
+    site = Site(str(db), None, "metadata.yml", "", "s3cret")
     with contextlib.closing(socket.socket()) as listener:
         command = server_command(listener, workers=3)
         assert command[command.index("--fd") + 1] == str(listener.fileno())
@@ -287,11 +287,62 @@ def test_a_site_that_cannot_start_is_one_error_line_not_a_restart_loop(tmp_path)
     metadata.write_text("title: [unclosed\n")
     command = [sys.executable, "-c", "from loader.cli import cli; cli()", "serve"]
     command += ["--db", str(db), "--port", str(free_port()), "--metadata", str(metadata)]
-    command += ["--plugins-dir", str(ROOT / "plugins")]
     result = subprocess.run(
         command, check=False, cwd=ROOT, capture_output=True, text=True, timeout=120
     )
     assert result.returncode != 0
     assert "Error: cannot start the site: Metadata is not valid JSON or YAML" in result.stderr
     assert "Traceback" not in result.stderr
+    assert snapshot_directories(db) == []
+
+
+# -- the served app through its ASGI layers (ETag, response cache, gzip), in process -----------
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def app_client(site_app):
+    transport = httpx.ASGITransport(app=site_app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://site") as client:
+        yield client
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_the_served_app_tags_caches_and_compresses_pages(app_client):
+    page = await app_client.get("/catalog/papers", headers={"accept-encoding": "gzip"})
+    assert page.status_code == 200 and page.headers["content-encoding"] == "gzip"
+    assert "Skip to content" in page.text  # decoded by httpx: the site's own template
+    etag = page.headers["etag"]
+    assert "tests-" in etag and page.headers["cache-control"] == "no-cache"
+    again = await app_client.get("/catalog/papers", headers={"if-none-match": etag})
+    assert again.status_code == 304 and again.content == b""
+    # the same page again, from the response cache: the same bytes
+    first = await app_client.get("/catalog/papers.json?_size=3")
+    second = await app_client.get("/catalog/papers.json?_size=3")
+    assert first.content == second.content and first.json()["rows"]
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_the_served_app_carries_its_datasette(site_app, datasette):
+    assert site_app.datasette is datasette
+    assert (await datasette.client.get("/catalog/papers.json?_size=1")).status_code == 200
+
+
+# -- Datasette coupling (loader/web/datasette_coupling.py) --------------------------------------
+
+
+def test_serve_refuses_to_start_when_datasette_differs_from_the_patches(monkeypatch, tmp_path):
+    from click.testing import CliRunner
+
+    from loader.cli import cli
+    from loader.web import datasette_coupling
+
+    changed = ("remember_request_args: datasette/utils/asgi.py Request.args has changed",)
+    monkeypatch.setattr(datasette_coupling, "coupling_state", lambda: (True, changed))
+    db = tmp_path / "catalog.db"
+    build_catalog(discover([SEEDS])[:1], db)
+    result = CliRunner().invoke(cli, ["serve", "--db", str(db), "--port", str(free_port())])
+    assert result.exit_code == 1
+    assert "Error: cannot serve: Datasette" in result.output
+    assert "Request.args has changed" in result.output
+    assert "Traceback" not in result.output
     assert snapshot_directories(db) == []

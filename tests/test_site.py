@@ -1,5 +1,6 @@
-"""loader/serve/site_files.py and what the site shows of Datasette's own: the home page's per-database lines
-and private-table marks are Datasette's, and /-/plugins.json lists only real hooks."""
+"""loader/serve/site_files.py and what the site shows of Datasette's own: the home page's
+per-database lines and private-table marks are Datasette's, and /-/plugins.json lists the
+installed distribution's hooks."""
 
 import re
 
@@ -16,9 +17,10 @@ from .conftest import ROOT
 
 def test_site_files_are_the_checkouts_in_a_checkout():
     assert site.METADATA == ROOT / "metadata.yml"
-    assert site.PLUGINS_DIR == ROOT / "plugins"
-    assert (site.TEMPLATES_DIR / "index.html").is_file()
-    assert (site.STATIC_DIR / "catalog.css").is_file()
+    # the editable install maps the package paper_catalog_site.plugins onto plugins/
+    assert site.plugin_files() == ROOT / "plugins"
+    assert (site.plugin_files() / "templates" / "search.html").is_file()
+    assert (site.plugin_files() / "static" / "catalog.css").is_file()
 
 
 def databases_part(html):
@@ -46,12 +48,7 @@ async def test_home_marks_a_private_table(seed_catalog):
     metadata = yaml.safe_load(site.METADATA.read_text(encoding="utf-8"))
     metadata["databases"]["catalog"].setdefault("tables", {}).setdefault("paper_sources", {})
     metadata["databases"]["catalog"]["tables"]["paper_sources"]["allow"] = {"id": "root"}
-    private = Datasette(
-        immutables=[str(seed_catalog)],
-        metadata=metadata,
-        template_dir=str(site.TEMPLATES_DIR),
-        settings=SETTINGS,
-    )
+    private = Datasette(immutables=[str(seed_catalog)], metadata=metadata, settings=SETTINGS)
     cookie = {"ds_actor": private.sign({"a": {"id": "root"}}, "actor")}
     home = (await private.client.get("/", cookies=cookie)).text
     assert re.search(r">paper_sources</a> 🔒", home)
@@ -60,10 +57,14 @@ async def test_home_marks_a_private_table(seed_catalog):
 
 
 @pytest.mark.asyncio
-async def test_plugins_json_lists_only_datasette_hooks(datasette):
+async def test_plugins_json_lists_the_distributions_hooks(datasette):
     specs = {name for name in dir(hookspecs) if not name.startswith("_")}
     plugins = (await datasette.client.get("/-/plugins.json")).json()
-    ours = [p for p in plugins if p["name"].endswith(".py")]
-    assert ours, plugins
-    for plugin in ours:
+    ours = [p for p in plugins if p["name"] == "paper-catalog"]
+    # the package (templates and static files) and one entry a hook module
+    [package] = [p for p in ours if p["templates"]]
+    assert package["static"] and package["hooks"] == []
+    modules = [p for p in ours if p is not package]
+    assert len(modules) == len(list(site.plugin_files().glob("[a-z]*.py")))
+    for plugin in modules:
         assert plugin["hooks"] and set(plugin["hooks"]) <= specs, plugin

@@ -1,11 +1,12 @@
-"""plugins/template_patches.py edits Datasette's own templates instead of copying them."""
+"""The edits of Datasette's own templates (loader/web/datasette_coupling.py PATCHES, served by
+plugins/template_patches.py) instead of copies, on the catalog's pages only."""
+
+import re
 
 import pytest
 from datasette.app import Datasette
 
-from .plugin_files import load_plugin
-
-patches = load_plugin("template_patches")
+from loader.web import datasette_coupling as coupling
 
 
 def default_source(name):
@@ -13,22 +14,49 @@ def default_source(name):
     return environment.loader.get_source(environment, "default:" + name)[0]
 
 
-@pytest.mark.parametrize("name", sorted(patches.PATCHES))
+@pytest.mark.parametrize("name", sorted(coupling.PATCHES))
 def test_every_edit_applies_to_this_datasettes_template(name):
     source = default_source(name)
-    patched = patches.patch_source(name, source)
-    for old, new in patches.PATCHES[name]:
+    patched = coupling.patch_source(name, source)
+    for old, new in coupling.PATCHES[name]:
         assert new in patched
     # only our edits differ: undoing them gives Datasette's template back
     undone = patched
-    for old, new in reversed(patches.PATCHES[name]):
+    for old, new in reversed(coupling.PATCHES[name]):
         undone = undone.replace(new, old, 1)
     assert undone == source
 
 
 def test_an_edit_that_no_longer_matches_fails_loudly():
-    with pytest.raises(patches.TemplatePatchFailed, match="exactly once"):
-        patches.patch_source("base.html", "<html lang='fr'>")
+    with pytest.raises(coupling.CouplingMismatch, match="exactly once"):
+        coupling.patch_source("base.html", "<html lang='fr'>")
+
+
+def test_every_coupling_matches_the_installed_datasette():
+    assert coupling.upstream_problems() == []
+    assert coupling.patches_enabled()
+
+
+def test_a_changed_upstream_function_is_a_problem(monkeypatch):
+    entry = coupling.UPSTREAM[0]
+    changed = coupling.Upstream(entry.ours, entry.upstream, entry.target, "0" * 16)
+    monkeypatch.setattr(coupling, "UPSTREAM", (changed,))
+    [problem] = coupling.upstream_problems()
+    assert entry.target in problem and "has changed" in problem
+
+
+def test_another_datasette_version_turns_the_patches_off_with_a_warning(monkeypatch, caplog):
+    monkeypatch.setattr(coupling, "coupling_state", lambda: (False, ("x has changed",)))
+    monkeypatch.setattr(coupling, "patches_enabled", coupling.patches_enabled.__wrapped__)
+    assert coupling.patches_enabled() is False
+    assert "the site's patches were written for 0.65.5" in caplog.text
+    coupling.require_upstream()  # serve starts, unpatched
+
+
+def test_a_changed_pinned_datasette_refuses_to_serve(monkeypatch):
+    monkeypatch.setattr(coupling, "coupling_state", lambda: (True, ("x has changed",)))
+    with pytest.raises(coupling.CouplingMismatch, match="x has changed"):
+        coupling.require_upstream()
 
 
 @pytest.mark.asyncio(loop_scope="session")
@@ -43,9 +71,14 @@ async def test_pages_have_a_language_a_main_landmark_and_a_skip_link(datasette):
 
 
 @pytest.mark.asyncio(loop_scope="session")
-async def test_facets_are_headed_in_words_in_a_fixed_order_with_names_not_slugs(datasette):
-    import re
+async def test_query_pages_write_their_rows_and_headings_in_order(datasette):
+    html = (await datasette.client.get("/catalog?sql=select+id,+label+from+papers+limit+2")).text
+    assert '<h2 class="header3">Custom SQL query' in html and "<h3>" not in html
+    assert len(re.findall(r'<td class="col-id">', html)) == 2
 
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_facets_are_headed_in_words_in_a_fixed_order_with_names_not_slugs(datasette):
     for path in ("/catalog/papers", "/catalog/papers?area=Applications"):
         html = (await datasette.client.get(path)).text
         headings = re.findall(r'<p class="facet-info-name">\s*<strong>([^<\n]+)', html)

@@ -8,7 +8,8 @@ import yaml
 from datasette.app import Datasette
 from datasette.tracer import capture_traces
 
-from loader.serve.app import (
+from loader.serve.settings import SETTINGS
+from loader.web.datasette_coupling import (
     MAX_REMEMBERED,
     count_searches_from_the_index,
     refresh_schemas_once,
@@ -16,7 +17,6 @@ from loader.serve.app import (
     remember_schema_lookups,
     remember_table_permissions,
 )
-from loader.serve.settings import SETTINGS
 from loader.web.index_only import index_only
 
 from .conftest import ROOT
@@ -33,7 +33,6 @@ def site(seed_catalog, remembering):
     datasette = Datasette(
         immutables=[str(seed_catalog)],
         metadata=yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8")),
-        template_dir=str(ROOT / "plugins" / "templates"),
         settings=SETTINGS,
     )
     if remembering:

@@ -33,18 +33,14 @@ PORT = 8080
 # folder would put removed files back into the wheel
 SOURCE_IGNORE = shutil.ignore_patterns(
     ".*",
-    "build",
-    "dist",
     "*.egg-info",
     "__pycache__",
     "*.db",
     "*.db-*",
     "*.inspect.json",
-    "bench",
-    "docs",
-    "tests",
-    "test-artifacts",
 )
+# ... and, at the checkout's top only (loader/build/ is a package), these folders
+TOP_IGNORE = {"build", "dist", "bench", "docs", "tests", "test-artifacts"}
 
 
 class PublishError(Exception):
@@ -75,7 +71,15 @@ def source_checkout():
 
 def copy_source(source, target):
     """The files of the checkout source that a build reads, copied to target (a new folder)."""
-    shutil.copytree(source, target, ignore=SOURCE_IGNORE)
+    top = Path(source).resolve()
+
+    def ignored(folder, names):
+        left_out = SOURCE_IGNORE(folder, names)
+        if Path(folder).resolve() == top:
+            left_out |= TOP_IGNORE.intersection(names)
+        return left_out
+
+    shutil.copytree(source, target, ignore=ignored)
     return Path(target)
 
 

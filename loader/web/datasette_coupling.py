@@ -1,0 +1,685 @@
+"""Every place the site relies on Datasette's internals, in one module: each monkeypatch, copied
+view and patched template, the upstream file it mirrors, and a check that upstream still is
+what the copy or patch was written against.
+
+The checks run when a worker starts: `paper-catalog serve` refuses to start when one fails
+under the Datasette version they were written for (DATASETTE_VERSION, pinned in
+pyproject.toml). Under any other version, and in any Datasette other than `paper-catalog
+serve` whose checks fail, the patches stay off and a warning is logged: the site then serves
+Datasette's own templates, views and code paths, slower and plainer but correct.
+
+What is coupled (each entry of UPSTREAM names our code, Datasette's file and what is checked):
+
+- monkeypatches of the served app (patch_served_datasette): Request.args kept per request,
+  Datasette._table_permission_allows answers kept, refresh_schemas() once, a Database's schema
+  look-ups kept, Database.execute wrapped (the permission check's name statement kept, a plain
+  search counted from the index), all checked by the SHA-256 of the upstream source;
+- copied views: plugins/csv_stream.py (DataView.as_csv), plugins/facets.py (the array and
+  column facets' facet_results), plugins/private_paths.py (Datasette._connected_databases and
+  _threads), checked the same way;
+- patched templates (PATCHES): edits of Datasette's own templates, each text found exactly once
+  in the upstream file, served only on the catalog's pages (install_template_patches), after a
+  user's --template-dir, checked by applying every edit to the upstream file.
+"""
+
+import functools
+import hashlib
+import importlib
+import inspect
+import logging
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import datasette
+from datasette.utils.asgi import Request
+from datasette.version import __version__ as INSTALLED_VERSION
+from jinja2 import (
+    BaseLoader,
+    ChoiceLoader,
+    Environment,
+    FileSystemLoader,
+    PrefixLoader,
+    TemplateNotFound,
+)
+
+from loader.web.index_only import index_only
+
+if TYPE_CHECKING:  # datasette.app loads the installed plugins: never as a plugin loads
+    from datasette.app import Datasette
+    from datasette.database import Database
+
+DATASETTE_VERSION = "0.65.5"
+DATASETTE_TEMPLATES = Path(datasette.__file__).parent / "templates"
+log = logging.getLogger("paper_catalog")
+
+
+class CouplingMismatch(RuntimeError):
+    """Datasette's code is no longer what a patch or copy was written against."""
+
+
+@dataclass(frozen=True)
+class Upstream:
+    """One piece of Datasette's internals we depend on."""
+
+    ours: str  # our code that depends on it
+    upstream: str  # Datasette's file, relative to its package
+    target: str  # "module:qualified.name" whose source is checked
+    sha256: str  # the first 16 hex digits of the SHA-256 of that source, as written against
+
+
+UPSTREAM = (
+    # monkeypatches of the served app (patch_served_datasette)
+    Upstream(
+        "remember_request_args",
+        "utils/asgi.py",
+        "datasette.utils.asgi:Request.args",
+        "a71c1eb5756610da",
+    ),
+    Upstream(
+        "remember_table_permissions",
+        "app.py",
+        "datasette.app:Datasette._table_permission_allows",
+        "b165e240f8c461d4",
+    ),
+    Upstream(
+        "refresh_schemas_once",
+        "app.py",
+        "datasette.app:Datasette.refresh_schemas",
+        "1ed61152e4156174",
+    ),
+    # NAME_SQL: the statement permission_allowed() runs, kept by remember_schema_lookups
+    Upstream(
+        "remember_schema_lookups",
+        "app.py",
+        "datasette.app:Datasette.permission_allowed",
+        "d727aef2f166917c",
+    ),
+    Upstream(
+        "remember_schema_lookups",
+        "database.py",
+        "datasette.database:Database.table_exists",
+        "1d78756a69e6b9db",
+    ),
+    Upstream(
+        "remember_schema_lookups",
+        "database.py",
+        "datasette.database:Database.get_table_definition",
+        "f607b63f290cf689",
+    ),
+    Upstream(
+        "remember_schema_lookups",
+        "database.py",
+        "datasette.database:Database.get_view_definition",
+        "d4fcb542175a7cf4",
+    ),
+    Upstream(
+        "remember_schema_lookups",
+        "database.py",
+        "datasette.database:Database.fts_table",
+        "eb5dded14ff85449",
+    ),
+    Upstream(
+        "remember_schema_lookups",
+        "database.py",
+        "datasette.database:Database.table_columns",
+        "11c1998c5927a394",
+    ),
+    Upstream(
+        "remember_schema_lookups",
+        "database.py",
+        "datasette.database:Database.table_column_details",
+        "3e50f576659e08fb",
+    ),
+    Upstream(
+        "remember_schema_lookups",
+        "database.py",
+        "datasette.database:Database.primary_keys",
+        "8f722709b37dcb3f",
+    ),
+    Upstream(
+        "remember_schema_lookups",
+        "database.py",
+        "datasette.database:Database.foreign_keys_for_table",
+        "e396d1883ced8060",
+    ),
+    Upstream(
+        "remember_schema_lookups",
+        "database.py",
+        "datasette.database:Database.get_all_foreign_keys",
+        "b15efa97ea40e95a",
+    ),
+    Upstream(
+        "count_searches_from_the_index",
+        "database.py",
+        "datasette.database:Database.execute",
+        "ca06bc52502e3eb7",
+    ),
+    # index_only() rewrites the count statement of the table search clause (filters.py)
+    Upstream(
+        "count_searches_from_the_index",
+        "filters.py",
+        "datasette.filters:search_filters",
+        "8cba30659aee01fb",
+    ),
+    # install_template_patches: the Jinja loaders Datasette's constructor makes
+    Upstream(
+        "install_template_patches", "app.py", "datasette.app:Datasette.__init__", "258fbfd6966f63b9"
+    ),
+    # copied views
+    Upstream(
+        "plugins/csv_stream.py FastCsvTableView.as_csv",
+        "views/base.py",
+        "datasette.views.base:DataView.as_csv",
+        "3db4ba04175edf96",
+    ),
+    Upstream(
+        "plugins/facets.py LinkFacet.facet_results",
+        "facets.py",
+        "datasette.facets:ArrayFacet.facet_results",
+        "fb2619791a892315",
+    ),
+    Upstream(
+        "plugins/facets.py PresentFacet.facet_results",
+        "facets.py",
+        "datasette.facets:ColumnFacet.facet_results",
+        "00928d1c82a97035",
+    ),
+    Upstream(
+        "plugins/private_paths.py public_databases",
+        "app.py",
+        "datasette.app:Datasette._connected_databases",
+        "f89031d835030338",
+    ),
+    Upstream(
+        "plugins/private_paths.py public_threads",
+        "app.py",
+        "datasette.app:Datasette._threads",
+        "c58d482bccb0625b",
+    ),
+)
+
+# the edits of Datasette's templates (install_template_patches serves them on the catalog's
+# pages only)
+PATCHES = {
+    "base.html": [
+        ("<html>", '<html lang="en">'),
+        (
+            '<body class="{% block body_class %}{% endblock %}">\n',
+            (
+                '<body class="{% block body_class %}{% endblock %}">\n'
+                '<a class="skip-link" href="#main">Skip to content</a>\n'
+            ),
+        ),
+        (
+            "{% endblock %}</nav></header>",
+            '{% endblock %}{% include "_header_search.html" ignore missing %}</nav></header>',
+        ),
+        ('<section class="content">', '<main id="main" class="content" tabindex="-1">'),
+        ("{% endblock %}\n</section>", "{% endblock %}\n</main>"),
+    ],
+    "database.html": [
+        ("<h3>Custom SQL query</h3>", '<h2 class="header3">Custom SQL query</h2>'),
+    ],
+    "_codemirror_foot.html": [
+        # the editor's own input has no label (axe: label, critical): CodeMirror names it
+        ("lineWrapping: true,", 'lineWrapping: true,\n          screenReaderLabel: "SQL query",'),
+    ],
+    "_facet_results.html": [
+        # a box's values written in Python (plugins/result_rows.py), as the table's rows
+        (
+            """                {% for facet_value in facet_info.results %}
+                    {% if not facet_value.selected %}
+                        <li><a href="{{ facet_value.toggle_url }}">{{ (facet_value.label | string()) or "-" }}</a> {{ "{:,}".format(facet_value.count) }}</li>
+                    {% else %}
+                        <li>{{ facet_value.label or "-" }} &middot; {{ "{:,}".format(facet_value.count) }} <a href="{{ facet_value.toggle_url }}" class="cross">&#x2716;</a></li>
+                    {% endif %}
+                {% endfor %}
+""",
+            "                {{ facet_info.results|facet_values }}\n",
+        ),
+        # facets in one fixed order (Datasette sorts them by how many values each shows, so
+        # blocks jump after a click), headed in words: "Authors", not "authors (array)"
+        (
+            "{% for facet_info in sorted_facet_results %}",
+            "{% for facet_info in sorted_facet_results|in_facet_order %}",
+        ),
+        (
+            (
+                '<strong>{{ facet_info.name }}{% if facet_info.type != "column" %} '
+                "({{ facet_info.type }}){% endif %}"
+            ),
+            "<strong>{{ facet_info.name|facet_title }}",
+        ),
+    ],
+    "_table.html": [
+        # the rows written in Python (plugins/result_rows.py): the same cells, without an
+        # awaited Jinja loop step for each of a table page's 400
+        (
+            """        {% for row in display_rows %}
+            <tr>
+                {% for cell in row %}
+                    <td class="col-{{ cell.column|to_css_class }} type-{{ cell.value_type }}">{{ cell.value }}</td>
+                {% endfor %}
+            </tr>
+        {% endfor %}
+""",
+            "        {{ display_rows|table_rows }}\n",
+        ),
+    ],
+    "table.html": [
+        # the row count heads the page's content under its h1: an h3 there skips a level
+        # (axe: heading-order); Datasette's header3 class keeps its look
+        (
+            "<h3>{% if filtered_table_rows_count or filtered_table_rows_count == 0 %}",
+            '<h2 class="header3">{% if filtered_table_rows_count or filtered_table_rows_count == 0 %}',
+        ),
+        (
+            "{% if human_description_en %}{{ human_description_en }}{% endif %}\n    </h3>",
+            "{% if human_description_en %}{{ human_description_en }}{% endif %}\n    </h2>",
+        ),
+        (
+            '<dl class="column-descriptions">',
+            (
+                '<details class="column-notes"><summary>Column notes</summary>\n'
+                '<dl class="column-descriptions">'
+            ),
+        ),
+        ("</dl>\n{% endif %}", "</dl>\n</details>\n{% endif %}"),
+        (
+            '<select name="_filter_column_{{ loop.index }}">',
+            '<select name="_filter_column_{{ loop.index }}" aria-label="Filter column">',
+        ),
+        (
+            '<select name="_filter_op_{{ loop.index }}">',
+            '<select name="_filter_op_{{ loop.index }}" aria-label="Filter operation">',
+        ),
+        (
+            'class="filter-value" value="{{ value }}">',
+            'class="filter-value" value="{{ value }}" aria-label="Filter value">',
+        ),
+        (
+            '<select name="_filter_column">',
+            '<select name="_filter_column" aria-label="Filter column">',
+        ),
+        ('<select name="_filter_op">', '<select name="_filter_op" aria-label="Filter operation">'),
+        (
+            '<input type="text" name="_filter_value" class="filter-value">',
+            '<input type="text" name="_filter_value" class="filter-value" aria-label="Filter value">',
+        ),
+        (
+            '<select name="_sort" id="sort_by">',
+            '<select name="_sort" id="sort_by" aria-label="Sort by">',
+        ),
+    ],
+    "query.html": [
+        # as table.html: the headings under the page's h1 are h2s, styled as Datasette's h3s
+        (
+            "<h3>Custom SQL query{% if display_rows %}",
+            '<h2 class="header3">Custom SQL query{% if display_rows %}',
+        ),
+        ("    {% endif %}</h3>\n    {% if error %}", "    {% endif %}</h2>\n    {% if error %}"),
+        ("<h3>Query parameters</h3>", '<h2 class="header3">Query parameters</h2>'),
+        # the rows written in Python (plugins/result_rows.py): one call instead of an awaited
+        # Jinja loop step for each of a search result's 600 cells
+        (
+            """    {% for row in display_rows %}
+        <tr>
+            {% for column, td in zip(columns, row) %}
+                <td class="col-{{ column|to_css_class }}">{{ td }}</td>
+            {% endfor %}
+        </tr>
+    {% endfor %}
+""",
+            "    {{ display_rows|result_rows(columns) }}\n",
+        ),
+    ],
+    "index.html": [
+        # the search box, links and area chart after the description (_catalog_home.html); the
+        # per-database lines stay Datasette's
+        (
+            '{% block description_source_license %}{% include "_description_source_license.html" %}{% endblock %}',
+            (
+                '{% block description_source_license %}{% include "_description_source_license.html" %}'
+                '{% include "_catalog_home.html" %}{% endblock %}'
+            ),
+        ),
+    ],
+}
+
+
+def resolve(target: str) -> Callable:
+    module_name, _, qualified = target.partition(":")
+    found: Any = importlib.import_module(module_name)
+    for part in qualified.split("."):
+        found = getattr(found, part)
+    if isinstance(found, property):
+        found = found.fget
+    # our own replacement (remember_request_args) names the upstream function it wraps
+    return inspect.unwrap(found)
+
+
+def source_digest(target: str) -> str:
+    """The first 16 hex digits of the SHA-256 of an upstream function's source."""
+    source = inspect.getsource(resolve(target))
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()[:16]
+
+
+def patch_source(name: str, source: str) -> str:
+    """Datasette's template `name` with our edits: each edited text must occur exactly once."""
+    for old, new in PATCHES[name]:
+        if source.count(old) != 1:
+            raise CouplingMismatch(
+                f"{name}: expected the text {old!r} exactly once in Datasette's template, "
+                f"found it {source.count(old)} times"
+            )
+        source = source.replace(old, new)
+    return source
+
+
+def upstream_problems() -> list[str]:
+    """What no longer matches the installed Datasette, one line each (empty: all matches)."""
+    problems = []
+    for entry in UPSTREAM:
+        try:
+            digest = source_digest(entry.target)
+        except (AttributeError, ImportError, OSError, TypeError) as error:
+            problems.append(f"{entry.ours}: datasette/{entry.upstream} {entry.target}: {error}")
+            continue
+        if digest != entry.sha256:
+            problems.append(
+                f"{entry.ours}: datasette/{entry.upstream} {entry.target} has changed "
+                f"(source {digest}, written against {entry.sha256})"
+            )
+    for name in PATCHES:
+        try:
+            patch_source(name, (DATASETTE_TEMPLATES / name).read_text(encoding="utf-8"))
+        except (CouplingMismatch, OSError) as error:
+            problems.append(f"template patches: datasette/templates/{error}")
+    return problems
+
+
+@functools.cache
+def coupling_state() -> tuple[bool, tuple[str, ...]]:
+    """(whether this is the Datasette version the patches were written for, what fails)."""
+    return INSTALLED_VERSION == DATASETTE_VERSION, tuple(upstream_problems())
+
+
+def require_upstream() -> None:
+    """For `paper-catalog serve`: raise CouplingMismatch when the pinned Datasette version no
+    longer matches what the patches were written against; under another version, warn."""
+    pinned, problems = coupling_state()
+    if pinned and problems:
+        raise CouplingMismatch(
+            f"Datasette {INSTALLED_VERSION} differs from what the site's patches were written "
+            "against (loader/web/datasette_coupling.py):\n  " + "\n  ".join(problems)
+        )
+    patches_enabled()
+
+
+@functools.cache
+def patches_enabled() -> bool:
+    """Whether to patch: the pinned version and every check passes. Else warns, once."""
+    pinned, problems = coupling_state()
+    if pinned and not problems:
+        return True
+    if not pinned:
+        log.warning(
+            "paper-catalog: Datasette %s is installed, the site's patches were written for %s: "
+            "they stay off (Datasette's own templates and code paths serve the catalog)",
+            INSTALLED_VERSION,
+            DATASETTE_VERSION,
+        )
+    else:
+        log.warning(
+            "paper-catalog: Datasette's code differs from what the site's patches were written "
+            "against; they stay off:\n  %s",
+            "\n  ".join(problems),
+        )
+    return False
+
+
+# Templates ----------------------------------------------------------------------------------
+
+# the prefix of a patched template's name ("paper-catalog-patched:base.html")
+PATCHED_PREFIX = "paper-catalog-patched"
+# the context variable that tells a page of the catalog from another database's
+PAGE_VARIABLE = "paper_catalog_page"
+# the template Datasette asks for: its patched or its own text, chosen as the page renders
+CHOOSER = '{{% extends ("{prefix}:" if {variable} else "default:") ~ "{name}" %}}'
+
+
+class PatchedSources(BaseLoader):
+    """`paper-catalog-patched:NAME`: Datasette's own template NAME with our edits."""
+
+    def __init__(self, defaults: BaseLoader):
+        self.defaults = defaults
+
+    def get_source(self, environment: Environment, template: str) -> tuple:
+        if template not in PATCHES:
+            raise TemplateNotFound(template)
+        source, filename, uptodate = self.defaults.get_source(environment, template)
+        return patch_source(template, source), filename, uptodate
+
+    def list_templates(self) -> list[str]:
+        return sorted(PATCHES)
+
+
+class CatalogTemplates(BaseLoader):
+    """Datasette's templates that we edit, as a choice made when a page renders: the edited
+    text on the catalog's pages (PAGE_VARIABLE), Datasette's own on any other; and `aliases`,
+    names Datasette asks for served from our own templates."""
+
+    def __init__(self, own: BaseLoader, aliases: dict[str, str]):
+        self.own = own
+        self.aliases = aliases
+
+    def get_source(self, environment: Environment, template: str) -> tuple:
+        if template in self.aliases:
+            return self.own.get_source(environment, self.aliases[template])
+        if template not in PATCHES:
+            raise TemplateNotFound(template)
+        source = CHOOSER.format(prefix=PATCHED_PREFIX, variable=PAGE_VARIABLE, name=template)
+        return source, None, lambda: True
+
+    def list_templates(self) -> list[str]:
+        return sorted(PATCHES) + sorted(self.aliases)
+
+
+def install_template_patches(
+    environment: Environment, aliases: dict[str, str] | None = None
+) -> bool:
+    """Put CatalogTemplates after the user's --template-dir and every plugin's templates and
+    before Datasette's own, so a user's template always wins. Datasette's constructor makes
+    ChoiceLoader([FileSystemLoader([template_dir, *plugin templates, default]),
+    PrefixLoader({"default": ...})]); any other shape is left alone (False)."""
+    loader = environment.loader
+    if not (
+        isinstance(loader, ChoiceLoader)
+        and len(loader.loaders) == 2
+        and isinstance(loader.loaders[0], FileSystemLoader)
+        and isinstance(loader.loaders[1], PrefixLoader)
+        and "default" in loader.loaders[1].mapping
+    ):
+        log.warning("paper-catalog: Datasette's template loaders are not as expected: no patches")
+        return False
+    searchpath = list(loader.loaders[0].searchpath)
+    own = FileSystemLoader(searchpath[:-1])
+    defaults = FileSystemLoader(searchpath[-1:])
+    prefixes = dict(loader.loaders[1].mapping, **{PATCHED_PREFIX: PatchedSources(defaults)})
+    environment.loader = ChoiceLoader(
+        [
+            own,
+            CatalogTemplates(own, aliases or {}),
+            defaults,
+            PrefixLoader(prefixes, delimiter=loader.loaders[1].delimiter),
+        ]
+    )
+    return True
+
+
+# Monkeypatches of the served app -------------------------------------------------------------
+
+
+def refresh_schemas_once(datasette: "Datasette") -> None:
+    """Datasette reads every database's schema version before every request (three SQL-thread
+    hand-offs, ~0.5 ms) to notice a changed schema. The served build never changes (a new
+    build starts new workers), so once its schema is read it stays read."""
+    refresh = datasette.refresh_schemas
+    refreshed = False
+
+    async def refresh_once():
+        nonlocal refreshed
+        if not refreshed:
+            await refresh()
+            refreshed = True
+
+    datasette.refresh_schemas = refresh_once
+
+
+# what a Database answers about its schema with a str, bool or None: fixed for a served build
+SCHEMA_LOOKUPS = ("table_exists", "get_table_definition", "get_view_definition", "fts_table")
+# ... and with a list (of names, column tuples or foreign-key dicts): each caller gets its copy
+SCHEMA_LIST_LOOKUPS = (
+    "table_columns",
+    "table_column_details",
+    "primary_keys",
+    "foreign_keys_for_table",
+)
+# the statement Datasette's permission_allowed() runs for each table permission check (two or
+# three a page) to spell the table's name as SQLite does
+NAME_SQL = (
+    "select name from sqlite_master where type in ('table', 'view') and name = ? collate nocase"
+)
+MAX_REMEMBERED = 256
+
+
+def copied(answer: list) -> list:
+    """A list answer as a new list, its dicts new dicts (tuples and strings never change)."""
+    return [dict(item) if isinstance(item, dict) else item for item in answer]
+
+
+def copied_foreign_keys(answer: dict) -> dict:
+    """get_all_foreign_keys()'s {table: {"incoming": [dict], "outgoing": [dict]}}, new."""
+    return {
+        table: {way: copied(keys) for way, keys in ways.items()} for table, ways in answer.items()
+    }
+
+
+def remembering(look_up: Callable, key_of: Callable, copy: Callable | None = None) -> Callable:
+    """look_up() with its answers kept by key_of(arguments), given out through copy(). Names
+    come from URLs: past a few hundred answers, asking again costs less than the memory (None:
+    not kept at all)."""
+    answers: dict[Hashable, Any] = {}
+
+    async def remembered(*args, **kwargs):
+        key = key_of(args, kwargs)
+        if key is not None and key in answers:
+            return answers[key] if copy is None else copy(answers[key])
+        answer = await look_up(*args, **kwargs)
+        if key is not None and len(answers) < MAX_REMEMBERED:
+            answers[key] = answer if copy is None else copy(answer)
+        return answer
+
+    remembered.answers = answers  # type: ignore[attr-defined]
+    return remembered
+
+
+def arguments_key(args: tuple, kwargs: dict) -> Hashable:
+    return args, tuple(sorted(kwargs.items()))
+
+
+def name_statement_key(args: tuple, kwargs: dict) -> tuple | None:
+    sql, params = (list(args) + [kwargs.get("params")])[:2]
+    if sql == NAME_SQL and not set(kwargs) - {"params"} and isinstance(params, tuple | list):
+        return tuple(params)
+    return None
+
+
+def remember_schema_lookups(db: "Database") -> None:
+    """A table page asks SQLite whether `papers` is a view, a table, for its definition, its
+    columns, keys and foreign keys and, for each permission check, for its name: ~18 SQL-thread
+    hand-offs on every request with the same answers. The served file never changes, so each
+    answer is kept (bool, str, None and the name statement's Results, only read, as they are;
+    lists as copies)."""
+    for name in SCHEMA_LOOKUPS:
+        setattr(db, name, remembering(getattr(db, name), arguments_key))
+    for name in SCHEMA_LIST_LOOKUPS:
+        setattr(db, name, remembering(getattr(db, name), arguments_key, copied))
+    # every paper and author page: PRAGMA foreign_key_list of each table
+    db.get_all_foreign_keys = remembering(
+        db.get_all_foreign_keys, arguments_key, copied_foreign_keys
+    )
+    db.execute = remembering(db.execute, name_statement_key)
+
+
+def count_searches_from_the_index(db: "Database") -> None:
+    """A plain search's count from papers_fts alone (loader/web/index_only.py)."""
+    execute = db.execute
+
+    async def executed(sql, *args, **kwargs):
+        plain = isinstance(sql, str) and index_only(sql)
+        return await execute(plain or sql, *args, **kwargs)
+
+    db.execute = executed
+
+
+def remember_request_args() -> None:
+    """Datasette's Request.args parses the query string on every read: ~56 parses of the same
+    string for one table page (~1 ms). The parsed arguments are kept on the request while its
+    query string stays the same object (a wrapper that changes it makes a new scope anyway)."""
+    parse = Request.args.fget
+    if getattr(parse, "kept", False):
+        return
+
+    def args(request):
+        query = request.scope.get("query_string")
+        kept = request.__dict__.get("_paper_catalog_args")
+        if kept is None or kept[0] is not query:
+            kept = request.__dict__["_paper_catalog_args"] = (query, parse(request))
+        return kept[1]
+
+    args.kept = True  # type: ignore[attr-defined]
+    args.parse = parse  # type: ignore[attr-defined]
+    args.__wrapped__ = parse  # type: ignore[attr-defined]
+    Request.args = property(args)
+
+
+def remember_table_permissions(datasette: "Datasette") -> None:
+    """Datasette's view-table check deep-copies the whole metadata to read one table's `allow`
+    blocks, two or three times a page (~1 ms of a paper page's CPU). Our metadata is fixed for
+    the worker's life (no plugin supplies metadata per request), so each table's answer is
+    kept; a site with a get_metadata hook keeps Datasette's reading."""
+    # datasette.plugins loads the installed plugins, ours too: not as this module loads
+    from datasette.plugins import pm
+
+    if pm.hook.get_metadata.get_hookimpls() or not hasattr(datasette, "_table_permission_allows"):
+        return
+    look_up = datasette._table_permission_allows
+    answers: dict[tuple[str, str], list] = {}
+
+    def remembered(database, table):
+        key = (database, table)
+        if key in answers:
+            return list(answers[key])
+        answer = look_up(database, table)
+        if len(answers) < MAX_REMEMBERED:
+            answers[key] = list(answer)
+        return answer
+
+    remembered.answers = answers  # type: ignore[attr-defined]
+    datasette._table_permission_allows = remembered
+
+
+# The served app ----------------------------------------------------------------------------
+
+
+def patch_served_datasette(datasette: "Datasette", catalog: "Database") -> None:
+    """The monkeypatches of `paper-catalog serve`'s Datasette: its one immutable catalog's
+    schema, permissions and query strings read once. Only when patches_enabled()."""
+    remember_request_args()
+    refresh_schemas_once(datasette)
+    remember_schema_lookups(catalog)
+    count_searches_from_the_index(catalog)
+    remember_table_permissions(datasette)
