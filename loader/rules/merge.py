@@ -1,6 +1,6 @@
 """The merge policy: which source entries are versions of one paper and what that paper shows.
 
-Pure, no SQL: the builder (build.py) stores the keys this module gives each entry, finds the
+Pure, no SQL: the build (loader/build/) stores the keys this module gives each entry, finds the
 entries that share one, and asks `resolve` what the merged paper is.
 
 Entries are versions of one paper when
@@ -24,8 +24,8 @@ import itertools
 import re
 import string
 import unicodedata
-from dataclasses import dataclass
 
+from loader.records import Paper, Version
 from loader.rules.names import without_accents
 
 # keys that make two entries versions at once, and the title key that also needs an author
@@ -199,41 +199,6 @@ class VersionGroups:
         return sorted(sorted(group) for group in members.values() if len(group) > 1)
 
 
-@dataclass(frozen=True, slots=True)  # slots: the builder holds one per repeated entry
-class Version:
-    """One source entry as the policy sees it. `authors` are (author id, position) pairs,
-    position None for a profile owner the list does not show; `track` is a track name."""
-
-    paper_id: str
-    title: str | None = None
-    venue: str | None = None
-    year: int | None = None
-    status: str | None = None
-    url: str | None = None
-    track: str | None = None
-    truncated: bool = False
-    authors: tuple = ()
-    affiliations: tuple = ()
-
-
-@dataclass(frozen=True)
-class Paper:
-    """What a paper shows once its versions are merged."""
-
-    id: str
-    aliases: tuple  # the merged versions' own ids
-    title: str | None
-    venue: str | None
-    year: int | None
-    status: str | None
-    url: str | None
-    track: str | None
-    truncated: bool
-    authors: tuple  # (author id, position)
-    affiliations: tuple
-    source_count: int
-
-
 def venue_rank(venue):
     """A venue over a preprint server, a preprint server over no venue at all."""
     if not venue:
@@ -248,7 +213,7 @@ def status_rank(status):
     return 2 if NOT_ACCEPTED.search(status) else int(bool(WORKSHOP.search(status)))
 
 
-def shown_rank(version):
+def shown_rank(version: Version) -> tuple:
     """Sort key, smallest first: the version a paper shows. Any venue over arXiv, then the
     latest year, then a main-track acceptance over a workshop over a rejected or withdrawn
     submission, then a real title over a placeholder ("Withdrawn") or none, then the complete
@@ -282,7 +247,7 @@ def author_list(ranked):
     return tuple(links.items())
 
 
-def resolve(versions):
+def resolve(versions: list[Version]) -> Paper:
     """The paper the versions are: the shown version's id, venue, year and status; the
     title (a real one over a placeholder), url and track of the best-ranked version that has
     one; all authors and affiliations; the other ids as aliases."""
