@@ -7,7 +7,6 @@ full-text index copied in and the catalog checked."""
 import contextlib
 import gc
 from collections.abc import Callable, Iterable, Iterator
-from os import PathLike
 
 import sqlite_utils
 
@@ -15,7 +14,7 @@ from loader.build import atomic
 from loader.build.consolidate import merge_versions, name_authors
 from loader.build.full_text import SHADOW_TABLES as FTS_SHADOW_TABLES
 from loader.build.full_text import CatalogCheckFailed, SideIndex
-from loader.build.prepare import prepared_sources, worker_count
+from loader.build.prepare import InputPath, prepared_sources, worker_count
 from loader.build.schema import PAGE_SIZE
 from loader.build.writer import CatalogWriter, Summary
 from loader.read.sources import public_paths
@@ -32,8 +31,6 @@ CACHE_KB = 16384
 # several threads sort the rows of an index (and a GROUP BY) when they pass the page cache:
 # the index builds then use the core the serial tail leaves idle
 SORTER_THREADS = 2
-# what build_catalog takes as an input file: a path, or read.sources' InputFile
-InputPath = str | PathLike[str]
 
 
 class BuildFailed(Exception):

@@ -11,7 +11,7 @@ import multiprocessing
 import os
 import signal
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable
 
 from loader.lifetime import die_with_parent
 from loader.read.lines import MAX_CACHED_NAME_LENGTH, NAME_CACHE_SIZE
@@ -31,6 +31,8 @@ MAX_WORKERS = 2
 # tracks and affiliations are few and recur in most entries: each spelling is read once
 # while among the last this many
 SPELLING_CACHE_SIZE = 4096
+# an input file: a path, or read.sources' InputFile (a path with its sources.yml settings)
+InputPath = str | os.PathLike[str]
 
 
 def prepare_entry(item: Entry | Problem) -> PreparedEntry | Problem:
@@ -68,9 +70,14 @@ def entry_paper_id(entry: Entry) -> str:
 def author_links(entry: Entry) -> tuple[tuple[AuthorName, int | None], ...]:
     """(author, position), one a name key, in the order the source lists them; the profile
     owner last with no position when the cut-short list does not show them."""
-    links, seen = [], set()
+    links: list[tuple[AuthorName, int | None]] = []
+    seen = set()
     for position, name in enumerate(entry.authors, start=1):
-        author = read_author_name(name)
+        # read_author_name, inlined: it runs for every name of every entry
+        if len(name) > MAX_CACHED_NAME_LENGTH:
+            author = name_key(name), spelling(name)
+        else:
+            author = read_recurring_author_name(name)
         if author[0] not in seen:
             seen.add(author[0])
             links.append((author, position))
@@ -122,12 +129,12 @@ def read_affiliation(text: str) -> Affiliation | None:
 PreparedSource = tuple[Source, Iterable[PreparedEntry | Problem]]
 
 
-def prepare_source(file: object, forced_format: str | None = None) -> PreparedSource:
+def prepare_source(file: InputPath, forced_format: str | None = None) -> PreparedSource:
     source, items = read_source(file, forced_format)
     return source, map(prepare_entry, items)
 
 
-def prepare_source_eagerly(file: object, forced_format: str | None) -> PreparedSource:
+def prepare_source_eagerly(file: InputPath, forced_format: str | None) -> PreparedSource:
     """In a worker process: everything for one file, sent back in one piece."""
     source, items = prepare_source(file, forced_format)
     return source, list(items)
@@ -148,12 +155,13 @@ def stop_with_build(build_pid: int, method: str) -> None:
     if method == "fork":
         alive = os.getppid() == build_pid  # reparented as soon as the build dies
     else:  # the build holds the other end of this pipe; siblings never do
-        alive = multiprocessing.parent_process().is_alive()
+        parent = multiprocessing.parent_process()
+        alive = parent is not None and parent.is_alive()
     if not alive:
         os._exit(1)
 
 
-def input_bytes(files: Iterable[object]) -> int:
+def input_bytes(files: Iterable[InputPath]) -> int:
     total = 0
     for file in files:
         try:
@@ -164,8 +172,8 @@ def input_bytes(files: Iterable[object]) -> int:
 
 
 def prepared_sources(
-    files: list, forced_format: str | None, workers: int
-) -> Iterator[PreparedSource]:
+    files: list[InputPath], forced_format: str | None, workers: int
+) -> Generator[PreparedSource, None, None]:
     """(source, prepared items) for each file, in the order given, parsed by `workers`
     processes (none: in this one). Order and results do not depend on the worker count."""
     if not workers:
@@ -183,6 +191,7 @@ def prepared_sources(
         initargs=(os.getpid(), method),
     ) as pool:
         remaining = iter(files)
+        in_flight: collections.deque[concurrent.futures.Future[PreparedSource]]
         in_flight = collections.deque()
         for file in remaining:
             in_flight.append(pool.submit(prepare_source_eagerly, file, forced_format))
@@ -190,13 +199,13 @@ def prepared_sources(
                 break
         while in_flight:
             result = in_flight.popleft().result()
-            file = next(remaining, None)
-            if file is not None:
-                in_flight.append(pool.submit(prepare_source_eagerly, file, forced_format))
+            following = next(remaining, None)
+            if following is not None:
+                in_flight.append(pool.submit(prepare_source_eagerly, following, forced_format))
             yield result
 
 
-def worker_count(files: list, workers: int | None) -> int:
+def worker_count(files: list[InputPath], workers: int | None) -> int:
     if workers is not None:
         return workers
     if len(files) < 2 or input_bytes(files) < PARALLEL_MIN_BYTES:
