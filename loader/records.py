@@ -67,9 +67,12 @@ class PreparedEntry(NamedTuple):
     title: str | None
     abstract: str
     plain: str | None  # the abstract as plain text; None where that is the abstract itself
-    # one (author, position) a name key, in the order the source lists them; the profile
-    # owner last with no position when the cut-short list does not show them
-    authors: tuple[tuple[AuthorName, int | None], ...]
+    # one author a name key, in the order the source lists them, and each one's position
+    # (two flat tuples: the names' tuples are shared, so an entry adds two objects, not one
+    # an author); the profile owner last with no position when the cut-short list does not
+    # show them
+    authors: tuple[AuthorName, ...]
+    positions: tuple[int | None, ...]
     truncated: bool
     track: Track | None
     affiliations: tuple[Affiliation, ...]  # one a slug, in the order the entry gives them
@@ -77,7 +80,7 @@ class PreparedEntry(NamedTuple):
     venue: str | None
     year: int | None
     status: str | None
-    version_keys: tuple[tuple[int, int], ...]  # (kind, key): see loader.rules.merge
+    version_keys: list[tuple[int, int]]  # (kind, key): see loader.rules.merge
     title_key: int | None  # the TITLE key among them, which tells titles apart
 
 

@@ -664,11 +664,8 @@ def test_a_prepared_entry_crosses_to_the_build_with_every_field():
     )
     prepared = prepare_entry(entry)
     assert isinstance(prepared, PreparedEntry)
-    assert prepared.authors == (
-        (("ann lee", "Ann Lee"), 1),
-        (("bo li", "Bo Li"), 3),
-        (("cy do", "Cy Do"), None),
-    )
+    assert prepared.authors == (("ann lee", "Ann Lee"), ("bo li", "Bo Li"), ("cy do", "Cy Do"))
+    assert prepared.positions == (1, 3, None)
     assert prepared.track == ("Deep Learning · Vision", "Deep Learning", "Vision")
     assert [a.slug for a in prepared.affiliations] == ["mit", "pku"]
     assert prepared.title_key is not None and len(prepared.version_keys) == 3

@@ -40,7 +40,8 @@ def prepare_entry(item: Entry | Problem) -> PreparedEntry | Problem:
     if isinstance(item, Problem):
         return item
     text = plain_text(item.abstract)
-    keys = tuple(version_keys(item, text))
+    keys = version_keys(item, text)
+    authors, positions = author_links(item)
     return PreparedEntry(
         entry_paper_id(item),
         item.line,
@@ -49,7 +50,8 @@ def prepare_entry(item: Entry | Problem) -> PreparedEntry | Problem:
         item.abstract,
         # None where the plain text is the abstract itself: a worker then sends the text once
         None if text == item.abstract else text,
-        author_links(item),
+        authors,
+        positions,
         item.truncated,
         read_track(item.track) if item.track else None,
         read_affiliations(item.affiliations),
@@ -67,10 +69,12 @@ def entry_paper_id(entry: Entry) -> str:
     return paper_id(entry.abstract, identifying_title(entry.title))
 
 
-def author_links(entry: Entry) -> tuple[tuple[AuthorName, int | None], ...]:
-    """(author, position), one a name key, in the order the source lists them; the profile
-    owner last with no position when the cut-short list does not show them."""
-    links: list[tuple[AuthorName, int | None]] = []
+def author_links(entry: Entry) -> tuple[tuple[AuthorName, ...], tuple[int | None, ...]]:
+    """(authors, their positions), one author a name key, in the order the source lists
+    them; the profile owner last with no position when the cut-short list does not show
+    them."""
+    authors: list[AuthorName] = []
+    positions: list[int | None] = []
     seen = set()
     for position, name in enumerate(entry.authors, start=1):
         # read_author_name, inlined: it runs for every name of every entry
@@ -80,12 +84,14 @@ def author_links(entry: Entry) -> tuple[tuple[AuthorName, int | None], ...]:
             author = read_recurring_author_name(name)
         if author[0] not in seen:
             seen.add(author[0])
-            links.append((author, position))
+            authors.append(author)
+            positions.append(position)
     if entry.owner:
         author = read_author_name(entry.owner)
         if author[0] not in seen:
-            links.append((author, None))
-    return tuple(links)
+            authors.append(author)
+            positions.append(None)
+    return tuple(authors), tuple(positions)
 
 
 def read_author_name(name: str) -> AuthorName:
