@@ -1,8 +1,10 @@
-"""The two things a parser yields: an entry (one paper as one source gave it) or a problem."""
+"""The records the stages pass on: a parser yields an entry (one paper as one source gave it)
+or a problem; the prepare step turns an entry into a prepared entry (normalized: what the
+writer stores); the writer keeps repeated entries as versions, and the merge policy resolves
+versions into the paper they are."""
 
-import operator
-from dataclasses import dataclass, field, fields
-from typing import Any, TypedDict
+from dataclasses import dataclass, field
+from typing import NamedTuple, TypedDict
 
 
 @dataclass
@@ -26,14 +28,6 @@ class Entry:
     arxiv_id: str | None = None
     doi: str | None = None
     openreview_id: str | None = None
-
-    def __reduce__(self) -> tuple[type["Entry"], tuple[Any, ...]]:
-        # a parsing worker sends every entry to the build: sent as the constructor's arguments
-        # it unpickles faster than a dataclass's default (its __dict__ sent and rebuilt)
-        return Entry, ENTRY_FIELDS(self)
-
-
-ENTRY_FIELDS = operator.attrgetter(*(f.name for f in fields(Entry)))
 
 
 class EntryFields(TypedDict, total=False):
@@ -59,3 +53,82 @@ class Problem:
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}: {self.message}"
+
+
+# (name key, spelling): the key says which author it is, the spelling is how this entry wrote it
+AuthorName = tuple[str, str]
+
+
+class Track(NamedTuple):
+    """A track as the catalog stores it: 'Area · Subarea', its area, its subarea (or None)."""
+
+    name: str
+    area: str
+    subarea: str | None
+
+
+class Affiliation(NamedTuple):
+    slug: str
+    name: str  # shown where a page lists the affiliation
+
+
+class PreparedEntry(NamedTuple):
+    """One entry normalized: everything the writer stores of it, computed by the pure rules
+    (in a parsing worker when the input is large), so that the writer only writes."""
+
+    paper_id: str
+    line: int
+    label: str  # the title, or the heading derived from the abstract
+    title: str | None
+    abstract: str
+    plain: str | None  # the abstract as plain text; None where that is the abstract itself
+    # one author a name key, in the order the source lists them, and each one's position
+    # (two flat tuples: the names' tuples are shared, so an entry adds two objects, not one
+    # an author); the profile owner last with no position when the cut-short list does not
+    # show them
+    authors: tuple[AuthorName, ...]
+    positions: tuple[int | None, ...]
+    truncated: bool
+    track: Track | None
+    affiliations: tuple[Affiliation, ...]  # one a slug, in the order the entry gives them
+    url: str | None
+    venue: str | None
+    year: int | None
+    status: str | None
+    version_keys: list[tuple[int, int]]  # (kind, key): see loader.rules.merge
+    title_key: int | None  # the TITLE key among them, which tells titles apart
+
+
+@dataclass(frozen=True, slots=True)  # slots: the writer holds one per repeated entry
+class Version:
+    """One source entry as the merge policy sees it. `authors` are (author id, position)
+    pairs, position None for a profile owner the list does not show; `track` is a track name."""
+
+    paper_id: str
+    title: str | None = None
+    venue: str | None = None
+    year: int | None = None
+    status: str | None = None
+    url: str | None = None
+    track: str | None = None
+    truncated: bool = False
+    authors: tuple[tuple[int, int | None], ...] = ()
+    affiliations: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Paper:
+    """What a paper shows once its versions are merged."""
+
+    id: str
+    aliases: tuple[str, ...]  # the merged versions' own ids
+    title: str | None
+    venue: str | None
+    year: int | None
+    status: str | None
+    url: str | None
+    track: str | None
+    truncated: bool
+    authors: tuple[tuple[int, int | None], ...]  # (author id, position)
+    affiliations: tuple[int, ...]
+    source_count: int

@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from loader.build.catalog import SCHEMA, build_catalog
+from loader.build.catalog import build_catalog
+from loader.build.schema import SCHEMA
 from loader.read.sources import discover, read_source
 from loader.records import Problem
 

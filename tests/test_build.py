@@ -12,8 +12,6 @@ import sqlite_utils
 import yaml
 
 from loader.build.catalog import (
-    FTS_PAGE_BYTES,
-    PAGE_SIZE,
     BuildFailed,
     CatalogCheckFailed,
     build_catalog,
@@ -21,6 +19,7 @@ from loader.build.catalog import (
 )
 from loader.build.full_text import check_full_text_index
 from loader.build.prepare import prepare_source_eagerly
+from loader.build.schema import FTS_PAGE_BYTES, PAGE_SIZE
 from loader.read.sources import discover, public_paths
 
 from . import merge_fixtures
@@ -464,20 +463,21 @@ async def test_venue_and_year_facets_only_with_values(build_fixtures, datasette)
 
 
 def test_parsing_workers_are_gone_before_the_writer_finishes(tmp_path, monkeypatch):
-    """The writer's finish() (merges, counts) is where a build peaks in memory: the parsing
-    worker processes must have exited by then, not linger until garbage collection."""
+    """After the stream (the merge, the writer's finish(): counts, indexes) is where a build
+    peaks in memory: the parsing worker processes must have exited by then, not linger until
+    garbage collection."""
     import multiprocessing
 
-    from loader.build import catalog as build
+    from loader.build.writer import CatalogWriter
 
     alive = []
-    finish = build.CatalogWriter.finish
+    end_stream = CatalogWriter.end_stream
 
-    def finish_and_look(writer):
+    def end_stream_and_look(writer):
         alive.append(len(multiprocessing.active_children()))
-        return finish(writer)
+        return end_stream(writer)
 
-    monkeypatch.setattr(build.CatalogWriter, "finish", finish_and_look)
+    monkeypatch.setattr(CatalogWriter, "end_stream", end_stream_and_look)
     summary = build_catalog(sorted(SEEDS.iterdir()), tmp_path / "c.db", workers=2)
     assert summary.papers == 90
     assert alive == [0]
@@ -498,17 +498,17 @@ def test_the_writer_pauses_the_cyclic_collector_while_workers_parse(tmp_path, mo
     workers, forked meanwhile, collect (parsing makes cycles)."""
     import gc
 
-    from loader.build import catalog as build
     from loader.build import prepare
+    from loader.build.writer import CatalogWriter
 
     seen = []
-    add_entry = build.CatalogWriter.add_entry
+    add_entry = CatalogWriter.add_entry
 
     def add_and_look(writer, *args):
         seen.append(gc.isenabled())
         return add_entry(writer, *args)
 
-    monkeypatch.setattr(build.CatalogWriter, "add_entry", add_and_look)
+    monkeypatch.setattr(CatalogWriter, "add_entry", add_and_look)
     monkeypatch.setattr(prepare, "prepare_source_eagerly", prepare_in_a_collecting_worker)
     assert gc.isenabled()
     assert build_catalog(sorted(SEEDS.iterdir()), tmp_path / "a.db", workers=2).papers == 90
@@ -526,12 +526,12 @@ def test_a_build_failing_after_the_stream_stops_the_index_thread_and_leaves_no_f
     stops, its side database goes with the temporary, the old catalog stays."""
     import threading
 
-    from loader.build import catalog as build
+    from loader.build import writer as build_writer
 
     target = tmp_path / "out" / "catalog.db"
     build_catalog(sorted(SEEDS.iterdir()), target)
     before = target.read_bytes()
-    monkeypatch.setattr(build, "BATCH_SIZE", 7)  # several batches from the 90 seed papers
+    monkeypatch.setattr(build_writer, "BATCH_SIZE", 7)  # several batches from the 90 seed papers
     side_files = []
 
     def fail(writer):
@@ -539,7 +539,7 @@ def test_a_build_failing_after_the_stream_stops_the_index_thread_and_leaves_no_f
         side_files.extend(p.name for p in target.parent.iterdir() if p.name.endswith("-fts"))
         raise sqlite3.OperationalError("disk I/O error")
 
-    monkeypatch.setattr(build.CatalogWriter, "count_papers", fail)
+    monkeypatch.setattr(build_writer.CatalogWriter, "count_papers", fail)
     with pytest.raises(sqlite3.OperationalError):
         build_catalog(sorted(SEEDS.iterdir()), target)
     assert len(side_files) == 1  # the thread was writing its side database
@@ -570,9 +570,9 @@ def test_a_full_text_index_failing_its_check_in_the_thread_fails_the_build(tmp_p
 def test_the_side_index_is_the_index_a_rebuild_writes_in_small_batches(tmp_path, monkeypatch):
     """Batches of 7 papers (13 for the seeds' 90), the merge's changes taken out and put back
     in chunks: the copied index holds what FTS5's rebuild from the rows holds."""
-    from loader.build import catalog as build
+    from loader.build import writer as build_writer
 
-    monkeypatch.setattr(build, "BATCH_SIZE", 7)
+    monkeypatch.setattr(build_writer, "BATCH_SIZE", 7)
     path = tmp_path / "catalog.db"
     build_catalog(sorted(merge_fixtures.MERGE_FIXTURES.glob("*.jsonl")), path)
     connection = sqlite3.connect(path, isolation_level=None)
@@ -638,22 +638,52 @@ def test_a_built_catalog_has_no_free_pages(seed_catalog, tmp_path):
         assert connection.execute("pragma auto_vacuum").fetchone() == (0,)
 
 
-def test_an_entry_crosses_to_the_build_with_every_field():
-    """Parsing workers pickle entries by their constructor's arguments (records.Entry's
-    __reduce__): every field, in order, survives, whatever values it holds."""
-    import dataclasses
+def test_a_prepared_entry_crosses_to_the_build_with_every_field():
+    """Parsing workers send prepared entries, normalized, to the writer: pickled, every
+    field survives, and the recurring parts (an author's key and spelling) are one object."""
     import pickle
 
-    from loader.records import Entry
+    from loader.build.prepare import prepare_entry
+    from loader.records import Entry, PreparedEntry
 
-    values = {
-        f.name: (7 if f.type == "int" or f.name in ("line", "year") else f"{f.name} ü")
-        for f in dataclasses.fields(Entry)
-    }
-    values.update(authors=["A B", "C D"], affiliations=["mit"], truncated=True)
-    entry = Entry(**values)
-    copy = pickle.loads(pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL))
-    assert dataclasses.asdict(copy) == dataclasses.asdict(entry) == values
+    entry = Entry(
+        "a.jsonl",
+        7,
+        "We study $x^2$ ü.",
+        ["Ann Lee", "ann  lee", "Bo Li"],
+        True,
+        track="Deep Learning ·  Vision",
+        affiliations=["MIT", " mit", "pku"],
+        title="A T",
+        url="u",
+        owner="Cy Do",
+        venue="ICLR",
+        year=2020,
+        status="Poster",
+        doi="10.1/x",
+    )
+    prepared = prepare_entry(entry)
+    assert isinstance(prepared, PreparedEntry)
+    assert prepared.authors == (("ann lee", "Ann Lee"), ("bo li", "Bo Li"), ("cy do", "Cy Do"))
+    assert prepared.positions == (1, 3, None)
+    assert prepared.track == ("Deep Learning · Vision", "Deep Learning", "Vision")
+    assert [a.slug for a in prepared.affiliations] == ["mit", "pku"]
+    assert prepared.title_key is not None and len(prepared.version_keys) == 3
+    copy = pickle.loads(pickle.dumps(prepared, protocol=pickle.HIGHEST_PROTOCOL))
+    assert copy == prepared and type(copy.track) is type(prepared.track)
+
+
+def test_the_writer_imports_no_rules_and_no_readers():
+    """The writer only writes: normalizing (rules) and reading happen before it, and nothing
+    it imports, directly or not, reaches back to them."""
+    code = (
+        "import sys, loader.build.writer; "
+        "print(sorted(m for m in sys.modules if m.startswith(('loader.rules', 'loader.read'))))"
+    )
+    imported = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert imported.stdout.strip() == "[]"
 
 
 def indexed_rows(connection, column):

@@ -328,7 +328,7 @@ def test_accounting_fails_when_a_lossy_parser_is_used(tmp_path, monkeypatch):
 
 
 def test_catalog_check_fails_when_the_build_drops_an_entry(tmp_path, monkeypatch):
-    from loader.build.catalog import CatalogWriter
+    from loader.build.writer import CatalogWriter
 
     files = discover([SEEDS])
     parsed = {str(path): parse_file(path)[1] for path in files}

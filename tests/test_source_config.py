@@ -163,7 +163,7 @@ def test_settings_reach_entries_parsed_in_worker_processes(tmp_path):
 
     write(tmp_path, {"sources.yml": CONFIG, "iclr2024_a.txt": PAGE, "sub/neurips_b.txt": PAGE})
     read = [
-        (item[0].venue, item[0].year)
+        (item.venue, item.year)
         for _, items in prepared_sources(plan_inputs([tmp_path]), None, workers=2)
         for item in items
     ]

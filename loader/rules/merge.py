@@ -1,6 +1,6 @@
 """The merge policy: which source entries are versions of one paper and what that paper shows.
 
-Pure, no SQL: the builder (build.py) stores the keys this module gives each entry, finds the
+Pure, no SQL: the build (loader/build/) stores the keys this module gives each entry, finds the
 entries that share one, and asks `resolve` what the merged paper is.
 
 Entries are versions of one paper when
@@ -25,9 +25,8 @@ import re
 import string
 import unicodedata
 from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
-from dataclasses import dataclass
 
-from loader.records import Entry
+from loader.records import Entry, Paper, Version
 from loader.rules.names import without_accents
 
 # keys that make two entries versions at once, and the title key that also needs an author
@@ -208,41 +207,6 @@ class VersionGroups:
         for item in self.parent:
             members.setdefault(self.find(item), []).append(item)
         return sorted(sorted(group) for group in members.values() if len(group) > 1)
-
-
-@dataclass(frozen=True, slots=True)  # slots: the builder holds one per repeated entry
-class Version:
-    """One source entry as the policy sees it. `authors` are (author id, position) pairs,
-    position None for a profile owner the list does not show; `track` is a track name."""
-
-    paper_id: str
-    title: str | None = None
-    venue: str | None = None
-    year: int | None = None
-    status: str | None = None
-    url: str | None = None
-    track: str | None = None
-    truncated: bool = False
-    authors: tuple[AuthorLink, ...] = ()
-    affiliations: tuple[int, ...] = ()
-
-
-@dataclass(frozen=True)
-class Paper:
-    """What a paper shows once its versions are merged."""
-
-    id: str
-    aliases: tuple[str, ...]  # the merged versions' own ids
-    title: str | None
-    venue: str | None
-    year: int | None
-    status: str | None
-    url: str | None
-    track: str | None
-    truncated: bool
-    authors: tuple[AuthorLink, ...]
-    affiliations: tuple[int, ...]
-    source_count: int
 
 
 def venue_rank(venue: str | None) -> int:

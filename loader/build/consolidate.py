@@ -1,0 +1,109 @@
+"""The merge stage, after the stream: the merge policy (loader/rules/merge.py) applied to what
+the writer wrote. Entries that are versions of one paper become that paper, and each author
+spelled more than one way is shown under the spelling the name rules pick. This module reads
+the rows back and decides; the writer writes the result."""
+
+import itertools
+
+from loader.build.writer import CatalogWriter
+from loader.records import Version
+from loader.rules.merge import DIRECT, VersionGroups, direct_matches, resolve, title_matches
+from loader.rules.names import display_name
+
+
+def stored_version(writer: CatalogWriter, pid: str) -> Version:
+    """The first entry of a paper id, as its row holds it."""
+    execute = writer.db.conn.execute
+    title, venue, year, status, url, track, truncated = execute(
+        "select title, venue, year, status, url, track, authors_truncated from papers where id = ?",
+        [pid],
+    ).fetchone()
+    authors = execute(
+        "select author_id, position from paper_authors where paper_id = ?", [pid]
+    ).fetchall()
+    affiliations = execute(
+        "select affiliation_id from paper_affiliations where paper_id = ?", [pid]
+    ).fetchall()
+    return Version(
+        pid,
+        title,
+        venue,
+        year,
+        status,
+        url,
+        track,
+        bool(truncated),
+        tuple(authors),
+        tuple(row[0] for row in affiliations),
+    )
+
+
+def paper_authors(writer: CatalogWriter, pid: str) -> set[int]:
+    """Author ids of every entry with this paper id."""
+    rows = writer.db.execute("select author_id from paper_authors where paper_id = ?", [pid])
+    return {row[0] for row in rows} | {
+        author for version in writer.duplicates.get(pid, ()) for author, _ in version.authors
+    }
+
+
+def version_groups(writer: CatalogWriter) -> list[list[str]]:
+    """Sets of paper ids that are versions of one paper (the merge policy's rules)."""
+    groups = VersionGroups()
+    # an entry's paper id holds its title's words (prepare.entry_paper_id): one title key an
+    # id, or none. The keys two ids share are found first (one sort of the narrow rows), and
+    # only theirs are read again with the ids and titles: sorting every row with them costs
+    # more, in the build's serial end
+    shared = writer.db.execute(
+        "select kind, group_concat(paper_id || ' ' || ifnull(title, '')), "
+        "count(distinct title) from "
+        "(select distinct key, kind, paper_id, title from temp.version_keys "
+        "where (key, kind) in (select key, kind from temp.version_keys "
+        "group by key, kind having min(paper_id) != max(paper_id))) "
+        "group by key, kind"
+    ).fetchall()
+    for kind, members, titles in shared:
+        titled = dict(member.split(" ") for member in members.split(","))
+        ids = sorted(titled)
+        if kind == DIRECT and titles < 2:
+            pairs = itertools.pairwise(ids)
+        elif kind == DIRECT:  # two titles among them: rare, so authors are read per paper
+            pairs = direct_matches(
+                [(pid, titled[pid] or None, paper_authors(writer, pid)) for pid in ids]
+            )
+        else:
+            pairs = title_matches([(pid, paper_authors(writer, pid)) for pid in ids])
+        for first, second in pairs:
+            groups.union(first, second)
+    return groups.groups()
+
+
+def merge_versions(writer: CatalogWriter) -> set[str]:
+    """Each paper with more than one entry becomes the paper the policy's resolve() says,
+    written by the writer; returns the ids whose author and affiliation lists changed."""
+    groups = version_groups(writer)
+    grouped = {pid for group in groups for pid in group}
+    groups += [[pid] for pid in sorted(writer.duplicates) if pid not in grouped]
+    changed = set()
+    for group in groups:
+        versions: list[Version] = []
+        stored: dict[str, Version] = {}
+        for pid in group:
+            versions.append(stored.setdefault(pid, stored_version(writer, pid)))
+            versions.extend(writer.duplicates.pop(pid, ()))
+        paper = resolve(versions)
+        if writer.write_paper(paper, stored[paper.id]):
+            changed.add(paper.id)
+    return changed
+
+
+def name_authors(writer: CatalogWriter) -> dict[int, str]:
+    """Each author spelled more than one way named by the spelling the name rules pick from
+    the counts; returns the first spellings of the authors now shown under another one."""
+    renamed = {}
+    for author_id in writer.other_spellings:
+        first = writer.author_names[author_id]
+        name = display_name(writer.spelling_counts(author_id, first))
+        if name != first:
+            writer.name_author(author_id, name)
+            renamed[author_id] = first
+    return renamed
