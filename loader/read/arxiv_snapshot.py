@@ -45,8 +45,10 @@ def parsed_authors(value: object) -> list[str] | None:
         isinstance(parts, list) and all(isinstance(p, str) for p in parts) for parts in value
     ):
         raise RecordProblem("authors_parsed must be a list of [last, first, suffix] lists")
-    written = [" ".join(p.strip() for p in (*parts[1:2], *parts[:1], *parts[2:]) if p.strip())
-               for parts in value]
+    written = [
+        " ".join(p.strip() for p in (*parts[1:2], *parts[:1], *parts[2:]) if p.strip())
+        for parts in value
+    ]
     return person_names("authors_parsed", written)
 
 
@@ -68,7 +70,7 @@ def first_version_year(record: dict[str, object], arxiv_id: str) -> int | None:
 def map_snapshot_record(name: str, line: int, record: dict[str, object]) -> tuple[str, Entry]:
     written_id = record.get("id")
     if not isinstance(written_id, str):
-        raise RecordProblem(f"id must be a string such as \"0704.0001\", not {json_type(written_id)}")
+        raise RecordProblem(f'id must be a string such as "0704.0001", not {json_type(written_id)}')
     arxiv_id = normalize_identifier("arxiv_id", written_id)
     if arxiv_id is None:
         raise RecordProblem(f"id {written_id.strip()!r} is not an arXiv identifier")

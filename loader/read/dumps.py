@@ -6,10 +6,10 @@ raises RecordProblem; a record that is no paper (an OpenReview review) maps to N
 """
 
 import hashlib
-import json
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
+from typing import BinaryIO
 
 from loader.read.json_stream import JsonRecord, read_json_records
 from loader.read.lines import clean_name
@@ -54,27 +54,29 @@ def read_dump(
     """Every record of the dump at `path` as an Entry or a Problem, a record whose id came
     before skipped: duplicates inside one dump are one paper (the first)."""
     try:
-        fp = open(path, "rb")
-    except OSError as error:
+        with open(path, "rb") as fp:
+            yield from map_records(name, fp, map_record)
+    except OSError as error:  # the file went away or broke after its format was told
         yield Problem(name, 1, f"cannot read: {error.strerror or error}")
-        return
+
+
+def map_records(name: str, fp: BinaryIO, map_record: MapRecord) -> Iterator[Entry | Problem]:
     seen: set[bytes] = set()  # 8-byte digests: a 2.7M-paper snapshot keeps ~200 MB less
-    with fp:
-        for item in read_json_records(name, fp):
-            if isinstance(item, Problem):
-                yield item
-                continue
-            result = map_json_record(name, item, map_record)
-            if isinstance(result, tuple):
-                key, entry = result
-                if key is not None:
-                    digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8)
-                    if digest.digest() in seen:
-                        continue
-                    seen.add(digest.digest())
-                yield entry
-            elif result is not None:
-                yield result
+    for item in read_json_records(name, fp):
+        if isinstance(item, Problem):
+            yield item
+            continue
+        result = map_json_record(name, item, map_record)
+        if isinstance(result, tuple):
+            key, entry = result
+            if key is not None:
+                digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8)
+                if digest.digest() in seen:
+                    continue
+                seen.add(digest.digest())
+            yield entry
+        elif result is not None:
+            yield result
 
 
 def map_json_record(
@@ -128,9 +130,3 @@ def unique(values: Iterable[str]) -> list[str]:
 def venue_name(letters: str) -> str:
     """iclr -> ICLR, nips -> NeurIPS, corl -> CoRL: a venue's letters as the venue writes them."""
     return VENUE_NAMES.get(letters.lower(), letters.upper())
-
-
-def dumped(value: object) -> str:
-    """A JSON value shown in a problem, cut short."""
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 40 else text[:37] + "..."

@@ -96,7 +96,7 @@ class JsonStream:
         self.advance(self.position + 1)
 
     def decode(self) -> JsonRecord:
-        """The JSON value at the read position. An error is told from a value cut by the chunk
+        """The JSON value at the read position (after peek(): raw_decode skips no whitespace). An error is told from a value cut by the chunk
         boundary by reading on: a real error stays where it is however much follows."""
         last = None
         while True:
@@ -105,6 +105,12 @@ class JsonStream:
             except json.JSONDecodeError as error:
                 found = (error.msg, error.pos - self.position)
                 cut = error.msg.startswith("Unterminated string") or found != last
+                if self.ended and (
+                    cut
+                    and error.pos >= len(self.buffer.rstrip())
+                    or error.msg.startswith("Unterminated string")
+                ):
+                    raise BrokenJson(self.line, "the file ends inside this record (cut short?)")
                 if self.ended or not cut:
                     line = self.line + self.buffer.count("\n", self.position, error.pos)
                     raise BrokenJson(self.line, f"invalid JSON at line {line}: {error.msg}")
@@ -167,7 +173,7 @@ class JsonStream:
             if self.peek() != ":":
                 raise BrokenJson(self.line, "expected : after the key")
             self.take()
-            if key == WRAPPER_KEY and self.peek() == "[":
+            if self.peek() == "[" and key == WRAPPER_KEY:
                 yield from self.array_items()
             else:
                 self.decode()

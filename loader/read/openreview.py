@@ -32,7 +32,9 @@ VENUE_TEXT = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 # "ICLR.cc/2024/Conference/Withdrawn_Submission", "ICLR.cc/2018/Conference/-/Blind_Submission"
-GROUP_ID = re.compile(r"^(?P<venue>[^/.]+)[^/]*/(?P<year>(?:19|20)\d\d)/(?P<kind>[^/]+)(?:/(?P<rest>.*))?$")
+GROUP_ID = re.compile(
+    r"^(?P<venue>[^/.]+)[^/]*/(?P<year>(?:19|20)\d\d)/(?P<kind>[^/]+)(?:/(?P<rest>.*))?$"
+)
 # what the venue id or the venue text says of a decision, in the words the other dumps use
 DECISIONS = (
     (re.compile(r"desk[ _]reject", re.IGNORECASE), "Desk Rejected"),
@@ -77,6 +79,7 @@ def read_venue_text(text: str | None) -> tuple[str | None, int | None, str | Non
     if not match:
         return None, None, decision(text)
     rest = TRACK_WORDS.sub("", match["rest"].strip())
+    status: str | None
     if match["submitted"]:
         status = "Submitted"
     else:

@@ -84,4 +84,3 @@ def map_paperlists_record(
 def parse_paperlists(name: str, path: str | os.PathLike[str]) -> Iterator[Entry | Problem]:
     """Yield an Entry or a Problem for every record of a Paper Copilot file."""
     return read_dump(name, path, map_paperlists_record)
-

@@ -127,7 +127,7 @@ def detect_dump(record: object) -> str | None:
         return None
     if isinstance(record.get("content"), dict):
         return "openreview"
-    if "authors_parsed" in record or ("versions" in record and "submitter" in record):
+    if "authors_parsed" in record or ("versions" in record and "id" in record):
         return "arxiv"
     if "author" in record and "authors" not in record and ("site" in record or "aff" in record):
         return "paperlists"
