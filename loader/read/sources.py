@@ -8,9 +8,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from loader.read.arxiv_snapshot import parse_arxiv_snapshot
+from loader.read.json_stream import first_record
 from loader.read.jsonl import parse_jsonl
 from loader.read.lines import LISTING_MARKER, is_too_long, line_problem, read_lines
 from loader.read.listing import parse_listing
+from loader.read.openreview import parse_openreview
+from loader.read.paperlists import parse_paperlists, venue_of_file
 from loader.read.profile import find_owner, parse_profile
 from loader.read.source_config import CONFIG_NAME, SourceSettings, load_source_config
 from loader.records import Entry, Problem
@@ -21,7 +25,16 @@ PARSERS: dict[str, Parser] = {
     "profile": parse_profile,
     "jsonl": parse_jsonl,
 }
-FORMATS = tuple(PARSERS)
+# the public dumps: streamed from the file, never read into a list of lines
+DumpParser = Callable[[str, str | os.PathLike[str]], Iterator[Entry | Problem]]
+DUMP_PARSERS: dict[str, DumpParser] = {
+    "paperlists": parse_paperlists,
+    "arxiv": parse_arxiv_snapshot,
+    "openreview": parse_openreview,
+}
+FORMATS = (*PARSERS, *DUMP_PARSERS)
+# enough of a file to hold its first record, whatever the dump
+DUMP_HEAD_CHARACTERS = 4 << 20
 
 
 @dataclass
@@ -107,6 +120,20 @@ def detect_format(lines: Sequence[str]) -> str | None:
     return None
 
 
+def detect_dump(record: object) -> str | None:
+    """Which public dump a file is, told by its first record's keys; None for any other JSON
+    (our own JSON Lines among them)."""
+    if not isinstance(record, dict):
+        return None
+    if isinstance(record.get("content"), dict):
+        return "openreview"
+    if "authors_parsed" in record or ("versions" in record and "id" in record):
+        return "arxiv"
+    if "author" in record and "authors" not in record and ("site" in record or "aff" in record):
+        return "paperlists"
+    return None
+
+
 def display_path(path: str | os.PathLike[str]) -> str:
     """The path as text SQLite and a terminal can hold: undecodable bytes of a file name
     are shown as \\xNN escapes."""
@@ -154,9 +181,19 @@ def read_source(
 ) -> tuple[Source, Iterator[Entry | Problem]]:
     """Parse one file (a path or an InputFile). Returns (Source, iterator of Entry | Problem)."""
     source, items = parse_source(path, forced_format)
-    if isinstance(path, InputFile):
-        items = with_settings(items, path.settings, path.config_problems)
+    settings = path.settings if isinstance(path, InputFile) else None
+    if source.format == "paperlists" and settings is None:
+        settings = settings_of_file_name(source.path)
+    if isinstance(path, InputFile) or settings:
+        problems = path.config_problems if isinstance(path, InputFile) else ()
+        items = with_settings(items, settings, problems)
     return source, items
+
+
+def settings_of_file_name(name: str) -> SourceSettings | None:
+    """A Paper Copilot file's venue and year, from its name (iclr2024.json -> ICLR 2024)."""
+    venue_year = venue_of_file(name)
+    return SourceSettings(*venue_year) if venue_year else None
 
 
 def with_settings(
@@ -187,6 +224,13 @@ def parse_source(
         with fp:
             digest = hashlib.file_digest(fp, "sha256").hexdigest()
             fp.seek(0)
+            dump = forced_format if forced_format in DUMP_PARSERS else None
+            if forced_format is None:
+                dump = detect_dump(first_record(fp, DUMP_HEAD_CHARACTERS))
+            if dump:
+                items = report_if_no_records(name, DUMP_PARSERS[dump](name, path))
+                return Source(name, dump, digest), items
+            fp.seek(0)
             lines, problem = read_lines(name, fp)
     except OSError as error:
         reason = error.strerror or str(error)
@@ -197,7 +241,8 @@ def parse_source(
     if format is None:
         message = (
             "unknown format: expected a listing page (first line 论文检索), "
-            "an author profile page (first line a name) or JSON Lines"
+            "an author profile page (first line a name), JSON Lines, a Paper Copilot list, "
+            "an arXiv metadata snapshot or OpenReview notes"
         )
         too_long = next((n for n, line in enumerate(lines, start=1) if is_too_long(line)), None)
         too_long_problem = too_long and line_problem(name, too_long, lines[too_long - 1])
@@ -219,6 +264,16 @@ def report_if_empty(
     if empty:
         header = next((n for n, line in enumerate(lines, start=1) if line.strip()), 1)
         yield Problem(name, header, "no papers after the header")
+
+
+def report_if_no_records(name: str, items: Iterable[Entry | Problem]) -> Iterator[Entry | Problem]:
+    """A dump with no record at all (`[]`) is a problem, like a page with only its header."""
+    empty = True
+    for item in items:
+        empty = False
+        yield item
+    if empty:
+        yield Problem(name, 1, "no papers in the file")
 
 
 def check_sources(

@@ -1,0 +1,132 @@
+"""What the readers of public dumps share (paperlists.py, arxiv_snapshot.py, openreview.py):
+the loop over a file's records, their fields' types, one paper a duplicated id, venue names.
+
+A reader maps one JSON object to an Entry (with the key that identifies it in its dump) or
+raises RecordProblem; a record that is no paper (an OpenReview review) maps to None.
+"""
+
+import hashlib
+import os
+import re
+from collections.abc import Callable, Iterable, Iterator
+from typing import BinaryIO
+
+from loader.read.json_stream import JsonRecord, read_json_records
+from loader.read.lines import clean_name
+from loader.records import Entry, Problem
+
+# what SQLite cannot store (a lone surrogate: an undecodable byte or a "\ud800" escape) or the
+# text formats refuse (NUL)
+UNSTORABLE = re.compile(r"[\ud800-\udfff\0]")
+# names as the venues write them, for venue letters read from a file name or a group id;
+# any other is written in capitals (iclr -> ICLR)
+VENUE_NAMES = {
+    "nips": "NeurIPS",
+    "neurips": "NeurIPS",
+    "corl": "CoRL",
+    "automl": "AutoML",
+    "siggraphasia": "SIGGRAPH Asia",
+    "acmmm": "ACM MM",
+    "ai4x": "AI4X",
+}
+JSON_TYPES = {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}
+
+MapRecord = Callable[[str, int, dict[str, object]], tuple[str | None, Entry | None]]
+
+
+class RecordProblem(Exception):
+    """A record that cannot be a paper, and why."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def json_type(value: object) -> str:
+    if value is None:
+        return "null"
+    return JSON_TYPES.get(type(value), "a number")
+
+
+def read_dump(
+    name: str, path: str | os.PathLike[str], map_record: MapRecord
+) -> Iterator[Entry | Problem]:
+    """Every record of the dump at `path` as an Entry or a Problem, a record whose id came
+    before skipped: duplicates inside one dump are one paper (the first)."""
+    try:
+        with open(path, "rb") as fp:
+            yield from map_records(name, fp, map_record)
+    except OSError as error:  # the file went away or broke after its format was told
+        yield Problem(name, 1, f"cannot read: {error.strerror or error}")
+
+
+def map_records(name: str, fp: BinaryIO, map_record: MapRecord) -> Iterator[Entry | Problem]:
+    seen: set[bytes] = set()  # 8-byte digests: a 2.7M-paper snapshot keeps ~200 MB less
+    for item in read_json_records(name, fp):
+        if isinstance(item, Problem):
+            yield item
+            continue
+        result = map_json_record(name, item, map_record)
+        if isinstance(result, tuple):
+            key, entry = result
+            if key is not None:
+                digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8)
+                if digest.digest() in seen:
+                    continue
+                seen.add(digest.digest())
+            yield entry
+        elif result is not None:
+            yield result
+
+
+def map_json_record(
+    name: str, item: JsonRecord, map_record: MapRecord
+) -> tuple[str | None, Entry] | Problem | None:
+    if not isinstance(item.value, dict):
+        message = f"a record must be a JSON object, not {json_type(item.value)}"
+        return Problem(name, item.line, message)
+    try:
+        key, entry = map_record(name, item.line, item.value)
+    except RecordProblem as problem:
+        return Problem(name, item.line, problem.message)
+    return (key, entry) if entry is not None else None
+
+
+def text_value(key: str, value: object) -> str | None:
+    """A string field, stripped; None when absent, null or blank."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise RecordProblem(f"{key} must be a string, not {json_type(value)}")
+    if UNSTORABLE.search(value):
+        raise RecordProblem(f"{key} contains invalid UTF-8, a NUL or a lone surrogate escape")
+    return value.strip() or None
+
+
+def required_abstract(value: object) -> str:
+    abstract = text_value("abstract", value)
+    if abstract is None:
+        raise RecordProblem("record has no abstract")
+    return abstract
+
+
+def person_names(key: str, written: Iterable[object]) -> list[str]:
+    """Names in order, empty slots skipped; kept even when they do not look like a name (the
+    dump says they are), with entities, titles and footnote marks taken off."""
+    names = []
+    for value in written:
+        text = text_value(key, value)
+        if text:
+            names.append(clean_name(text) or " ".join(text.split()))
+    if not names:
+        raise RecordProblem("record has no authors")
+    return names
+
+
+def unique(values: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(values))
+
+
+def venue_name(letters: str) -> str:
+    """iclr -> ICLR, nips -> NeurIPS, corl -> CoRL: a venue's letters as the venue writes them."""
+    return VENUE_NAMES.get(letters.lower(), letters.upper())
