@@ -99,7 +99,8 @@ def test_file_whose_first_line_is_too_long_says_so(tmp_path, small_limit):
             1,
             (
                 "unknown format: expected a listing page (first line 论文检索), an author "
-                "profile page (first line a name) or JSON Lines; line 1: line too long "
+                "profile page (first line a name), JSON Lines, a Paper Copilot list, an arXiv "
+                "metadata snapshot or OpenReview notes; line 1: line too long "
                 "(500 bytes; a line may hold 100)"
             ),
         )

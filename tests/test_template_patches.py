@@ -59,6 +59,33 @@ def test_a_changed_pinned_datasette_refuses_to_serve(monkeypatch):
         coupling.require_upstream()
 
 
+class RichConsole:
+    """rich's console as Datasette's handler meets it: print_exception() outside an except
+    block raises (rich is not a test dependency; this is its documented behaviour)."""
+
+    def print_exception(self, **options):
+        raise ValueError("Value for 'trace' required if not called in except: block")
+
+
+class RichModule:
+    def get_console(self):
+        return RichConsole()
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_an_unrouted_path_is_a_404_where_rich_is_installed(datasette, monkeypatch):
+    import datasette.handle_exception as handler
+
+    # the served app turned the handler's rich print off when it started
+    assert handler.rich is None
+    monkeypatch.setattr(handler, "rich", RichModule())
+    with pytest.raises(ValueError):  # what Datasette alone does with rich
+        await Datasette([], memory=True).client.get("/no/such/page/here")
+    coupling.print_no_rich_tracebacks()
+    response = await datasette.client.get("/no/such/page/here")
+    assert response.status_code == 404
+
+
 @pytest.mark.asyncio(loop_scope="session")
 async def test_pages_have_a_language_a_main_landmark_and_a_skip_link(datasette):
     for path in ("/", "/catalog/papers", "/-/charts", "/search"):

@@ -163,6 +163,13 @@ UPSTREAM = (
         "datasette.filters:search_filters",
         "8cba30659aee01fb",
     ),
+    # Datasette's last-resort error handler prints with rich, outside an except block on a 404
+    Upstream(
+        "print_no_rich_tracebacks",
+        "handle_exception.py",
+        "datasette.handle_exception:handle_exception",
+        "45b9c60d62bbdee3",
+    ),
     # install_template_patches: the Jinja loaders Datasette's constructor makes
     Upstream(
         "install_template_patches", "app.py", "datasette.app:Datasette.__init__", "258fbfd6966f63b9"
@@ -522,6 +529,16 @@ def install_template_patches(
 # Monkeypatches of the served app -------------------------------------------------------------
 
 
+def print_no_rich_tracebacks() -> None:
+    """Datasette's default handle_exception prints every error, 404s included, with rich when
+    rich is importable; for a 404 of an unrouted path it is called outside an except block,
+    where rich raises ValueError and the 404 becomes a failed request. The served site logs its
+    errors itself, so the handler's rich print is turned off."""
+    import datasette.handle_exception
+
+    datasette.handle_exception.rich = None  # type: ignore[attr-defined]
+
+
 def refresh_schemas_once(datasette: "Datasette") -> None:
     """Datasette reads every database's schema version before every request (three SQL-thread
     hand-offs, ~0.5 ms) to notice a changed schema. The served build never changes (a new
@@ -683,3 +700,4 @@ def patch_served_datasette(datasette: "Datasette", catalog: "Database") -> None:
     remember_schema_lookups(catalog)
     count_searches_from_the_index(catalog)
     remember_table_permissions(datasette)
+    print_no_rich_tracebacks()
