@@ -536,7 +536,7 @@ def print_no_rich_tracebacks() -> None:
     errors itself, so the handler's rich print is turned off."""
     import datasette.handle_exception
 
-    datasette.handle_exception.rich = None  # type: ignore[attr-defined]
+    datasette.handle_exception.rich = None
 
 
 def refresh_schemas_once(datasette: "Datasette") -> None:
