@@ -10,10 +10,17 @@ all five facets at once (0.19 s for that term), and a filter on those columns re
 table instead of `papers`.
 """
 
+import sqlite3
+from collections.abc import Iterable, Iterator
+
 COLUMNS = ("venue", "year", "status", "area", "track")
+# a paper's values of COLUMNS, in that order
+FacetValues = tuple[str | None, int | None, str | None, str | None, str | None]
 
 
-def add_facet_table(connection, rows=None):
+def add_facet_table(
+    connection: sqlite3.Connection, rows: Iterable[tuple[int, FacetValues]] | None = None
+) -> None:
     """Create and fill facet_combos and paper_facets from `rows`, (rowid, (*COLUMNS)) of every
     paper in rowid order as the finished `papers` table holds them (by default read from it:
     the build gives them from memory)."""
@@ -30,9 +37,10 @@ def add_facet_table(connection, rows=None):
             f"select rowid, {', '.join(COLUMNS)} from papers order by rowid"
         )
         rows = ((rowid, tuple(values)) for rowid, *values in papers)
-    combos, counts = {}, []
+    combos: dict[FacetValues, int] = {}
+    counts: list[int] = []
 
-    def paper_rows():
+    def paper_rows() -> Iterator[tuple[int, int]]:
         # one pass in rowid order, numbering combinations as they come: same catalog, same codes
         for rowid, key in rows:
             combo = combos.get(key)
