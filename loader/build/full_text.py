@@ -120,9 +120,9 @@ class SideIndex:
 
     def complete(self) -> None:
         """Merge the segments into one and drop the build settings, then check the structure;
-        the writer goes on meanwhile. copy_into() waits for the merge only: the check (7.6 s
-        at 1M papers, after a 6 s merge) reads the side database while the writer copies it
-        and runs ANALYZE and quick_check; checked() gives its verdict."""
+        the writer goes on meanwhile. copy_into() waits for the merge only: the check, longer
+        than the merge, reads the side database while the writer copies it and runs ANALYZE
+        and quick_check; checked() gives its verdict."""
         self.submit(self.merge)
         self.check = self.thread().submit(self.check_structure)
 
@@ -183,8 +183,8 @@ class SideIndex:
 
 def check_full_text_index(connection: sqlite3.Connection, name: str) -> None:
     """FTS5's integrity-check of the index's own structure: every segment read, without
-    tokenizing every row again to match it against its content (rank 1): 0.8 CPU-s at
-    100,000 papers, not 2.0."""
+    tokenizing every row again to match it against its content (rank 1, which costs much
+    more)."""
     try:
         connection.execute(f"insert into {name} ({name}, rank) values ('integrity-check', 0)")
     except sqlite3.DatabaseError as error:

@@ -1,5 +1,5 @@
-"""A set of 64-bit integers (paper ids as numbers) in ~20 bytes each, where a dict of them took
-90: 1M paper ids were 90 MB of the 1M-paper build's ~480 MB peak."""
+"""A set of 64-bit integers (paper ids as numbers) in a fraction of a dict's memory: a dict of
+the paper ids was a large share of a 1M-paper build's peak (figures: docs/benchmark.md)."""
 
 import array
 
@@ -9,7 +9,8 @@ BUCKET_BITS = 16
 
 class IdSet:
     """Ids in arrays of unsigned 64-bit integers, one array per value of their top BUCKET_BITS
-    bits; an id is looked for in its bucket only (~0.3 us at 1M ids, a dict ~0.1 us)."""
+    bits; an id is looked for in its bucket only, a short scan: slower than a dict's look-up,
+    but a small share of a build's time."""
 
     def __init__(self) -> None:
         self.buckets: list[array.array[int] | None] = [None] * (1 << BUCKET_BITS)

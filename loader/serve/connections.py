@@ -28,8 +28,8 @@ RESERVED_DESCRIPTORS = 64
 # counted here only two loop turns after its accept(): room for three batches stays free
 ACCEPT_BATCH = 128
 UNCOUNTED_DESCRIPTORS = 3 * ACCEPT_BATCH
-# beyond this a reverse proxy should hold the crowd (see the README); each held connection
-# costs some 10 KB of Python objects
+# beyond this a reverse proxy should hold the crowd (docs/serving.md): every held connection
+# costs the worker memory in Python objects
 MAX_CONNECTIONS_PER_WORKER = 4096
 BUSY_RESPONSE = (
     b"HTTP/1.1 503 Service Unavailable\r\n"

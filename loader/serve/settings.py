@@ -9,7 +9,7 @@ SETTINGS: dict[str, int | bool] = {
     "suggest_facets": False,
     "allow_download": False,
     "default_page_size": 50,
-    # 0 = no cap: "all rows" must mean all rows (a 1M-paper CSV is ~3.7 GB); every page of
+    # 0 = no cap: "all rows" must mean all rows, gigabytes for a large catalog; every page of
     # the stream is its own time-limited query and memory stays flat, so only bandwidth grows
     "max_csv_mb": 0,
     "num_sql_threads": 3,

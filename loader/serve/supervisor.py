@@ -202,7 +202,7 @@ def open_listener(host: str, port: int) -> socket.socket:
     except OSError as error:
         listener.close()
         raise ListenError(f"cannot listen on {host}:{port}: {error.strerror}") from error
-    # imported here: connections.py brings uvicorn, ~80 ms every `paper-catalog build` would pay
+    # imported here: connections.py brings uvicorn, which `paper-catalog build` never imports
     from loader.serve.connections import ACCEPT_BATCH
 
     # connections the kernel queues while no worker accepts them (e.g. during a restart); the
