@@ -1,9 +1,9 @@
 """Table CSV downloads written by a fast row encoder, byte for byte what Datasette writes.
 
 Datasette 0.65 writes a table's CSV one `csv.writer.writerow()` and one ASGI message per row;
-at ~3.6 KB a paper the C writer's character-by-character quoting alone costs ~0.11 ms a row,
-60% of a full `_stream=on` download (re-running the table view per 1,000-row page: ~5%). The
-view below is Datasette's own TableView, served on the same URLs; only its `as_csv` differs:
+with abstracts of a few KB, the C writer's character-by-character quoting alone is most of a
+full `_stream=on` download, and re-running the table view for each page of rows a small part
+(figures: docs/benchmark.md). The view below is Datasette's own TableView, served on the same URLs; only its `as_csv` differs:
 every page still comes from `TableView.data()` (filters, `_search`, `_where`, `_sort`, `_col`,
 `_labels`, keyset `_next`, permissions, time limits), but rows of text, integers, floats and
 nulls are quoted with `str` methods and written in ~64 KB pieces. Any other value goes through

@@ -1,8 +1,8 @@
 """Author and affiliation facets counted from the indexed link tables, not from JSON per row;
 column facets that hide when they have no values (venue, year, status).
 
-Datasette's array facet runs json_each() over every row of the view: 9-12 s at 100k papers,
-so at any real size it always times out. The same counts come from paper_authors and
+Datasette's array facet runs json_each() over every row of the view, so at any real size it
+always times out (docs/benchmark.md). The same counts come from paper_authors and
 paper_affiliations by index, and for the unfiltered table from the precomputed paper_count
 columns. Users see the same facets and the same value links (`authors__arraycontains=<name>`);
 a filter hook adds the equivalent link-table condition to those links so SQLite reads only the
@@ -87,7 +87,7 @@ def combined_sql(matched_columns, arms, sql):
 def column_arm(column, unfiltered, limit):
     """Datasette's column facet query (facets.py ColumnFacet), over the matched papers; for
     the whole table, summed from the build's per-combination counts (loader/build/facet_table.py):
-    at 1M papers a group by over every row takes seconds, the sum ~0.1 ms."""
+    a group by over every row grows with the catalog, the sum of the few combinations does not."""
     if unfiltered and column in COMBO_COLUMNS:
         return (
             f"{column} as value, null as label, sum(paper_count) as count from facet_combos "
@@ -259,7 +259,7 @@ async def own_counts(facet):
 def absolute_urls(datasette, request):
     """datasette.absolute_url(request, path) for one request's many facet links. Datasette's
     urljoin()s each path, a PrefixedUrlString whose every character access goes through
-    __getattribute__: ~60 us a link, a fifth of a search page's Python time with 150 links.
+    __getattribute__, a good part of a search page's Python time with its many facet links.
     A plain path from the root only needs the request's origin in front."""
     origin = datasette.absolute_url(request, "/")[:-1]
 

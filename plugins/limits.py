@@ -19,7 +19,8 @@ from datasette.views.base import DatasetteError
 from loader.web.catalog_scope import in_catalog_scope, is_catalog
 
 # the longest abstract is a few KB; an O(n*m) function like instr() on two values of this
-# size takes ~0.3 s, which bounds how far a single instruction can overrun the time limit
+# size takes a fraction of a second (docs/security-figures.md), which bounds how far a single
+# instruction can overrun the time limit
 MAX_VALUE_BYTES = 250_000
 CONNECTION_LIMITS = {
     sqlite3.SQLITE_LIMIT_LENGTH: MAX_VALUE_BYTES,

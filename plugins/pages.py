@@ -4,7 +4,7 @@
 Every query looks rows up by primary key or through an indexed link table, so a page costs the
 same on a 1M-paper catalog as on the seeds. An author page shows at most AUTHOR_PAPERS_SHOWN
 papers and COAUTHORS_SHOWN co-authors, cut in SQL, and links to all of them: the most prolific
-author of the 1M-paper benchmark has 2,181 papers and 9,506 co-authors.
+author of the 1M-paper benchmark has thousands of papers and co-authors (docs/benchmark.md).
 """
 
 from datasette import hookimpl
@@ -52,7 +52,7 @@ order by papers desc, name
 """
 # the canned `coauthors` order (most shared first, then name), with names looked up only for
 # the first :limit: joining authors for every one of thousands of co-authors before the sort
-# cost three times as much. `total` counts them all.
+# cost much more. `total` counts them all.
 AUTHOR_COAUTHORS_SQL = """
 with shared as (
   select other.author_id, count(*) as shared_papers

@@ -27,9 +27,9 @@ AUTHOR_LINK_COLUMNS = frozenset(AUTHOR_NAME_COLUMNS + ("author_id",))
 LIST_COLUMNS = ("authors", "affiliations")
 # long plain-text columns: clamped in the table like the abstract
 PLAIN_TEXT_COLUMNS = ("abstract_text", "abstract_plain")
-# per worker: rendered abstracts (~3 KB each; 24 MB holds ~8,000, a third of a 20k catalog's
-# papers, where 8 MB left the track pages of the benchmark mix missing half their rows) and
-# the author and affiliation links of table rows
+# per worker: rendered abstracts (enough for the papers a worker's usual pages show again: a
+# smaller budget left the track pages of the benchmark mix missing many of theirs) and the
+# author and affiliation links of table rows
 ABSTRACTS_KEPT_BYTES = 24 * 1024 * 1024
 LINKS_KEPT_BYTES = 8 * 1024 * 1024
 

@@ -2,7 +2,8 @@
 is built.
 
 SQLite's limits (plugins/limits.py) bound each value, not a result: `select zeroblob(249990),
-zeroblob(249990) from papers` was a 270 MB JSON answer and gigabytes of server memory. Every
+zeroblob(249990) from papers` was answered in full, with gigabytes of server memory to build it
+(docs/security-figures.md). Every
 query result on every connection is therefore counted as SQLite hands its rows over, and the
 query stops with ResponseTooLarge once the result passes the cap: no more rows are fetched, kept
 or encoded. Datasette builds every non-streamed response (HTML, JSON, canned and custom SQL, CSV
@@ -12,8 +13,8 @@ row with flat memory.
 
 A result is counted as the bytes Datasette's JSON, its widest encoding, makes of it: values,
 column names (repeated in every row of `_shape=objects`) and an allowance per cell. Measuring a
-string's JSON escapes costs ~10-18 us a paper, so a result is first counted by the length of its
-values (~0.7 us a paper) and measured as JSON only past a third of the cap. Below that its JSON
+string's JSON escapes costs many times what its length does, so a result is first counted by
+the length of its values and measured as JSON only past a third of the cap. Below that its JSON
 can still pass the cap (six bytes for a control character), and HTML escaping (`<` is `&lt;`)
 can make a page larger than its count, so as a second line a non-streamed body longer than the
 cap is replaced by the same 400 before it is sent.
@@ -29,8 +30,8 @@ from datasette.views.base import DatasetteError
 
 from loader.web.catalog_scope import in_catalog_scope, is_catalog
 
-# the largest page the catalog serves is 1,000 papers of ~3.6 KB (a 6 KB paper at most), so
-# 16 MiB is far above any legitimate result and far below what exhausts the server
+# the largest page the catalog serves is max_returned_rows papers of a few KB each, so 16 MiB
+# is far above any legitimate result and far below what exhausts the server
 MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 # quotes, separators, a JSON key's punctuation or a table cell's markup
 CELL_ALLOWANCE = 8
@@ -40,8 +41,8 @@ NUMBER_BYTES = 24
 # JSON a blob byte the same way
 ESCAPE_BYTES = 6
 # a result is measured as JSON once its values' length passes a third of the cap; below that,
-# measuring would cost ~10 us a paper (a fifth of a CSV export's time) on every 1,000-row page
-# (~4.3 MB), and its JSON is at most six times that, which the body check bounds
+# measuring would cost a good part of a CSV export's time on every page of rows, and its JSON
+# is at most six times that length, which the body check bounds
 MEASURE_FROM_FRACTION = 3
 REFUSAL = (
     "Response too large: a response may hold at most {cap:,} bytes. "
@@ -54,7 +55,7 @@ class ResponseTooLarge(Exception):
 
 
 def rough_bytes(values):
-    """A row's characters and bytes, a number as NUMBER_BYTES: ~0.7 us a paper. Its JSON is at
+    """A row's characters and bytes, a number as NUMBER_BYTES: cheap, by length. Its JSON is at
     most six times this (a control or non-ASCII character, or a blob byte, as a \\uXXXX escape),
     twelve for a character outside the BMP."""
     total = 0

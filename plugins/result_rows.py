@@ -2,8 +2,8 @@
 written in Python.
 
 Datasette renders its templates with Jinja's async mode, where every loop step is an awaited
-generator: the stock `query.html` spent ~6.6 ms of a 20 ms search page on the 600 cells of 100
-results. `templates/query.html` is Datasette's own, with its row loop replaced by this filter;
+generator: the stock `query.html` spent a large part of a search page's time awaiting the loop
+over the 600 cells of 100 results (docs/benchmark.md). `templates/query.html` is Datasette's own, with its row loop replaced by this filter;
 the markup is the same (`<td class="col-...">`), and every cell is escaped unless it is already
 Markup (what render_cell hooks return). A table page's `_table.html` rows (25 papers x 16
 columns) and its facet values (up to 7 x 30) get the same treatment through

@@ -1,8 +1,8 @@
 """A visitor's own SQL queues for its own SQL threads, so pages never wait behind it.
 
 Datasette runs every query on one pool of `num_sql_threads` threads, first come first served.
-Any visitor may send SQL that runs to the time limit (1 s): with 10 such queries queued, a normal
-page waited 3-4 s for a thread, with 30, 10-11 s. Requests whose SQL the visitor writes (`sql=`,
+Any visitor may send SQL that runs to the time limit: a normal page then waited for a thread
+behind every such query queued before it (docs/security-figures.md). Requests whose SQL the visitor writes (`sql=`,
 or a table page's `_where=`) therefore wait here until fewer than `num_sql_threads - 1` of them
 run: at least one thread is always left to the pages the site's own queries build. They are
 queued, not refused, and in the order they came. A `_where` CSV stream is left out: it holds its

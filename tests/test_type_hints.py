@@ -18,7 +18,9 @@ TYPED = [
     "loader/records.py",
     "loader/read",
     "loader/rules",
+    "loader/build",
     "loader/web",
+    "loader/serve",
 ]
 
 

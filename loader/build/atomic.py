@@ -6,6 +6,7 @@ import os
 import re
 import secrets
 import stat
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -37,7 +38,7 @@ class TargetRefused(Exception):
 class Temporary:
     """A new, locked, empty file beside `target`; `path` is where to write it."""
 
-    def __init__(self, target):
+    def __init__(self, target: Path) -> None:
         self.target = target
         while True:
             self.path = target.parent / (
@@ -51,7 +52,7 @@ class Temporary:
                 return
             os.close(self.descriptor)
 
-    def replace_target(self):
+    def replace_target(self) -> None:
         """Give the new file the target's permissions (a new target: NEW_FILE_MODE), make its
         bytes durable, rename it over the target and make the rename durable."""
         mode = check_target(self.target)
@@ -60,7 +61,7 @@ class Temporary:
         os.replace(self.path, self.target)
         sync_folder(self.target.parent)
 
-    def remove(self):
+    def remove(self) -> None:
         """Remove what is left of the temporary (nothing after a replace), then unlock."""
         try:
             remove_files(str(self.path))
@@ -68,7 +69,7 @@ class Temporary:
             os.close(self.descriptor)
 
 
-def same_file(status, path):
+def same_file(status: os.stat_result, path: Path) -> bool:
     try:
         other = os.stat(path)
     except FileNotFoundError:
@@ -76,7 +77,7 @@ def same_file(status, path):
     return (status.st_dev, status.st_ino) == (other.st_dev, other.st_ino)
 
 
-def check_target(target):
+def check_target(target: Path) -> int | None:
     """The target's mode, None if it does not exist; TargetRefused unless a regular file.
     lstat, not stat: a link is judged itself, never the file it points to."""
     try:
@@ -89,7 +90,7 @@ def check_target(target):
     return mode
 
 
-def sync_folder(folder):
+def sync_folder(folder: Path) -> None:
     descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     try:
         os.fsync(descriptor)
@@ -97,7 +98,7 @@ def sync_folder(folder):
         os.close(descriptor)
 
 
-def remove_files(path):
+def remove_files(path: str) -> None:
     """The file and its SQLite side files, those that exist."""
     for name in (path, *(path + suffix for suffix in SIDE_FILES)):
         try:
@@ -106,7 +107,7 @@ def remove_files(path):
             pass
 
 
-def temporary_name_pattern(target):
+def temporary_name_pattern(target: Path) -> re.Pattern[str]:
     side_files = "|".join(map(re.escape, SIDE_FILES))
     return re.compile(
         rf"\.{re.escape(target.name)}\.[0-9a-f]{{{RANDOM_HEX_DIGITS}}}"
@@ -114,7 +115,7 @@ def temporary_name_pattern(target):
     )
 
 
-def remove_stale_temporaries(target):
+def remove_stale_temporaries(target: Path) -> None:
     """A build killed midway leaves its temporary file (and, during the checks, its -wal and
     -shm files); the next build removes them. A temporary whose lock is held belongs to a
     build still running (into the same target) and is left alone."""
@@ -141,7 +142,7 @@ def remove_stale_temporaries(target):
 
 
 @contextmanager
-def building(target):
+def building(target: str | os.PathLike[str]) -> Iterator[Temporary]:
     """A Temporary for `target` (a Path); the target is refused before any work when it is not
     a regular file. The temporary is removed on the way out, whatever happens."""
     target = Path(target)

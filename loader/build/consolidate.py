@@ -4,6 +4,7 @@ spelled more than one way is shown under the spelling the name rules pick. This 
 the rows back and decides; the writer writes the result."""
 
 import itertools
+from collections.abc import Iterable
 
 from loader.build.writer import CatalogWriter
 from loader.records import Version
@@ -64,6 +65,7 @@ def version_groups(writer: CatalogWriter) -> list[list[str]]:
     for kind, members, titles in shared:
         titled = dict(member.split(" ") for member in members.split(","))
         ids = sorted(titled)
+        pairs: Iterable[tuple[str, str]]
         if kind == DIRECT and titles < 2:
             pairs = itertools.pairwise(ids)
         elif kind == DIRECT:  # two titles among them: rare, so authors are read per paper
@@ -83,7 +85,7 @@ def merge_versions(writer: CatalogWriter) -> set[str]:
     groups = version_groups(writer)
     grouped = {pid for group in groups for pid in group}
     groups += [[pid] for pid in sorted(writer.duplicates) if pid not in grouped]
-    changed = set()
+    changed: set[str] = set()
     for group in groups:
         versions: list[Version] = []
         stored: dict[str, Version] = {}
@@ -99,7 +101,7 @@ def merge_versions(writer: CatalogWriter) -> set[str]:
 def name_authors(writer: CatalogWriter) -> dict[int, str]:
     """Each author spelled more than one way named by the spelling the name rules pick from
     the counts; returns the first spellings of the authors now shown under another one."""
-    renamed = {}
+    renamed: dict[int, str] = {}
     for author_id in writer.other_spellings:
         first = writer.author_names[author_id]
         name = display_name(writer.spelling_counts(author_id, first))

@@ -1,19 +1,25 @@
 """The facet table: each paper's venue, year, status, area and track as one small number.
 
 /search counts those five facets over its whole match set. Read from `papers`, every match is a
-visit to a wide row (abstracts: ~4 KB a paper), once per facet: a term in half of a 1M catalog
-took 0.6-0.7 s a facet. Papers share few combinations of the five values (45 at 1M synthetic
-papers, a few thousand in real listings), so `facet_combos` lists each combination once with its
-paper count, and `paper_facets` gives each paper (by `papers.rowid`, the full-text index's row)
-its combination: ~10 bytes a paper. One pass over the matches, grouped by combination, then gives
-all five facets at once (0.19 s for that term), and a filter on those columns reads the narrow
-table instead of `papers`.
+visit to a wide row (the abstract and all), once per facet, which a common term cannot afford.
+Papers share few combinations of the five values, so `facet_combos` lists each combination once
+with its paper count, and `paper_facets` gives each paper (by `papers.rowid`, the full-text
+index's row) its combination, a few bytes a paper. One pass over the matches, grouped by
+combination, then gives all five facets at once, and a filter on those columns reads the narrow
+table instead of `papers` (figures: docs/benchmark.md, "Figures behind the code").
 """
 
+import sqlite3
+from collections.abc import Iterable, Iterator
+
 COLUMNS = ("venue", "year", "status", "area", "track")
+# a paper's values of COLUMNS, in that order
+FacetValues = tuple[str | None, int | None, str | None, str | None, str | None]
 
 
-def add_facet_table(connection, rows=None):
+def add_facet_table(
+    connection: sqlite3.Connection, rows: Iterable[tuple[int, FacetValues]] | None = None
+) -> None:
     """Create and fill facet_combos and paper_facets from `rows`, (rowid, (*COLUMNS)) of every
     paper in rowid order as the finished `papers` table holds them (by default read from it:
     the build gives them from memory)."""
@@ -30,9 +36,10 @@ def add_facet_table(connection, rows=None):
             f"select rowid, {', '.join(COLUMNS)} from papers order by rowid"
         )
         rows = ((rowid, tuple(values)) for rowid, *values in papers)
-    combos, counts = {}, []
+    combos: dict[FacetValues, int] = {}
+    counts: list[int] = []
 
-    def paper_rows():
+    def paper_rows() -> Iterator[tuple[int, int]]:
         # one pass in rowid order, numbering combinations as they come: same catalog, same codes
         for rowid, key in rows:
             combo = combos.get(key)

@@ -13,6 +13,7 @@ would have built in place (tests/test_build.py matches it against a rebuild).
 import collections
 import concurrent.futures
 import sqlite3
+from collections.abc import Callable, Iterable, Sequence
 
 SHADOW_TABLES = ("data", "idx", "docsize", "config")
 # batches given to the thread and not yet indexed: the writer waits beyond this (memory)
@@ -20,6 +21,10 @@ MAX_PENDING = 2
 # the side file's page cache: its pages are written once, in order, and read once by the
 # merge; the OS file cache does the rest
 SIDE_CACHE_KB = 4096
+# an FTS5 configuration option and its value, as `insert into t (t, rank) values (?, ?)` sets it
+Setting = tuple[str, int]
+# (rowid, *columns) of one row to index, or ("delete", rowid, *columns) to take out
+IndexRow = Sequence[object]
 
 
 class CatalogCheckFailed(Exception):
@@ -34,34 +39,51 @@ class SideIndex:
     forks only while no other thread runs). Call define() first, complete() once all rows
     are given, then copy_into() and checked(); close() whatever happens."""
 
-    def __init__(self, path, name, page_size):
+    def __init__(self, path: str, name: str, page_size: int) -> None:
         self.path = path
         self.name = name
         self.page_size = page_size
-        self.sql = self.settings = self.build_settings = None
-        self.executor = None
-        self.pending = collections.deque()
-        self.check = None  # complete()'s structural check, awaited apart from the batches
-        self.connection = None  # the thread's own
+        self.sql: str | None = None
+        self.settings: Sequence[Setting] = ()
+        self.build_settings: Sequence[Setting] = ()
+        self.executor: concurrent.futures.ThreadPoolExecutor | None = None
+        self.pending: collections.deque[concurrent.futures.Future[None]] = collections.deque()
+        # complete()'s structural check, awaited apart from the batches
+        self.check: concurrent.futures.Future[None] | None = None
+        self.connection: sqlite3.Connection | None = None  # the thread's own
 
-    def define(self, sql, settings, build_settings):
+    def define(
+        self, sql: str, settings: Sequence[Setting], build_settings: Sequence[Setting]
+    ) -> None:
         """The catalog's `create virtual table` statement, the FTS5 settings it keeps and
         those only for building (dropped after the merge)."""
         self.sql, self.settings, self.build_settings = sql, settings, build_settings
 
-    def submit(self, function, *args):
+    def thread(self) -> concurrent.futures.ThreadPoolExecutor:
+        """The index's thread, started by the first task, which opens the side database."""
         if self.executor is None:
             self.executor = concurrent.futures.ThreadPoolExecutor(1, "full-text")
             self.pending.append(self.executor.submit(self.open))
-        self.pending.append(self.executor.submit(function, *args))
+        return self.executor
+
+    def submit(self, function: Callable[..., None], *args: object) -> None:
+        self.pending.append(self.thread().submit(function, *args))
         while len(self.pending) > MAX_PENDING:
             self.pending.popleft().result()  # raises the thread's error here
 
-    def wait(self):
+    def wait(self) -> None:
         while self.pending:
             self.pending.popleft().result()
 
-    def open(self):
+    def open_connection(self) -> sqlite3.Connection:
+        """The thread's connection, for the tasks that follow open()."""
+        if self.connection is None:
+            raise RuntimeError(f"{self.name}: the side database is not open")
+        return self.connection
+
+    def open(self) -> None:
+        if self.sql is None:
+            raise RuntimeError(f"{self.name}: define() must come before the first rows")
         self.connection = sqlite3.connect(self.path, isolation_level=None)
         for pragma in (
             # the catalog's: a block of the index fills a page (no overflow pages to follow)
@@ -78,32 +100,34 @@ class SideIndex:
             (*self.settings, *self.build_settings),
         )
 
-    def add(self, columns, rows):
+    def add(self, columns: Sequence[str], rows: Iterable[IndexRow]) -> None:
         """Index rows of (rowid, *columns): in rowid order, each rowid once."""
         self.submit(self.insert, columns, rows)
 
-    def remove(self, columns, rows):
+    def remove(self, columns: Sequence[str], rows: Iterable[IndexRow]) -> None:
         """Take rows of (rowid, *columns) out, with the text they were indexed with."""
         self.submit(self.insert, columns, [("delete", *row) for row in rows], True)
 
-    def insert(self, columns, rows, command=False):
+    def insert(
+        self, columns: Sequence[str], rows: Iterable[IndexRow], command: bool = False
+    ) -> None:
         names = ", ".join(columns)
         if command:
             sql = f"insert into {self.name} ({self.name}, rowid, {names}) values (?, ?, "
         else:
             sql = f"insert into {self.name} (rowid, {names}) values (?, "
-        self.connection.executemany(sql + ", ".join("?" * len(columns)) + ")", rows)
+        self.open_connection().executemany(sql + ", ".join("?" * len(columns)) + ")", rows)
 
-    def complete(self):
+    def complete(self) -> None:
         """Merge the segments into one and drop the build settings, then check the structure;
-        the writer goes on meanwhile. copy_into() waits for the merge only: the check (7.6 s
-        at 1M papers, after a 6 s merge) reads the side database while the writer copies it
-        and runs ANALYZE and quick_check; checked() gives its verdict."""
+        the writer goes on meanwhile. copy_into() waits for the merge only: the check, longer
+        than the merge, reads the side database while the writer copies it and runs ANALYZE
+        and quick_check; checked() gives its verdict."""
         self.submit(self.merge)
-        self.check = self.executor.submit(self.check_structure)
+        self.check = self.thread().submit(self.check_structure)
 
-    def merge(self):
-        execute = self.connection.execute
+    def merge(self) -> None:
+        execute = self.open_connection().execute
         execute(f"insert into {self.name} ({self.name}) values ('optimize')")
         execute(
             f"delete from {self.name}_config where k in ({', '.join('?' * len(self.build_settings))})",
@@ -111,16 +135,18 @@ class SideIndex:
         )
         execute("commit")
 
-    def check_structure(self):
-        check_full_text_index(self.connection, self.name)
-        self.connection.close()
+    def check_structure(self) -> None:
+        check_full_text_index(self.open_connection(), self.name)
+        self.open_connection().close()
         self.connection = None
 
-    def checked(self):
+    def checked(self) -> None:
         """Wait for the structural check; raises CatalogCheckFailed if the index failed it."""
+        if self.check is None:
+            raise RuntimeError(f"{self.name}: complete() must come before checked()")
         self.check.result()
 
-    def copy_into(self, connection):
+    def copy_into(self, connection: sqlite3.Connection) -> None:
         """Wait for the thread, then replace the rows of the catalog's shadow tables (the
         empty index its create wrote) with the side database's. `connection` must be outside
         a transaction (ATTACH)."""
@@ -138,7 +164,7 @@ class SideIndex:
         finally:
             connection.execute("detach database full_text")
 
-    def close(self):
+    def close(self) -> None:
         """Stop the thread (after what it is doing) and close its connection."""
         if self.executor is None:
             return
@@ -149,16 +175,16 @@ class SideIndex:
         self.executor.submit(self.close_connection)
         self.executor.shutdown(wait=True)
 
-    def close_connection(self):
+    def close_connection(self) -> None:
         if self.connection is not None:
             self.connection.close()
             self.connection = None
 
 
-def check_full_text_index(connection, name):
+def check_full_text_index(connection: sqlite3.Connection, name: str) -> None:
     """FTS5's integrity-check of the index's own structure: every segment read, without
-    tokenizing every row again to match it against its content (rank 1): 0.8 CPU-s at
-    100,000 papers, not 2.0."""
+    tokenizing every row again to match it against its content (rank 1, which costs much
+    more)."""
     try:
         connection.execute(f"insert into {name} ({name}, rank) values ('integrity-check', 0)")
     except sqlite3.DatabaseError as error:

@@ -8,10 +8,11 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from json.encoder import encode_basestring
+from typing import Any, TypedDict, cast
 
 import sqlite_utils
 
-from loader.build.facet_table import add_facet_table
+from loader.build.facet_table import FacetValues, add_facet_table
 from loader.build.full_text import SideIndex
 from loader.build.id_set import IdSet
 from loader.build.schema import (
@@ -42,6 +43,28 @@ from loader.build.schema import (
 from loader.records import Affiliation, AuthorName, Paper, PreparedEntry, Problem, Track, Version
 
 BATCH_SIZE = 2000
+# a row of a streamed table, its values in the order of the table's insert statement
+Row = tuple[str | int | None, ...]
+
+
+class SourceRow(TypedDict):
+    """A row of `sources`: one input file."""
+
+    id: int
+    path: str
+    format: str | None
+    sha256: str
+    papers: int
+    problems: int
+
+
+class ProblemRow(TypedDict):
+    """A row of `load_problems`."""
+
+    id: int
+    file: str
+    line: int
+    message: str
 
 
 def to_json(strings: Iterable[str]) -> str:
@@ -91,14 +114,17 @@ class CatalogWriter:
         self.repeated_tracks: dict[str, Track] = {}
         self.affiliations: dict[str, int] = {}  # slug -> id
         self.affiliation_names: list[str] = [""]  # affiliation id -> name
-        self.pending: dict[str, list] = {name: [] for name in (*SCHEMA, "version_keys")}
+        # rows of the STREAMED tables not yet written (flush); the small tables' at the end
+        self.pending: dict[str, list[Row]] = {name: [] for name in STREAMED}
+        self.source_rows: list[SourceRow] = []
+        self.problem_rows: list[ProblemRow] = []
         self.problems: list[Problem] = []
         self.papers_written = 0
         # each row's facet values (facet_table.COLUMNS) as a code, kept while streaming: the
         # facet table is then written from memory, not read back from the wide papers table.
         # rowid - 1 -> code; 0 for a row the merge deleted
         self.row_facets = array.array("I")
-        self.facet_codes: dict[tuple, int] = {}  # values -> code (1, 2, ...)
+        self.facet_codes: dict[FacetValues, int] = {}  # values -> code (1, 2, ...)
         self.aliases = 0
         create_tables(db)
         for table, columns, rows in STREAM_INDEXES:
@@ -107,7 +133,7 @@ class CatalogWriter:
             index_foreign_key(db, table, column)
         papers_columns = list(SCHEMA["papers"][0])
         # papers row position of the column -> the index kept while no row has a value there
-        self.empty_indexes = {}
+        self.empty_indexes: dict[int, str] = {}
         for table, columns, rows in WHILE_EMPTY_INDEXES:
             create_index(db, table, columns, rows)
             self.empty_indexes[papers_columns.index(columns[0])] = index_name(table, columns)
@@ -128,7 +154,7 @@ class CatalogWriter:
     def add_source(
         self, source_id: int, path: str, format: str | None, sha256: str, papers: int, problems: int
     ) -> None:
-        self.pending["sources"].append(
+        self.source_rows.append(
             {
                 "id": source_id,
                 "path": path,
@@ -141,7 +167,7 @@ class CatalogWriter:
 
     def add_problem(self, problem: Problem) -> None:
         self.problems.append(problem)
-        self.pending["load_problems"].append(
+        self.problem_rows.append(
             {
                 "id": len(self.problems),
                 "file": problem.path,
@@ -210,7 +236,7 @@ class CatalogWriter:
             )
             return
         track_id, name, area = self.track_row(track) if track else (None, None, None)
-        self.row_facets.append(self.facet_code(entry.venue, entry.year, entry.status, area, name))
+        self.row_facets.append(self.facet_code((entry.venue, entry.year, entry.status, area, name)))
         self.pending["papers"].append(
             (
                 pid,
@@ -237,19 +263,19 @@ class CatalogWriter:
         if len(self.pending["papers"]) >= BATCH_SIZE:
             self.flush()
 
-    def facet_code(self, *values: str | int | None) -> int:
+    def facet_code(self, values: FacetValues) -> int:
         """The code of a row's facet values (venue, year, status, area, track)."""
         code = self.facet_codes.get(values)
         if code is None:
             code = self.facet_codes[values] = len(self.facet_codes) + 1
         return code
 
-    def facet_rows(self) -> Iterator[tuple[int, tuple]]:
+    def facet_rows(self) -> Iterator[tuple[int, FacetValues]]:
         """(rowid, (venue, year, status, area, track)) of every paper, in rowid order."""
-        values: list[tuple] = [(), *self.facet_codes]  # code -> values
+        values = list(self.facet_codes)  # code - 1 -> values
         for rowid, code in enumerate(self.row_facets, start=1):
             if code:
-                yield rowid, values[code]
+                yield rowid, values[code - 1]
 
     def flush(self) -> None:
         # rowids run 1, 2, ... (no deletes while streaming): the index gets each row's text
@@ -342,7 +368,7 @@ class CatalogWriter:
         )
         (rowid,) = updated.fetchone()
         self.row_facets[rowid - 1] = self.facet_code(
-            paper.venue, paper.year, paper.status, area, track
+            (paper.venue, paper.year, paper.status, area, track)
         )
         return bool(paper.aliases) or authors_changed or affiliations_changed
 
@@ -456,8 +482,11 @@ class CatalogWriter:
         papers (`merged`: the ids whose lists changed) and renamed authors (`renamed`: author
         id -> the first spelling they no longer show)."""
         self.db.execute("drop table temp.version_keys")
-        for name in ("sources", "load_problems"):
-            self.db.table(name).insert_all(self.pending[name], batch_size=BATCH_SIZE)
+        # cast: sqlite-utils asks for dict[str, Any], which a TypedDict is not (a TypedDict
+        # may not take any key); the rows are plain dicts
+        for name, rows in (("sources", self.source_rows), ("load_problems", self.problem_rows)):
+            records = cast(list[dict[str, Any]], rows)
+            self.db.table(name).insert_all(records, batch_size=BATCH_SIZE)
         self.db.conn.executemany(
             INSERTS["authors"],
             (

@@ -12,6 +12,7 @@ import json
 import os
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any, Self
 
 from asgi_gzip import GZipMiddleware
 from datasette.app import Datasette, DatasetteClient
@@ -19,6 +20,7 @@ from datasette.database import Database
 from datasette.utils import parse_metadata
 from datasette.version import __version__ as datasette_version
 
+from loader.serve.asgi_types import ASGIApp, Receive, Scope, Send
 from loader.serve.etag import BuildETag
 from loader.serve.response_cache import ResponseCache
 from loader.serve.settings import SETTINGS
@@ -28,7 +30,7 @@ from loader.web.catalog_scope import DEFAULT_DATABASE
 
 # the name the catalog is served as, whatever its file is called: the plugins' default
 DATABASE_NAME = DEFAULT_DATABASE
-# level 6 compresses HTML and JSON almost as well as 9 at a third of the CPU
+# level 6 compresses HTML and JSON almost as well as 9, for much less CPU (docs/serving.md)
 GZIP_LEVEL = 6
 GZIP_MINIMUM_BYTES = 500
 DEFAULT_CACHE_BYTES = 32 * 1024 * 1024
@@ -49,15 +51,15 @@ class Site:
 
     ENVIRONMENT_VARIABLE = ENVIRONMENT_VARIABLE
 
-    def to_environment(self):
+    def to_environment(self) -> str:
         return json.dumps(asdict(self))
 
     @classmethod
-    def from_environment(cls):
+    def from_environment(cls) -> Self:
         return cls(**json.loads(os.environ[ENVIRONMENT_VARIABLE]))
 
 
-def site_fingerprint(site):
+def site_fingerprint(site: Site) -> str:
     """The build and the site's own files (metadata, the installed plugin package): a new
     deploy of the code changes every ETag too."""
     digest = hashlib.sha256(datasette_version.encode())
@@ -70,7 +72,7 @@ def site_fingerprint(site):
     return f"{site.build_id}-{digest.hexdigest()[:12]}"
 
 
-def load_inspect_data(inspect_file):
+def load_inspect_data(inspect_file: str | None) -> dict[str, dict[str, Any]] | None:
     """Inspect data keyed by the served name, whatever the file was called when inspected."""
     if inspect_file is None:
         return None
@@ -78,7 +80,7 @@ def load_inspect_data(inspect_file):
     return {DATABASE_NAME: next(iter(data.values()))} if data else None
 
 
-def create_datasette(site):
+def create_datasette(site: Site) -> Datasette:
     """Datasette on the catalog, with the site's metadata and settings; its plugins, templates
     and static files are the installed paper-catalog's (its `datasette` entry points)."""
     datasette = Datasette(
@@ -98,21 +100,26 @@ def create_datasette(site):
     return datasette
 
 
-def with_startup(app, datasette):
-    """Run Datasette's startup hooks and open the catalog before the worker takes requests
-    (Datasette would otherwise do it on the first request, which then waits for it)."""
+class StartedSite:
+    """The served app: runs Datasette's startup hooks and opens the catalog before the worker
+    takes requests (Datasette would otherwise do it on the first request, which then waits for
+    it). Its Datasette is `datasette` (tests ask it directly)."""
 
-    async def started(scope, receive, send):
+    def __init__(self, app: ASGIApp, datasette: Datasette) -> None:
+        self.app = app
+        self.datasette = datasette
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "lifespan":
-            await app(scope, receive, send)
+            await self.app(scope, receive, send)
             return
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
                 try:
-                    await datasette.invoke_startup()
-                    await datasette.refresh_schemas()
-                    await datasette.get_database(DATABASE_NAME).table_counts(limit=3_600_000)
+                    await self.datasette.invoke_startup()
+                    await self.datasette.refresh_schemas()
+                    await self.datasette.get_database(DATABASE_NAME).table_counts(limit=3_600_000)
                 except Exception as error:  # noqa: BLE001 - the server reports and stops
                     await send({"type": "lifespan.startup.failed", "message": str(error)})
                     return
@@ -121,10 +128,8 @@ def with_startup(app, datasette):
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
-    return started
 
-
-def create_app(site):
+def create_app(site: Site) -> StartedSite:
     """The ASGI app a worker serves. Its Datasette is `app.datasette` (tests ask it directly).
     Raises CouplingMismatch when the pinned Datasette differs from what the patches expect."""
     coupling.require_upstream()
@@ -134,10 +139,10 @@ def create_app(site):
     datasette.jinja_env.auto_reload = False
     if coupling.patches_enabled():
         coupling.patch_served_datasette(datasette, datasette.get_database(DATABASE_NAME))
-    app = GZipMiddleware(datasette.app(), minimum_size=GZIP_MINIMUM_BYTES, compresslevel=GZIP_LEVEL)
+    app: ASGIApp = GZipMiddleware(
+        datasette.app(), minimum_size=GZIP_MINIMUM_BYTES, compresslevel=GZIP_LEVEL
+    )
     if site.cache_bytes:
         app = ResponseCache(app, site.cache_bytes)
     app = BuildETag(app, site_fingerprint(site))
-    served = with_startup(app, datasette)
-    served.datasette = datasette
-    return served
+    return StartedSite(app, datasette)

@@ -13,6 +13,7 @@ counts idle connections too: under an idle flood it would answer 503 to requests
 that are already open, so the cap is enforced here, where a connection is made.
 """
 
+import asyncio
 import logging
 import resource
 import time
@@ -27,8 +28,8 @@ RESERVED_DESCRIPTORS = 64
 # counted here only two loop turns after its accept(): room for three batches stays free
 ACCEPT_BATCH = 128
 UNCOUNTED_DESCRIPTORS = 3 * ACCEPT_BATCH
-# beyond this a reverse proxy should hold the crowd (see the README); each held connection
-# costs some 10 KB of Python objects
+# beyond this a reverse proxy should hold the crowd (docs/serving.md): every held connection
+# costs the worker memory in Python objects
 MAX_CONNECTIONS_PER_WORKER = 4096
 BUSY_RESPONSE = (
     b"HTTP/1.1 503 Service Unavailable\r\n"
@@ -43,7 +44,7 @@ LOG_INTERVAL_SECONDS = 10.0
 logger = logging.getLogger("uvicorn.error")
 
 
-def raise_descriptor_limit():
+def raise_descriptor_limit() -> None:
     """Take the descriptors the cap wants, up to the hard limit (as nginx's
     worker_rlimit_nofile does): a soft limit of 1024 would otherwise cap a worker at 576."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -53,7 +54,7 @@ def raise_descriptor_limit():
         resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, target), hard))
 
 
-def connection_cap():
+def connection_cap() -> int:
     """How many client sockets one worker may hold without accept() failing for descriptors."""
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft == resource.RLIM_INFINITY:
@@ -65,13 +66,15 @@ def connection_cap():
 class HeadDeadlineProtocol(H11Protocol):
     """uvicorn's h11 protocol, plus a deadline on each request head and a connection cap."""
 
-    max_connections = None  # per worker process, from its descriptor limit at first use
+    # per worker process, from its descriptor limit at first use
+    max_connections: int | None = None
     refused = 0
     refused_logged_at = 0.0
 
-    def connection_made(self, transport):
+    # ignore[override]: uvicorn's own signature, which narrows asyncio's BaseTransport
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        self.head_deadline = None
+        self.head_deadline: asyncio.TimerHandle | None = None
         cls = type(self)
         if cls.max_connections is None:
             cls.max_connections = connection_cap()
@@ -80,7 +83,7 @@ class HeadDeadlineProtocol(H11Protocol):
             return
         self.arm_head_deadline()
 
-    def refuse(self):
+    def refuse(self) -> None:
         self.transport.write(BUSY_RESPONSE)
         self.transport.close()
         cls = type(self)
@@ -96,31 +99,31 @@ class HeadDeadlineProtocol(H11Protocol):
             )
             cls.refused = 0
 
-    def data_received(self, data):
+    def data_received(self, data: bytes) -> None:
         super().data_received(data)
         if self.conn.their_state is not h11.IDLE:
             self.cancel_head_deadline()  # the head is complete: the request is being answered
 
-    def on_response_complete(self):
+    def on_response_complete(self) -> None:
         super().on_response_complete()
         # pipelined requests may already have started the next cycle
         if not self.transport.is_closing() and self.conn.their_state is h11.IDLE:
             self.arm_head_deadline()
 
-    def connection_lost(self, exc):
+    def connection_lost(self, exc: Exception | None) -> None:
         self.cancel_head_deadline()
         super().connection_lost(exc)
 
-    def arm_head_deadline(self):
+    def arm_head_deadline(self) -> None:
         self.cancel_head_deadline()
         self.head_deadline = self.loop.call_later(self.timeout_keep_alive, self.head_timed_out)
 
-    def cancel_head_deadline(self):
+    def cancel_head_deadline(self) -> None:
         if self.head_deadline is not None:
             self.head_deadline.cancel()
             self.head_deadline = None
 
-    def head_timed_out(self):
+    def head_timed_out(self) -> None:
         self.head_deadline = None
         if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
             self.transport.close()

@@ -7,6 +7,9 @@ the page being built. `Cache-Control: no-cache` makes clients ask every time, so
 seen at once and no page older than one already seen is shown from a browser's cache.
 """
 
+from collections.abc import Sequence
+
+from loader.serve.asgi_types import ASGIApp, Header, Message, Receive, Scope, Send
 from loader.web.request_scope import header, is_personal
 
 REVALIDATE = b"no-cache"
@@ -14,12 +17,12 @@ REVALIDATE = b"no-cache"
 KEPT_CACHE_CONTROL = (b"immutable", b"private", b"no-store")
 
 
-def etag_value(fingerprint):
+def etag_value(fingerprint: str) -> bytes:
     # weak: the gzip and the identity body of one page are the same page, not the same bytes
     return f'W/"{fingerprint}"'.encode()
 
 
-def matches(if_none_match, etag):
+def matches(if_none_match: bytes, etag: bytes) -> bool:
     """If-None-Match with weak comparison (RFC 9110 13.1.2): a list of tags, or *."""
     wanted = etag.removeprefix(b"W/")
     for tag in if_none_match.split(b","):
@@ -32,11 +35,11 @@ def matches(if_none_match, etag):
 class BuildETag:
     """ASGI wrapper: tag 200 answers to GET and HEAD, answer 304 to a matching If-None-Match."""
 
-    def __init__(self, app, fingerprint):
+    def __init__(self, app: ASGIApp, fingerprint: str) -> None:
         self.app = app
         self.etag = etag_value(fingerprint)
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] not in ("GET", "HEAD") or is_personal(scope):
             await self.app(scope, receive, send)
             return
@@ -47,14 +50,14 @@ class BuildETag:
             await send({"type": "http.response.body", "body": b""})
             return
 
-        async def send_tagged(message):
+        async def send_tagged(message: Message) -> None:
             if message["type"] == "http.response.start" and message["status"] == 200:
                 message = dict(message, headers=self.tagged(message.get("headers", [])))
             await send(message)
 
         await self.app(scope, receive, send_tagged)
 
-    def tagged(self, headers):
+    def tagged(self, headers: Sequence[Header]) -> Sequence[Header]:
         names = {name.lower() for name, _ in headers}
         if b"set-cookie" in names:
             return headers  # a cookie is for one visitor: no shared validator

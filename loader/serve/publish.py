@@ -9,6 +9,7 @@ every replica is an identical read-only copy, so the platform can scale out behi
 balancer.
 """
 
+import os
 import re
 import shlex
 import shutil
@@ -54,12 +55,12 @@ class Context:
     dockerfile: Path
 
 
-def serve_command():
+def serve_command() -> list[str]:
     """The image's start command: local serving's, on every interface and the platform's port."""
     return ["paper-catalog", "serve", "--db", SERVED_NAME, "--host", "0.0.0.0", "--port", "$PORT"]
 
 
-def source_checkout():
+def source_checkout() -> Path:
     """The checkout to build the wheel from; an installed paper-catalog cannot rebuild itself."""
     if ROOT != CONTAINER or not (CONTAINER / "pyproject.toml").is_file():
         raise PublishError(
@@ -69,11 +70,11 @@ def source_checkout():
     return CONTAINER
 
 
-def copy_source(source, target):
+def copy_source(source: str | os.PathLike[str], target: str | os.PathLike[str]) -> Path:
     """The files of the checkout source that a build reads, copied to target (a new folder)."""
     top = Path(source).resolve()
 
-    def ignored(folder, names):
+    def ignored(folder: str, names: list[str]) -> set[str]:
         left_out = SOURCE_IGNORE(folder, names)
         if Path(folder).resolve() == top:
             left_out |= TOP_IGNORE.intersection(names)
@@ -83,7 +84,7 @@ def copy_source(source, target):
     return Path(target)
 
 
-def build_wheel(source, directory):
+def build_wheel(source: str | os.PathLike[str], directory: str | os.PathLike[str]) -> Path:
     """A wheel of the project built from a clean copy of source, written into directory."""
     with tempfile.TemporaryDirectory(prefix="paper-catalog-source-") as scratch:
         copy = copy_source(source, Path(scratch) / "source")
@@ -95,7 +96,7 @@ def build_wheel(source, directory):
     return wheels[0]
 
 
-def pinned_requirements():
+def pinned_requirements() -> list[str]:
     """`name==version` of every distribution installed here but this project (pip freeze)."""
     frozen = run([sys.executable, "-m", "pip", "freeze", "--exclude-editable"], "pip freeze")
     pins = []
@@ -109,7 +110,7 @@ def pinned_requirements():
     return pins
 
 
-def dockerfile_text(wheel_name):
+def dockerfile_text(wheel_name: str) -> str:
     """The Dockerfile: every file it copies is in the context beside it."""
     version = f"{sys.version_info.major}.{sys.version_info.minor}"
     wheel = f"{INSTALL_DIR}/{wheel_name}"
@@ -137,11 +138,17 @@ def dockerfile_text(wheel_name):
     )
 
 
-def fly_config(name):
+def fly_config(name: str) -> str:
     return f'app = "{name}"\n\n[http_service]\n  internal_port = {PORT}\n  force_https = true\n'
 
 
-def write_context(db, directory, platform="cloudrun", name=DISTRIBUTION, source=None):
+def write_context(
+    db: str | os.PathLike[str],
+    directory: str | os.PathLike[str],
+    platform: str = "cloudrun",
+    name: str = DISTRIBUTION,
+    source: str | os.PathLike[str] | None = None,
+) -> Context:
     """Write the build context into directory: wheel, pins, catalog, Dockerfile (and fly.toml)."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
@@ -156,7 +163,13 @@ def write_context(db, directory, platform="cloudrun", name=DISTRIBUTION, source=
     return Context(directory, wheel, dockerfile)
 
 
-def deploy_command(context_dir, platform, name, max_instances=4, memory="1Gi"):
+def deploy_command(
+    context_dir: str | os.PathLike[str],
+    platform: str,
+    name: str,
+    max_instances: int = 4,
+    memory: str = "1Gi",
+) -> list[str]:
     """The platform's own tool, building the image from the context's Dockerfile remotely."""
     if platform not in PLATFORMS:
         raise ValueError(f"unknown platform {platform!r}")
@@ -179,7 +192,7 @@ def deploy_command(context_dir, platform, name, max_instances=4, memory="1Gi"):
     return ["flyctl", "deploy", str(context_dir), "--config", config, "--remote-only"]
 
 
-def run(command, doing):
+def run(command: list[str], doing: str) -> str:
     result = subprocess.run(command, capture_output=True, text=True, check=False)
     if result.returncode:
         raise PublishError(f"{doing} failed ({shlex.join(command)}):\n{result.stderr.strip()}")

@@ -12,13 +12,18 @@ it again: a popular page asked by many visitors at once costs one build, not one
 import asyncio
 from collections import OrderedDict
 
+from loader.serve.asgi_types import ASGIApp, Message, Receive, Scope, Send
 from loader.web.request_scope import INCOMPLETE, header, is_personal
 
 # bytes an entry costs besides its body and headers: the key, the tuples, the dict slot
 ENTRY_OVERHEAD = 400
+# what tells two requests apart: scheme, host, root path, raw path, query, takes gzip
+CacheKey = tuple[str, bytes | None, str, bytes, bytes, bool]
+# a kept answer: its start message, its body and what it costs in bytes
+Answer = tuple[Message, bytes, int]
 
 
-def cache_key(scope):
+def cache_key(scope: Scope) -> CacheKey:
     accepts_gzip = b"gzip" in (header(scope, b"accept-encoding") or b"")
     return (
         scope["scheme"],
@@ -33,15 +38,16 @@ def cache_key(scope):
 class ResponseCache:
     """ASGI wrapper: answer a repeated GET from memory, least recently used out first."""
 
-    def __init__(self, app, max_bytes, max_entry_bytes=None):
+    def __init__(self, app: ASGIApp, max_bytes: int, max_entry_bytes: int | None = None) -> None:
         self.app = app
         self.max_bytes = max_bytes
         self.max_entry_bytes = max_entry_bytes or max_bytes // 16
-        self.entries = OrderedDict()
+        self.entries: OrderedDict[CacheKey, Answer] = OrderedDict()
         self.size = 0
-        self.building = {}  # key -> Event set when the first request for it is answered
+        # key -> Event set when the first request for it is answered
+        self.building: dict[CacheKey, asyncio.Event] = {}
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "GET" or is_personal(scope):
             await self.app(scope, receive, send)
             return
@@ -62,7 +68,7 @@ class ResponseCache:
             del self.building[key]
             built.set()
 
-    async def answer_from_memory(self, key, send):
+    async def answer_from_memory(self, key: CacheKey, send: Send) -> bool:
         entry = self.entries.get(key)
         if entry is None:
             return False
@@ -72,14 +78,16 @@ class ResponseCache:
         await send({"type": "http.response.body", "body": body})
         return True
 
-    async def build(self, key, scope, receive, send, built):
+    async def build(
+        self, key: CacheKey, scope: Scope, receive: Receive, send: Send, built: asyncio.Event
+    ) -> None:
         """Answer through the app, keeping the answer if it may be kept; `built` is set as soon
         as waiting requests can tell (kept, or not keepable), before a slow client is served."""
-        recorded = {}
-        incomplete = []
+        recorded: dict[str, Message] = {}
+        incomplete: list[str] = []  # request_scope.mark_incomplete adds to it
         scope = {**scope, INCOMPLETE: incomplete}
 
-        async def send_recording(message):
+        async def send_recording(message: Message) -> None:
             if message["type"] == "http.response.start":
                 if keepable(message):
                     recorded["start"] = message
@@ -95,7 +103,7 @@ class ResponseCache:
 
         await self.app(scope, receive, send_recording)
 
-    def store(self, key, start, body):
+    def store(self, key: CacheKey, start: Message, body: bytes) -> None:
         cost = len(body) + sum(len(n) + len(v) for n, v in start["headers"]) + ENTRY_OVERHEAD
         if cost > self.max_entry_bytes:
             return
@@ -110,7 +118,7 @@ class ResponseCache:
             self.size -= evicted
 
 
-def keepable(start):
+def keepable(start: Message) -> bool:
     if start["status"] != 200:
         return False
     return not any(name.lower() == b"set-cookie" for name, _ in start.get("headers", []))

@@ -17,7 +17,7 @@ PLUGIN_PACKAGE = "paper_catalog_site.plugins"
 CONTAINER = Path(__file__).resolve().parents[2]
 
 
-def find_site_root():
+def find_site_root() -> Path:
     for root in (CONTAINER / SITE_PACKAGE, CONTAINER):
         if (root / "metadata.yml").is_file() and (root / "plugins").is_dir():
             return root

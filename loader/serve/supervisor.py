@@ -29,18 +29,23 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from loader.lifetime import die_with_parent
 from loader.serve.settings import SECRET_VARIABLE, SERVED_NAME
+
+if TYPE_CHECKING:  # imported when serving only: app.py imports Datasette
+    from loader.serve.app import Site
 
 SERVING_DIRECTORY = ".serving"
 LOCK_NAME = "lock"
 STOP_TIMEOUT_SECONDS = 10
 
 
-def inspect_command(db, inspect_file):
+def inspect_command(db: Path, inspect_file: Path) -> list[str]:
     return [
         sys.executable,
         "-m",
@@ -52,7 +57,7 @@ def inspect_command(db, inspect_file):
     ]
 
 
-def build_id(stat):
+def build_id(stat: os.stat_result) -> str:
     """Names one build: os.replace() gives every build a new inode and modification time."""
     return f"{stat.st_mtime_ns:x}-{stat.st_ino:x}-{stat.st_size:x}"
 
@@ -71,16 +76,16 @@ class Snapshot:
     lock: int
 
     @property
-    def build_id(self):
+    def build_id(self) -> str:
         return self.directory.name
 
-    def release(self):
+    def release(self) -> None:
         if self.lock >= 0:
             os.close(self.lock)
             self.lock = -1
 
 
-def link_or_copy(source, target):
+def link_or_copy(source: Path, target: Path) -> None:
     try:
         os.link(source, target)
     except OSError as error:
@@ -89,7 +94,7 @@ def link_or_copy(source, target):
         shutil.copy2(source, target)
 
 
-def lock_directory(directory):
+def lock_directory(directory: Path) -> int | None:
     """A shared lock on directory/lock, or None when a cleanup removed the directory meanwhile."""
     try:
         descriptor = os.open(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
@@ -106,10 +111,10 @@ def lock_directory(directory):
     return descriptor
 
 
-def take_snapshot(db):
+def take_snapshot(db: str | os.PathLike[str]) -> Snapshot:
     """Link the current build of db under .serving/<build-id>/ and inspect it (once per build)."""
-    db = Path(db).resolve()
-    serving = db.parent / SERVING_DIRECTORY
+    path = Path(db).resolve()
+    serving = path.parent / SERVING_DIRECTORY
     serving.mkdir(exist_ok=True)
     ignore = serving / ".gitignore"
     if not ignore.exists():
@@ -118,7 +123,7 @@ def take_snapshot(db):
     while True:
         if temporary.exists():
             temporary.unlink()
-        link_or_copy(db, temporary)
+        link_or_copy(path, temporary)
         directory = serving / build_id(temporary.stat())
         directory.mkdir(exist_ok=True)
         lock = lock_directory(directory)
@@ -144,7 +149,7 @@ def take_snapshot(db):
     return Snapshot(directory, database, inspect_file, lock)
 
 
-def remove_stale_snapshots(db, keep=None):
+def remove_stale_snapshots(db: str | os.PathLike[str], keep: Path | None = None) -> None:
     """Remove every snapshot of db no process serves (nobody holds its lock), except keep."""
     serving = Path(db).resolve().parent / SERVING_DIRECTORY
     if not serving.is_dir():
@@ -156,7 +161,7 @@ def remove_stale_snapshots(db, keep=None):
             remove_if_unused(path)
 
 
-def remove_orphan_link(path):
+def remove_orphan_link(path: Path) -> None:
     try:
         os.kill(int(path.name.removeprefix(".link-")), 0)
     except (ValueError, ProcessLookupError):
@@ -165,7 +170,7 @@ def remove_orphan_link(path):
         pass
 
 
-def remove_if_unused(directory):
+def remove_if_unused(directory: Path) -> None:
     try:
         descriptor = os.open(directory / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError:
@@ -187,7 +192,7 @@ class ListenError(Exception):
     """The address cannot be listened on (taken, or not this machine's)."""
 
 
-def open_listener(host, port):
+def open_listener(host: str, port: int) -> socket.socket:
     """The listening socket every server of this run accepts on, opened once."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     listener = socket.socket(family, socket.SOCK_STREAM)
@@ -197,7 +202,7 @@ def open_listener(host, port):
     except OSError as error:
         listener.close()
         raise ListenError(f"cannot listen on {host}:{port}: {error.strerror}") from error
-    # imported here: connections.py brings uvicorn, ~80 ms every `paper-catalog build` would pay
+    # imported here: connections.py brings uvicorn, which `paper-catalog build` never imports
     from loader.serve.connections import ACCEPT_BATCH
 
     # connections the kernel queues while no worker accepts them (e.g. during a restart); the
@@ -206,12 +211,12 @@ def open_listener(host, port):
     return listener
 
 
-def server_command(listener, workers):
+def server_command(listener: socket.socket, workers: int | None) -> list[str]:
     command = [sys.executable, "-m", "loader.serve.workers", "--fd", str(listener.fileno())]
     return command + (["--workers", str(workers)] if workers else [])
 
 
-def server_environment(snapshot, site):
+def server_environment(snapshot: Snapshot, site: "Site") -> dict[str, str]:
     """The site for this build, in the environment (not the command line, which any local user
     can read with ps: it holds the signing secret)."""
     site = dataclasses.replace(
@@ -223,7 +228,9 @@ def server_environment(snapshot, site):
     return {**os.environ, site.ENVIRONMENT_VARIABLE: site.to_environment()}
 
 
-def start_server(snapshot, listener, site, workers):
+def start_server(
+    snapshot: Snapshot, listener: socket.socket, site: "Site", workers: int | None
+) -> subprocess.Popen[bytes]:
     command = server_command(listener, workers)
     # its own process group: stopping it stops every worker it started, whatever happens to it;
     # the supervisor runs no threads, so preexec_fn is safe here
@@ -236,7 +243,7 @@ def start_server(snapshot, listener, site, workers):
     )
 
 
-def group_alive(process):
+def group_alive(process: subprocess.Popen[bytes]) -> bool:
     """True while any process of the server's group exists; reaps those that are ours."""
     process.poll()  # an exited server is a zombie, and a zombie still counts as a member
     try:
@@ -252,7 +259,7 @@ def group_alive(process):
     return True
 
 
-def stop_server(process):
+def stop_server(process: subprocess.Popen[bytes]) -> None:
     """Stop the server and every worker in its process group; return when none is left."""
     if process.poll() is None:
         process.terminate()
@@ -267,7 +274,7 @@ def stop_server(process):
         time.sleep(0.05)
 
 
-def current_build(db):
+def current_build(db: str | os.PathLike[str]) -> str | None:
     try:
         return build_id(os.stat(db))
     except FileNotFoundError:
@@ -275,15 +282,15 @@ def current_build(db):
 
 
 def serve_catalog(
-    db,
-    host,
-    port,
-    metadata,
-    poll_seconds=1.0,
-    say=print,
-    workers=None,
-    cache_bytes=None,
-):
+    db: str | os.PathLike[str],
+    host: str,
+    port: int,
+    metadata: str | os.PathLike[str],
+    poll_seconds: float = 1.0,
+    say: Callable[[str], object] = print,
+    workers: int | None = None,
+    cache_bytes: int | None = None,
+) -> int:
     """Serve db until interrupted, restarting the server on every new build of db.
 
     Returns the server's exit status if it stops by itself (e.g. its workers cannot start).

@@ -21,7 +21,7 @@ from uvicorn.config import STARTUP_FAILURE
 from uvicorn.supervisors import Multiprocess
 
 from loader.lifetime import die_with_parent
-from loader.serve.app import ENVIRONMENT_VARIABLE, Site, create_app
+from loader.serve.app import ENVIRONMENT_VARIABLE, Site, StartedSite, create_app
 from loader.serve.connections import ACCEPT_BATCH, raise_descriptor_limit
 
 # seconds a connection has to send each complete request head (see loader/serve/connections.py)
@@ -30,7 +30,7 @@ GRACEFUL_SHUTDOWN_SECONDS = 5
 LOG_INTERVAL_SECONDS = 10.0
 
 
-def usable_cores():
+def usable_cores() -> int:
     return len(os.sched_getaffinity(0))
 
 
@@ -38,12 +38,12 @@ class OncePerInterval(logging.Filter):
     """Lets each distinct message through once per interval: a flood of bad requests or
     refused connections leaves a line every few seconds, not gigabytes."""
 
-    def __init__(self, interval=LOG_INTERVAL_SECONDS):
+    def __init__(self, interval: float = LOG_INTERVAL_SECONDS) -> None:
         super().__init__()
         self.interval = interval
-        self.last = {}
+        self.last: dict[tuple[str, object], float] = {}  # (logger, message) -> when let through
 
-    def filter(self, record):
+    def filter(self, record: logging.LogRecord) -> bool:
         now = time.monotonic()
         key = (record.name, record.msg)
         if now - self.last.get(key, -self.interval) < self.interval:
@@ -52,14 +52,14 @@ class OncePerInterval(logging.Filter):
         return True
 
 
-def stop_with_parent():
+def stop_with_parent() -> None:
     """The worker gets SIGTERM when the process that started it dies, even by kill -9."""
     die_with_parent()
     if os.getppid() == 1:
         sys.exit(1)  # the parent died before the signal was set
 
 
-def worker_app():
+def worker_app() -> StartedSite:
     """uvicorn's app factory, called once in each worker process."""
     stop_with_parent()
     raise_descriptor_limit()
@@ -68,7 +68,7 @@ def worker_app():
     return create_app(Site.from_environment())
 
 
-def server_config(workers):
+def server_config(workers: int) -> uvicorn.Config:
     return uvicorn.Config(
         "loader.serve.workers:worker_app",
         factory=True,
@@ -83,7 +83,7 @@ def server_config(workers):
     )
 
 
-def run(fd, workers):
+def run(fd: int, workers: int) -> None:
     listener = socket.socket(fileno=fd)
     config = server_config(workers)
     if workers > 1:
@@ -92,7 +92,7 @@ def run(fd, workers):
         uvicorn.Server(config).run(sockets=[listener])
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m loader.serve.workers")
     parser.add_argument("--fd", type=int, required=True, help="a listening socket")
     parser.add_argument("--workers", type=int, default=usable_cores())

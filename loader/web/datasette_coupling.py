@@ -541,7 +541,7 @@ def print_no_rich_tracebacks() -> None:
 
 def refresh_schemas_once(datasette: "Datasette") -> None:
     """Datasette reads every database's schema version before every request (three SQL-thread
-    hand-offs, ~0.5 ms) to notice a changed schema. The served build never changes (a new
+    hand-offs) to notice a changed schema. The served build never changes (a new
     build starts new workers), so once its schema is read it stays read."""
     refresh = datasette.refresh_schemas
     refreshed = False
@@ -643,8 +643,8 @@ def count_searches_from_the_index(db: "Database") -> None:
 
 
 def remember_request_args() -> None:
-    """Datasette's Request.args parses the query string on every read: ~56 parses of the same
-    string for one table page (~1 ms). The parsed arguments are kept on the request while its
+    """Datasette's Request.args parses the query string on every read: dozens of parses of the
+    same string for one table page. The parsed arguments are kept on the request while its
     query string stays the same object (a wrapper that changes it makes a new scope anyway)."""
     parse = Request.args.fget
     if getattr(parse, "kept", False):
@@ -665,7 +665,7 @@ def remember_request_args() -> None:
 
 def remember_table_permissions(datasette: "Datasette") -> None:
     """Datasette's view-table check deep-copies the whole metadata to read one table's `allow`
-    blocks, two or three times a page (~1 ms of a paper page's CPU). Our metadata is fixed for
+    blocks, two or three times a page, a noticeable part of a paper page's CPU. Our metadata is fixed for
     the worker's life (no plugin supplies metadata per request), so each table's answer is
     kept; a site with a get_metadata hook keeps Datasette's reading."""
     # datasette.plugins loads the installed plugins, ours too: not as this module loads
