@@ -91,7 +91,10 @@ class Searcher:
                     rows = search_run.find_page(
                         conn, self.request, self.exact_rowids, after, EXPORT_BATCH
                     )
-                    results = search_run.fetch_results(conn, self.request, [r[0] for r in rows])
+                    rowids = [row[0] for row in rows]
+                    results = search_run.fetch_results(
+                        conn, self.request, rowids, with_snippets=False
+                    )
                     return rows, results
 
             rows, results = await self.run(batch)
@@ -174,8 +177,7 @@ def export_stream(searcher, extension):
                     elif extension == "bib":
                         pieces.append(format_entry(bib_paper(result), keys) + "\n")
                     else:
-                        shown = dict(result, snippet=None)
-                        shown.pop("abstract")
+                        shown = {k: v for k, v in result.items() if k != "abstract"}
                         pieces.append(
                             ("" if first else ", ") + json.dumps(shown, ensure_ascii=False)
                         )

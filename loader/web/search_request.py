@@ -7,6 +7,7 @@ other tracks' counts.
 """
 
 import difflib
+import json
 import re
 import unicodedata
 from collections.abc import Collection, Iterable, Mapping, Sequence
@@ -149,12 +150,23 @@ def normalized_title(text: str | None) -> str:
 
 
 def bind(params: Params, prefix: str, values: Iterable[Any]) -> str:
-    """Bind values as :prefix_0, :prefix_1, ... and return the placeholders, comma-separated."""
+    """Bind values as :prefix_0, :prefix_1, ... and return the placeholders, comma-separated.
+
+    Only for a few values: a row's sort keys, the values a reader chose for a filter. A list
+    that grows with the matches (ids) is one parameter (json_list): a connection of the site
+    allows 1,000 bound variables (plugins/limits.py)."""
     names = []
     for index, value in enumerate(values):
         params[f"{prefix}_{index}"] = value
         names.append(f":{prefix}_{index}")
     return ", ".join(names)
+
+
+def json_list(params: Params, name: str, values: Iterable[Any]) -> str:
+    """Bind values as ONE parameter, a JSON array, however many there are; return the table
+    that reads them back (`value`, and `key`: the position, for their order)."""
+    params[name] = json.dumps(list(values))
+    return f"json_each(:{name})"
 
 
 def link_filter(name: str, placeholders: str, rowid: str) -> str:
@@ -207,7 +219,8 @@ def exact_sql(params: Params, exact_rowids: Sequence[int], rowid: str) -> str:
     """0 for the papers whose title is the query (they sort first), else 1."""
     if not exact_rowids:
         return "0"
-    return f"({rowid} not in ({bind(params, 'exact', exact_rowids)}))"
+    exact = json_list(params, "exact", exact_rowids)
+    return f"({rowid} not in (select value from {exact}))"
 
 
 def matches_sql(request: SearchRequest, params: Params, ranked: bool = True) -> str:
@@ -391,7 +404,7 @@ def facet_sql(
         group = "authors.id"
     where = ""
     if only is not None:
-        where = f" where {value} in ({bind(params, 'only', only)})"
+        where = f" where {value} in (select value from {json_list(params, 'only', only)})"
     params["facet_limit"] = FACET_LIMIT
     return (
         f"with hits as ({hits}) select {value} as value, {label} as label, count(*) as count"
@@ -413,18 +426,23 @@ def exact_title_sql(request: SearchRequest) -> tuple[str | None, Params]:
 
 
 def details_sql(rowids: Sequence[int]) -> tuple[str, Params]:
+    """The papers of these rowids, in their order."""
     params: Params = {}
-    names = bind(params, "r", rowids)
-    return f"select rowid, {PAGE_COLUMNS} from papers where rowid in ({names})", params
+    wanted = json_list(params, "rowids", rowids)
+    columns = ", ".join(f"papers.{column.strip()}" for column in PAGE_COLUMNS.split(","))
+    return (
+        f"select papers.rowid, {columns} from {wanted} as wanted"
+        " join papers on papers.rowid = wanted.value order by wanted.key"
+    ), params
 
 
 def authors_sql(paper_ids: Sequence[str]) -> tuple[str, Params]:
     params: Params = {}
-    names = bind(params, "p", paper_ids)
+    wanted = json_list(params, "paper_ids", paper_ids)
     return (
         "select paper_authors.paper_id, authors.id, authors.name from paper_authors"
         " join authors on authors.id = paper_authors.author_id"
-        f" where paper_authors.paper_id in ({names})"
+        f" where paper_authors.paper_id in (select value from {wanted})"
         " order by paper_authors.paper_id, paper_authors.position is null,"
         " paper_authors.position, authors.id"
     ), params
@@ -432,23 +450,23 @@ def authors_sql(paper_ids: Sequence[str]) -> tuple[str, Params]:
 
 def affiliations_sql(paper_ids: Sequence[str]) -> tuple[str, Params]:
     params: Params = {}
-    names = bind(params, "p", paper_ids)
+    wanted = json_list(params, "paper_ids", paper_ids)
     return (
         "select paper_affiliations.paper_id, affiliations.slug, affiliations.name"
         " from paper_affiliations"
         " join affiliations on affiliations.id = paper_affiliations.affiliation_id"
-        f" where paper_affiliations.paper_id in ({names})"
+        f" where paper_affiliations.paper_id in (select value from {wanted})"
         " order by paper_affiliations.paper_id, affiliations.name"
     ), params
 
 
 def snippets_sql(request: SearchRequest, rowids: Sequence[int]) -> tuple[str, Params]:
     params: Params = {"expression": request.expression}
-    names = bind(params, "r", rowids)
+    wanted = json_list(params, "rowids", rowids)
     return (
         f"select rowid, snippet(papers_fts, {SNIPPET_COLUMN}, char(57344), char(57345),"
         f" '…', {SNIPPET_TOKENS}) from papers_fts"
-        f" where papers_fts match :expression and rowid in ({names})"
+        f" where papers_fts match :expression and rowid in (select value from {wanted})"
     ), params
 
 

@@ -87,13 +87,18 @@ def find_page(
 
 
 def fetch_results(
-    conn: sqlite3.Connection, request: search.SearchRequest, rowids: Sequence[int]
+    conn: sqlite3.Connection,
+    request: search.SearchRequest,
+    rowids: Sequence[int],
+    with_snippets: bool = True,
 ) -> list[dict[str, Any]]:
-    """The papers of these rowids with authors, affiliations and snippets, in that order."""
+    """The papers of these rowids with authors, affiliations and (unless an export, which
+    shows none) snippets, in that order. Each list of ids is one bound parameter, so a batch
+    of any size fits a connection's limit on bound variables."""
     if not rowids:
         return []
-    by_rowid = {row[0]: row for row in fetch(conn, search.details_sql(rowids))}
-    paper_ids = [by_rowid[rowid][1] for rowid in rowids if rowid in by_rowid]
+    rows = fetch(conn, search.details_sql(rowids))
+    paper_ids = [row[1] for row in rows]
     authors: dict[str, list[dict[str, Any]]] = {}
     affiliations: dict[str, list[dict[str, Any]]] = {}
     snippets: dict[int, str] = {}
@@ -101,14 +106,11 @@ def fetch_results(
         authors.setdefault(paper_id, []).append({"id": author_id, "name": name})
     for paper_id, slug, name in fetch(conn, search.affiliations_sql(paper_ids)):
         affiliations.setdefault(paper_id, []).append({"slug": slug, "name": name})
-    if request.expression is not None:
+    if with_snippets and request.expression is not None:
         snippets = dict(fetch(conn, search.snippets_sql(request, rowids)))
     results = []
-    for rowid in rowids:
-        row = by_rowid.get(rowid)
-        if row is None:
-            continue
-        (_, paper_id, label, title, venue, year, status, track, url, truncated, abstract) = row
+    for row in rows:
+        (rowid, paper_id, label, title, venue, year, status, track, url, truncated, abstract) = row
         results.append(
             {
                 "id": paper_id,

@@ -1,0 +1,97 @@
+"""A catalog of more than 10,000 papers made of the real records under tests/fixtures/.
+
+The committed real samples (real/, dumps/, search/: see their README and SOURCE files) hold
+about 800 distinct papers, and an export's cost and its limits (SQLite's bound variables,
+batches of 1,000, streaming) only show at thousands of matches. So each real record is written
+again COPIES times, deterministically: the same real abstract, authors, venue, year, status,
+track and affiliations, so a row's text costs what a real paper's does, and the full-text
+index holds real words in their real frequencies.
+
+What a copy changes, and why:
+- its title gets ` (copy N)` and its abstract ends in ` (copy N)`: the merge policy
+  (loader/rules/merge.py) makes entries with the same abstract and a shared author one paper,
+  whatever their titles, so only a different abstract keeps the copies apart (distinct ids);
+- its url and identifiers (arXiv id, DOI, OpenReview id) are left out: a shared identifier
+  would make the copies one paper too;
+- a profile page's owner is not written (JSON Lines has no owner): authors are the listed ones.
+
+Built by the real loader (`build_catalog`) from JSON Lines written in a temporary folder.
+"""
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+from loader.build.catalog import build_catalog
+from loader.read.sources import plan_inputs, read_source
+from loader.records import Entry
+from loader.rules.merge import letters_and_digits
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+# the real samples; not the hand-made hostile inputs beside them
+REAL_FOLDERS = (
+    FIXTURES / "real" / "sample",
+    FIXTURES / "real" / "origin",
+    FIXTURES / "real" / "merge",
+    FIXTURES / "real" / "parse",
+    FIXTURES / "dumps" / "paperlists",
+    FIXTURES / "dumps" / "arxiv",
+    FIXTURES / "dumps" / "openreview",
+    FIXTURES / "search",
+)
+# 14 copies of the ~800 distinct real abstracts: more than 10,000 papers, and more than
+# 10,000 of them hold `the` (tests/test_exports_real_size.py checks both)
+COPIES = 14
+
+
+def real_entries() -> list[Entry]:
+    """Every entry the loader reads from the real samples, one per distinct abstract (up to
+    case, punctuation and spacing), in the order of the files and their lines."""
+    entries: dict[str, Entry] = {}
+    for input_file in plan_inputs(REAL_FOLDERS):
+        for item in read_source(input_file)[1]:
+            if isinstance(item, Entry):
+                entries.setdefault(letters_and_digits(item.abstract), item)
+    return list(entries.values())
+
+
+def copy_record(entry: Entry, number: int) -> dict[str, object]:
+    """The JSON Lines record of copy `number` of a real entry."""
+    suffix = f" (copy {number})"
+    return {
+        "title": entry.title + suffix if entry.title else None,
+        "authors": entry.authors,
+        "authors_truncated": entry.truncated,
+        "abstract": entry.abstract + suffix,
+        "venue": entry.venue,
+        "year": entry.year,
+        "status": entry.status,
+        "track": entry.track,
+        "affiliations": entry.affiliations,
+    }
+
+
+def copy_lines(entries: list[Entry], number: int) -> Iterator[str]:
+    for entry in entries:
+        yield json.dumps(copy_record(entry, number), ensure_ascii=False) + "\n"
+
+
+def write_inputs(folder: Path, copies: int = COPIES) -> list[Path]:
+    """One JSON Lines file a copy, in `folder`."""
+    entries = real_entries()
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for number in range(1, copies + 1):
+        path = folder / f"copy_{number:02d}.jsonl"
+        with path.open("w", encoding="utf-8") as out:
+            out.writelines(copy_lines(entries, number))
+        paths.append(path)
+    return paths
+
+
+def build_real_size_catalog(folder: Path, copies: int = COPIES) -> Path:
+    """The catalog of `copies` copies of the real samples, as folder/catalog.db."""
+    inputs = write_inputs(folder / "inputs", copies)
+    path = folder / "catalog.db"
+    build_catalog(inputs, path)
+    return path
