@@ -97,7 +97,7 @@ def search_site(search_catalog, tmp_path_factory):
 @pytest.fixture(scope="session")
 def real_size_catalog(tmp_path_factory):
     """More than 10,000 papers: copies of the real samples under fixtures/ (tests/real_size.py),
-    built once per session (per pytest-xdist worker: each has its own temporary folder)."""
-    from .real_size import build_real_size_catalog
+    built once per run, however many pytest-xdist workers share it."""
+    from .real_size import shared_real_size_catalog
 
-    return build_real_size_catalog(tmp_path_factory.mktemp("real-size"))
+    return shared_real_size_catalog(tmp_path_factory)

@@ -15,12 +15,18 @@ What a copy changes, and why:
   would make the copies one paper too;
 - a profile page's owner is not written (JSON Lines has no owner): authors are the listed ones.
 
-Built by the real loader (`build_catalog`) from JSON Lines written in a temporary folder.
+Built by the real loader (`build_catalog`) from JSON Lines written in a temporary folder,
+removed once the catalog is built.
 """
 
+import fcntl
 import json
+import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from loader.build.catalog import build_catalog
 from loader.read.sources import plan_inputs, read_source
@@ -94,4 +100,23 @@ def build_real_size_catalog(folder: Path, copies: int = COPIES) -> Path:
     inputs = write_inputs(folder / "inputs", copies)
     path = folder / "catalog.db"
     build_catalog(inputs, path)
+    shutil.rmtree(folder / "inputs")
     return path
+
+
+def shared_real_size_catalog(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The catalog, built by the first pytest process that asks for it and read by the others.
+
+    Under pytest-xdist every worker has its own temporary folder inside one shared by the run:
+    the catalog goes there, and a lock makes the others wait for the first build instead of
+    building their own. The build replaces its file atomically, so a catalog that exists is
+    whole."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
+    folder = root / "real-size"
+    with open(root / "real-size.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / "catalog.db").exists():
+            build_real_size_catalog(folder)
+    return folder / "catalog.db"
