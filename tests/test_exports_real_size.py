@@ -16,7 +16,11 @@ import httpx
 import pytest
 import pytest_asyncio
 
+from loader.web import search_request as search
+from loader.web import search_results as search_run
+
 from .conftest import served_app
+from .plugin_files import load_plugin
 
 on_the_session_loop = pytest.mark.asyncio(loop_scope="session")
 
@@ -139,6 +143,27 @@ async def test_every_export_of_1000_to_2000_matches_is_whole(client, matches, se
     await check_csv(client, pairs, expected)
     await check_bibtex(client, pairs, expected)
     await check_json(client, pairs, expected)
+
+
+def test_one_batch_of_every_match_fits_a_connection_of_the_site(real_size_catalog):
+    """The site's connections allow 1,000 bound variables; a batch of 10,000 ids binds one."""
+    connection = sqlite3.connect(real_size_catalog)
+    load_plugin("limits").apply_limits(connection)
+    request = search.parse_search(COMMON)
+    rowids = [row[0] for row in search_run.find_page(connection, request, (), limit=20_000)]
+    assert len(rowids) > 10_000
+    results = search_run.fetch_results(connection, request, rowids, with_snippets=False)
+    by_rowid = dict(connection.execute("select rowid, id from papers"))
+    assert [result["id"] for result in results] == [by_rowid[rowid] for rowid in rowids]
+    links = connection.execute(
+        "select count(*) from paper_authors join papers on papers.id = paper_authors.paper_id"
+        " where papers.rowid in (select rowid from papers_fts where papers_fts match 'the')"
+    ).fetchone()[0]
+    assert sum(len(result["authors"]) for result in results) == links
+    few = search_run.fetch_results(connection, request, rowids[:20])
+    assert [result["id"] for result in few] == [by_rowid[rowid] for rowid in rowids[:20]]
+    assert all("\ue000" in result["snippet"] for result in few), "pages keep their snippets"
+    connection.close()
 
 
 def test_the_catalog_holds_more_than_10000_real_papers(real_size_catalog):
