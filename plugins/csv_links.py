@@ -49,7 +49,7 @@ def prepare_jinja2_environment(env):
 def extra_template_vars(template, database, table, request, datasette):
     if (
         request is None
-        or not template.startswith(("table", "query"))
+        or not (template or "").startswith(("table", "query"))
         or not is_catalog(datasette, database)
     ):
         return None

@@ -182,7 +182,10 @@ async def author_context(datasette, database, author_id, actor):
 
 @hookimpl
 def extra_template_vars(template, database, request, datasette):
-    if not template.startswith("row-") or request is None or not is_catalog(datasette, database):
+    # a template rendered from a string has no name
+    if request is None or not (template or "").startswith("row-"):
+        return None
+    if not is_catalog(datasette, database):
         return None
     paper_template = row_template(datasette, "papers")
     if template not in (paper_template, row_template(datasette, "authors")):

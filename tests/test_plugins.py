@@ -280,6 +280,22 @@ async def test_a_datasette_without_the_catalog_is_served_as_stock(other_db):
 
 
 @pytest.mark.asyncio(loop_scope="session")
+async def test_a_template_rendered_from_a_string_renders_beside_the_plugins(other_db, seed_catalog):
+    """Datasette's render_template() takes a Template as well as a name; one made from a string
+    has no name (found by Datasette's own test_hook_prepare_jinja2_environment)."""
+    from datasette.app import Datasette
+    from datasette.utils.asgi import Request
+
+    request = Request.fake("/catalog/papers")
+    request.scope["csrftoken"] = lambda: "token"  # as Datasette's CSRF middleware sets it
+    for datasette in (Datasette([str(other_db)]), Datasette(immutables=[str(seed_catalog)])):
+        await datasette.invoke_startup()
+        template = datasette.jinja_env.from_string("Hello {{ a }}", {"a": "there"})
+        assert await datasette.render_template(template) == "Hello there"
+        assert await datasette.render_template(template, request=request) == "Hello there"
+
+
+@pytest.mark.asyncio(loop_scope="session")
 async def test_another_databases_pages_are_the_same_beside_the_catalog(other_db, seed_catalog):
     from datasette.app import Datasette
 
