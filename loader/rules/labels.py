@@ -29,6 +29,8 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from loader.rules.markup import collapse_spaces, holds_any
 
 LABEL_LENGTH = 90
+# a shared label this short is kept whole ahead of what tells it apart ('LLM: ...')
+SHARED_HEAD_LENGTH = 45
 # a cut label ends before a comma or a function word when one comes this far in or further:
 # cutting there ends the label on a whole phrase
 PHRASE_CUT_SHARE = 0.6
@@ -242,6 +244,7 @@ DANGLING_WORDS = {
 }  # fmt: skip
 OPEN_MARKS = "([{“‘«\"'"
 CLOSING = {"(": ")", "[": "]", "{": "}", "“": "”", "«": "»"}
+CLOSERS = "".join(CLOSING.values())
 # words that open no clause: a sentence starting so was cut out of another one
 NOT_A_SENTENCE_START = {"and", "or", "but", "nor", "which", "that", "whose", "whom", "where"}
 # where the phrase after a verb stops being the thing introduced: another clause (', and we
@@ -282,6 +285,8 @@ BARE_APPOSITION = re.compile(
 )
 COLON_DETAIL = re.compile(r"\s*:\s+(.{5,})")
 FOLLOWING_WORD = re.compile(r"\s+([a-z]+)")
+# what may stand between a naming phrase and the name it gives ('our model, the proposed X')
+NAMING_LEAD = {"the", "a", "an", "new", "novel", "proposed", "so-called", ","}
 # 'ReMamba, which enhances Mamba's ability ...': what a bare name does
 WHICH_CLAUSE = re.compile(r",\s+((?:which|that)\s+(?!(?:is|are|was|were|we|can|may)\b)[a-z]+s\b.{10,})")
 # 'we introduce Sigma-Delta networks.': lowercase words after a name, up to the clause's end
@@ -299,7 +304,7 @@ def cut_at_word(text: str, limit: int = LABEL_LENGTH) -> str:
     """At most `limit` characters (and '…'), cut between two words, preferably where a phrase
     ends (before a comma or a function word); never ending on a function word, an open bracket
     or quote; ending with '…' when cut."""
-    text = text.strip().rstrip(",;:.")
+    text = without_stray_closers(text).strip(" ,;:.–—")
     cut = False
     if len(text) > limit:
         text = text[: phrase_break(text, limit)]
@@ -335,15 +340,40 @@ def drop_dangling_end(text: str) -> str:
     while True:
         before = text
         opened = unclosed_mark(text)
-        if opened is not None and opened > 0:
-            text = text[:opened]
+        if opened is not None:
+            # the mark and what follows it, or only the mark when nothing a label could be
+            # comes before it ('(We propose')
+            kept = text[:opened]
+            text = kept if has_content(kept) else kept + text[opened + 1 :]
         text = text.rstrip(" ,;:-–—/")
         words = text.rsplit(" ", 1)
         last = words[-1]
         if len(words) == 2 and (is_dangling(last) or last[-1] in OPEN_MARKS):
             text = words[0]
         if text == before:
-            return text
+            return text if has_content(text) else ""
+
+
+def has_content(text: str) -> bool:
+    """Whether the text holds a word that is not a function word."""
+    return any(not is_dangling(word) and any(map(str.isalnum, word)) for word in text.split())
+
+
+def without_stray_closers(text: str) -> str:
+    """The text without closing brackets and quotes that close nothing ('We propose)')."""
+    if not holds_any(text, CLOSERS):
+        return text
+    expected: list[str] = []
+    kept = []
+    for c in text:
+        if c in CLOSING:
+            expected.append(CLOSING[c])
+        elif c in CLOSERS:
+            if not expected or expected[-1] != c:
+                continue
+            expected.pop()
+        kept.append(c)
+    return "".join(kept)
 
 
 def is_dangling(word: str) -> bool:
@@ -354,7 +384,7 @@ def is_dangling(word: str) -> bool:
 
 
 def unclosed_mark(text: str) -> int | None:
-    """Where the last bracket or typographic quote left open starts, or an odd straight double
+    """Where the first bracket or typographic quote left open starts, or an odd straight double
     quote; None when all are closed."""
     stack: list[int] = []
     for i, c in enumerate(text):
@@ -625,6 +655,8 @@ def name_in(
     for match in NAME.finditer(sentence, start):
         if ANOTHER_DEFINED.match(sentence, match.end()):
             continue  # 'marginal structured SVM (MSSVM)': the name is the one defined
+        if not intro and not set(sentence[start : match.start()].lower().split()) <= NAMING_LEAD:
+            break  # 'our model naturally covers the Dawid-Skene estimator': no naming
         if is_ours(sentence, match, seen_before, start):
             match = with_capitalized_tail(sentence, match)
             direct = not sentence[start : match.start()].strip(" ,")
@@ -650,8 +682,8 @@ def described(
     ('a new Q&A architecture called QANet'), else the clause after it ('ReMamba, which
     enhances ...'), else what the first sentence that introduces something introduces
     ('we propose a novel approach ... We train our model MMDuet2')."""
-    if ":" in label or " " in label:
-        return label
+    if ":" in label or not all(w[0].isupper() or w in FUNCTION_WORDS for w in label.split()):
+        return label  # described already, or 'Sigma-Delta networks'
     if described_from is not None:
         description = description_before(sentence, described_from, name_start)
         if description:
@@ -724,7 +756,7 @@ def object_phrase(sentence: str, start: int, claims: bool = False) -> str | None
     rest = end_of_clause(rest).strip().rstrip(".!?")
     if claims and ANAPHORA.search(rest, 0, LABEL_LENGTH):
         return None  # 'why these perturbations work': it leans on what came before
-    if len(rest.split()) < 3 or CITATION.search(rest):
+    if len(rest.split()) < 3 or CITATION.search(rest) or not rest[:1].isalnum():
         return None  # 'several explanations': too little to tell the paper by
     return rest[0].upper() + rest[1:]
 
@@ -762,6 +794,9 @@ def first_sentence(sentences: Sequence[str]) -> str:
         first = sentence.split(None, 1)[0]
         if CITATION.search(sentence) or first.lower() in NOT_A_SENTENCE_START:
             continue
+        if not has_content(sentence):
+            continue  # '.', '(1)'
+
         if first[0].isalpha() and first[0].islower():
             continue
         return sentence
@@ -836,7 +871,8 @@ def derive_label(text: str) -> str:
         if not sentences:
             return ""
         label = introduced_thing(sentences) or first_sentence(sentences)
-    return cut_at_word(label)
+    # a phrase of function words and marks cuts down to nothing: the first sentence then
+    return cut_at_word(label) or cut_at_word(first_sentence(sentences))
 
 
 def label_phrases(text: str) -> list[str]:
@@ -850,20 +886,22 @@ def label_phrases(text: str) -> list[str]:
 
 def label_head(label: str) -> str:
     """The part of a shared label that stays ahead of the distinguishing part: its name, or
-    the whole label when it is short and not cut; '' for a cut sentence."""
+    the whole label when it is short and not cut; '' for a sentence, which the distinguishing
+    part replaces (a cut opening many abstracts share tells a reader nothing)."""
     if ": " in label:
         return label.split(": ", 1)[0]
-    if len(label) <= LABEL_LENGTH // 2 and not label.endswith("…"):
+    if len(label) <= SHARED_HEAD_LENGTH and not label.endswith("…"):
         return label
     return ""
 
 
 def joined_label(head: str, phrase: str) -> str:
-    if not head:
+    """'head: phrase' as a label (the phrase without its capital), or the phrase alone."""
+    if not head or phrase.lower().startswith(head.lower()):
         return cut_at_word(phrase)
-    if phrase.lower().startswith(head.lower()):
-        return cut_at_word(phrase)
-    return cut_at_word(f"{head}: {phrase[0].lower() + phrase[1:] if phrase[1:2].islower() else phrase}")
+    if phrase[1:2].islower():
+        phrase = phrase[0].lower() + phrase[1:]
+    return cut_at_word(f"{head}: {phrase}")
 
 
 def distinguished_labels(papers: Iterable[tuple[str, str, str | None]]) -> dict[str, str]:
