@@ -270,12 +270,16 @@ def starts_at_a_clause(part, text):
 
 def label_parts(label):
     """The parts of a label that come from the abstract's words as a phrase: the whole label,
-    or the description after a name ('QANet: a new Q&A architecture'); an expansion or another
-    name after the colon is a name, not a phrase."""
+    or the description after a name; an expansion or another name after the colon is a name,
+    not a phrase."""
     name, _, detail = label.partition(": ")
     if not detail:
         return [label]
-    return [detail] if detail[:1].islower() else []
+    # a description led by an article is a noun phrase wherever it stands ('leads to a
+    # batched training scheme as we propose ... FastGCN')
+    if not detail[:1].islower() or detail.split()[0] in ("a", "an", "the"):
+        return []
+    return [detail]
 
 
 def test_no_real_label_ends_on_a_connective_or_an_open_bracket():

@@ -64,7 +64,7 @@ BETWEEN = (
     r"furthermore|moreover|accordingly|hereby|will|can|shall|would|could|may|might|must|"
     r"do|did|and|\w+ly|\w+ed,)){0,3}"
     r"|(?:\s+(?!(?:that|which|how|whether|who|whom|where|what|when|if|because|since|while|but)"
-    r"\b)[\w’'\-]+){1,12}?\s+(?:by|and|then|to))"
+    r"\b)[\w’'\-]+){1,12}?,?\s+(?:by|and|then|to))"
 )
 INTRO = re.compile(
     AUTHORS + BETWEEN + r"\s+(?<!-)(?:(?:propos|introduc|devis|formulat|describ|creat|releas|"
@@ -129,6 +129,7 @@ NAMING_WORDS = (
 INTRO_GROUPS, NAMING_GROUPS = (INTRO_WORDS, INTRO_VERBS), (NAMING_WORDS,)
 NAMING = re.compile(
     r"\b(?:called|named|dubbed|termed|coined|entitled|known as|referred to as|"
+    r"(?:we|which we) refer to (?:it|this|them|the (?:\w+ ){0,2}?\w+) as|"
     r"(?:we|which we) (?:call|name|dub|"
     r"term|refer to)|the proposed|our (?:\w+ )?(?:method|model|approach|algorithm|framework|"
     r"system|network|architecture|scheme|technique|tool)s?,?)(?:\s+as|\s+it)?\s+",
@@ -206,7 +207,8 @@ FOLLOWING = re.compile(r"(?:the\s+)?following\s+[\w\-]+(?:\s+[\w\-]+)?\s*:\s+", 
 # what starts a phrase that leans on what the abstract said before it
 VAGUE_OPENERS = {
     "any", "similar", "same", "both", "each", "further", "more", "other", "empirically",
-    "theoretically", "experimentally", "also", "several", "some",
+    "theoretically", "experimentally", "also", "several", "some", "previous", "prior",
+    "existing",
 }  # fmt: skip
 # 'we also show', 'we further derive': a result beside the paper's subject
 SECONDARY = re.compile(
@@ -216,10 +218,12 @@ SECONDARY = re.compile(
 )
 # words that point back to what the abstract said before ('these perturbations', 'this growth')
 ANAPHORA = re.compile(
-    r"\b(?:this|these|those|such|above|aforementioned|it|its|they|them|their|further|former|"
-    r"latter|same|similar)\b",
+    r"\b(?:this|these|those|such(?!\s+as\b)|above|aforementioned|it|its|they|them|their|"
+    r"further|former|latter|same|similar)\b",
     re.IGNORECASE,
 )
+# where a claim's words point back, if they do: among its first words
+ANAPHORA_WORDS = 8
 # what authors present that is not the paper's subject ('we present experiments on ...')
 NOT_THE_SUBJECT = {
     "experiments", "experimental", "numerical", "results", "simulations", "extensive",
@@ -276,7 +280,11 @@ ARTICLE = re.compile(r"(?:a|an|the)\s+", re.IGNORECASE)
 # what describe and placed_as_ours look at after a name, compiled once (re.match looks the
 # pattern up in its cache at every call, twice an entry)
 PARENTHESIZED = re.compile(r"\s*\(([^()]{3,120})\)")
-APPOSITION_DETAIL = re.compile(r"\s*(?:[,:]\s+|\s[–—]\s*|[–—]\s*)((?:a|an|the)\s.{5,})", re.I)
+APPOSITION_DETAIL = re.compile(
+    r"\s*(?:[,:]\s+|\s[–—-]\s+|[–—]\s*)((?:a|an|the)\s.{5,})", re.IGNORECASE
+)
+# 'a batched training scheme as we propose in this work—FastGCN': what 'as we propose' names
+AS_WE = re.compile(r"\b((?:a|an|the)\s+[\w\s\-]{3,60}?)\s+as\s+we\s+\w+", re.IGNORECASE)
 # 'We propose TapNets, neural networks augmented with ...': a name right after the verb and
 # a comma, then what it is
 BARE_APPOSITION = re.compile(
@@ -514,8 +522,9 @@ def is_ours(sentence: str, match: re.Match[str], seen_before: Collection[str], s
         if not expansion or expansion.islower():
             return False
         lead = sentence[start:expansion_start].replace(",", " ").split()
-        if any(w.lower() in LEAD_STOPS for w in lead):
-            return False
+        titled = all(w[0].isupper() for w in expansion.split() if len(w) > 3)
+        if any(w.lower() in LEAD_STOPS for w in lead) and not (titled and lead[-1] == "via"):
+            return False  # but 'learn ... via Variational Gradient Flow (VGrow)' names it
     return not NOT_OURS.search(before.rstrip("( ") + " ")
 
 
@@ -684,13 +693,18 @@ def described(
     ('we propose a novel approach ... We train our model MMDuet2')."""
     if ":" in label or not all(w[0].isupper() or w in FUNCTION_WORDS for w in label.split()):
         return label  # described already, or 'Sigma-Delta networks'
+    description = ""
     if described_from is not None:
         description = description_before(sentence, described_from, name_start)
-        if description:
-            return f"{label}: {description}"
     clause = WHICH_CLAUSE.match(sentence, name_end)
-    if clause:
+    if clause and len(description.split()) <= 2:
+        # 'MB-TAIL, that achieves ...' says more than 'an algorithm, MB-TAIL'
         return f"{label}, {end_of_clause(clause.group(1))}"
+    if description:
+        return f"{label}: {description}"
+    as_we = AS_WE.search(sentence, 0, name_start)
+    if as_we:
+        return f"{label}: {as_we.group(1)}"
     if introducing is not None:
         thing = object_phrase(*introducing)
         if thing and label not in thing:
@@ -754,7 +768,7 @@ def object_phrase(sentence: str, start: int, claims: bool = False) -> str | None
     else:
         rest = OPENING.sub("", rest, count=1).strip()
     rest = end_of_clause(rest).strip().rstrip(".!?")
-    if claims and ANAPHORA.search(rest, 0, LABEL_LENGTH):
+    if claims and ANAPHORA.search(" ".join(rest.split()[:ANAPHORA_WORDS])):
         return None  # 'why these perturbations work': it leans on what came before
     if len(rest.split()) < 3 or CITATION.search(rest) or not rest[:1].isalnum():
         return None  # 'several explanations': too little to tell the paper by
