@@ -249,6 +249,7 @@ DANGLING_WORDS = {
 OPEN_MARKS = "([{“‘«\"'"
 CLOSING = {"(": ")", "[": "]", "{": "}", "“": "”", "«": "»"}
 CLOSERS = "".join(CLOSING.values())
+OPENERS = "".join(CLOSING)
 # words that open no clause: a sentence starting so was cut out of another one
 NOT_A_SENTENCE_START = {"and", "or", "but", "nor", "which", "that", "whose", "whom", "where"}
 # where the phrase after a verb stops being the thing introduced: another clause (', and we
@@ -313,6 +314,10 @@ def cut_at_word(text: str, limit: int = LABEL_LENGTH) -> str:
     ends (before a comma or a function word); never ending on a function word, an open bracket
     or quote; ending with '…' when cut."""
     text = without_stray_closers(text).strip(" ,;:.–—")
+    last = text[text.rfind(" ") + 1 :]
+    if len(text) <= limit and any(map(str.isalnum, last)) and not is_dangling(last):
+        if last[-1] not in OPEN_MARKS and unclosed_mark(text) is None:
+            return text  # most labels: nothing to cut or drop
     cut = False
     if len(text) > limit:
         text = text[: phrase_break(text, limit)]
@@ -394,6 +399,8 @@ def is_dangling(word: str) -> bool:
 def unclosed_mark(text: str) -> int | None:
     """Where the first bracket or typographic quote left open starts, or an odd straight double
     quote; None when all are closed."""
+    if not holds_any(text, OPENERS):
+        return text.rfind('"') if text.count('"') % 2 else None  # most labels: no loop
     stack: list[int] = []
     for i, c in enumerate(text):
         if c in CLOSING:
@@ -715,15 +722,22 @@ def described(
 def first_intro(pattern: re.Pattern[str], sentence: str) -> re.Match[str] | None:
     """The first match of INTRO or TOPIC whose 'we' is the subject of a main clause, not of a
     relative one ('the approach we developed enables')."""
-    for match in pattern.finditer(sentence):
-        if match.group(0)[:2].lower() != "we":
+    match = pattern.search(sentence)  # most sentences: none, or one that is the main clause's
+    while match is not None:
+        if match.start() == 0 or opens_main_clause(sentence, match):
             return match
-        clause = re.split(r"[,;:(–—]", sentence[: match.start()])[-1].split()
-        if not clause:
-            return match
-        if clause[0].lower() not in DETERMINERS and clause[-1].lower() not in RELATIVE_WORDS:
-            return match
+        match = pattern.search(sentence, match.start() + 1)
     return None
+
+
+def opens_main_clause(sentence: str, match: re.Match[str]) -> bool:
+    if match.group(0)[:2].lower() != "we":
+        return True
+    before = sentence[: match.start()]
+    clause = before[max(map(before.rfind, ",;:(–—")) + 1 :].split()
+    if not clause:
+        return True
+    return clause[0].lower() not in DETERMINERS and clause[-1].lower() not in RELATIVE_WORDS
 
 
 def with_capitalized_tail(sentence: str, match: re.Match[str]) -> re.Match[str]:
