@@ -7,6 +7,7 @@ tells shared labels apart), then counted and judged against its true title.
     python bench/label_quality.py                          # the counts and the judged sample
     python bench/label_quality.py --write docs/labels.md   # the same, into docs/labels.md
     python bench/label_quality.py --unjudged               # sample labels with no verdict yet
+    python bench/label_quality.py --more DIR               # and automatic counts on DIR's papers
 
 Papers: every record with a title and an abstract in tests/fixtures/real/ and
 tests/fixtures/dumps/, read by the real readers, and in the markup samples; one a title
@@ -19,6 +20,9 @@ vague (no fragment, but it names a field, a background fact or something too gen
 fragment (starts mid-clause, ends on a connective, or is cut so it reads broken) or wrong (it
 names something the paper only uses or compares with). A label counts as judged good when its
 verdict is good and no other paper has it.
+
+--more DIR adds the automatic counts (no verdicts) over the titled records of every input file
+in DIR (for instance Paper Copilot lists, read by the real reader), with the labels most shared.
 """
 
 import argparse
@@ -86,13 +90,13 @@ def title_key(title):
     return " ".join(re.sub(r"[^\w\s]", " ", title.lower()).split())
 
 
-def real_papers():
+def real_papers(folders=FOLDERS, samples=SAMPLES):
     """{title key: (title, abstract, machine learning?)}, the first record of each title. A
     record whose abstract another has up to case, punctuation and spacing is left out: without
     titles, the build makes one paper of them (a source repeating an abstract under another
     title)."""
     papers = {}
-    for path in discover(FOLDERS):
+    for path in discover(folders):
         if path.suffix in (".py", ".md") or path.name == "sources.yml":
             continue
         for item in read_source(path)[1]:
@@ -101,7 +105,7 @@ def real_papers():
                     item.arxiv_id and SNAPSHOT_IDS.fullmatch(item.arxiv_id)
                 )
                 papers.setdefault(title_key(item.title), (item.title, item.abstract, not physics))
-    for path in SAMPLES:
+    for path in samples:
         for line in path.read_text("utf-8").splitlines():
             record = json.loads(line)
             papers.setdefault(title_key(record["title"]), (record["title"], record["abstract"], True))
@@ -112,6 +116,27 @@ def real_papers():
             del papers[key]
         abstracts.add(letters)
     return papers
+
+
+def automatic_counts(old, new):
+    """Table rows of the counts made without verdicts, old against new."""
+    lines = []
+    for what, count in (
+        ("fragments (automatic check)", lambda m, c, b: sum(map(bool, map(fragment, m.values())))),
+        ("papers whose label another paper has, as labelled", lambda m, c, b: b),
+        ("… once the build has told shared labels apart", lambda m, c, b: sum(c[label] > 1 for label in m.values())),
+        ("labels naming a method (`Name: ...`)", lambda m, c, b: sum(": " in label for label in m.values())),
+        ("labels cut (ending in `…`)", lambda m, c, b: sum(label.endswith("…") for label in m.values())),
+    ):
+        lines.append(f"| {what} | {count(*old)} | {count(*new)} |")
+    return lines
+
+
+def most_shared(measured_labels, count=8):
+    """The labels most papers share, as Markdown."""
+    made, counts, _ = measured_labels
+    shared = [(n, label) for label, n in counts.most_common() if n > 1][:count]
+    return ", ".join(f"`{escaped(label)}` ({n})" for n, label in shared) or "none"
 
 
 def fragment(label):
@@ -184,14 +209,7 @@ def report(papers, old, new, verdicts):
         "| | old | new |",
         "|---|---|---|",
     ]
-    for what, count in (
-        ("fragments (automatic check, all papers)", lambda m, c, b: sum(map(bool, map(fragment, m.values())))),
-        ("papers whose label another paper has, as labelled", lambda m, c, b: b),
-        ("… once the build has told shared labels apart", lambda m, c, b: sum(c[label] > 1 for label in m.values())),
-        ("labels naming a method (`Name: ...`)", lambda m, c, b: sum(": " in label for label in m.values())),
-        ("labels cut (ending in `…`)", lambda m, c, b: sum(label.endswith("…") for label in m.values())),
-    ):
-        lines.append(f"| {what} | {count(*old)} | {count(*new)} |")
+    lines += automatic_counts(old, new)
     for verdict in (*VERDICTS, "unjudged"):
         lines.append(
             f"| judged sample: {verdict} | {tally['old'][verdict]} | {tally['new'][verdict]} |"
@@ -202,6 +220,29 @@ def report(papers, old, new, verdicts):
     )
     lines += ["", "| true title | old label | verdict | new label | verdict |", "|---|---|---|---|---|"]
     lines += ["| " + " | ".join(escaped(cell) for cell in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def more_counts(folder, old_rules):
+    """The automatic counts on the titled records of the files in `folder`, as Markdown."""
+    papers = real_papers([folder], [])
+    texts = {key: plain_text(abstract) for key, (_, abstract, _) in papers.items()}
+    old = measured(old_rules, texts, distinguish=False)
+    new = measured(labels, texts, distinguish=True)
+    files = ", ".join(f"`{path.name}`" for path in discover([folder]))
+    lines = [
+        "",
+        f"### More real papers: {len(papers)} from {files}",
+        "",
+        "| | old | new |",
+        "|---|---|---|",
+        *automatic_counts(old, new),
+        "",
+        f"Most shared, old: {most_shared(old)}.",
+        "",
+        f"Most shared, new, before the build tells them apart: "
+        f"{most_shared(measured(labels, texts, distinguish=False))}; after: {most_shared(new)}.",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -222,16 +263,20 @@ def main():
     parser.add_argument("--old", default=OLD_REVISION, help="git revision of the old rules")
     parser.add_argument("--write", type=Path, help="rewrite this Markdown file between its markers")
     parser.add_argument("--unjudged", action="store_true", help="list the labels to judge")
+    parser.add_argument("--more", type=Path, help="a folder of more titled inputs to count on")
     args = parser.parse_args()
+    old_rules = load_old_rules(args.old)
     papers = real_papers()
     texts = {key: plain_text(abstract) for key, (_, abstract, _) in papers.items()}
-    old = measured(load_old_rules(args.old), texts, distinguish=False)
+    old = measured(old_rules, texts, distinguish=False)
     new = measured(labels, texts, distinguish=True)
     verdicts = read_judgments()
     if args.unjudged:
         print("\n".join(unjudged(papers, old, new, verdicts)))
         return
     text = report(papers, old, new, verdicts)
+    if args.more:
+        text += more_counts(args.more, old_rules)
     if args.write:
         page = args.write.read_text("utf-8")
         before, _, rest = page.partition(BEGIN)
