@@ -52,18 +52,23 @@ JUDGMENTS = ROOT / "bench" / "label_judgments.jsonl"
 VERDICTS = ("good", "vague", "fragment", "wrong")
 BEGIN, END = "<!-- label_quality: begin -->", "<!-- label_quality: end -->"
 FOLDERS = [ROOT / "tests" / "fixtures" / "real", ROOT / "tests" / "fixtures" / "dumps"]
-SAMPLES = [ROOT / "tests" / "fixtures" / "real" / "markup" / n for n in ("labels.jsonl", "abstracts.jsonl")]
+SAMPLES = [
+    ROOT / "tests" / "fixtures" / "real" / "markup" / n for n in ("labels.jsonl", "abstracts.jsonl")
+]
 # the arXiv snapshot's first records: physics and mathematics of April 2007
 NOT_MACHINE_LEARNING = re.compile(r"arxiv-metadata-oai-snapshot|arxiv_snapshot_head")
 SNAPSHOT_IDS = re.compile(r"0704\.\d{4}")
 # what a label must not end on, and the words that open no clause
-ENDINGS = set(
-    "a an the of to for with via in on at by from into onto upon over under between among "
-    "through across against about without within towards toward than as per like using and "
-    "or but nor while whilst whereas although though because if when where which that who "
-    "whom whose how what whether is are was were be been can could will would should may "
-    "might must has have had its their our this these each every".split()
-)
+ENDINGS = {
+    "a", "an", "the", "of", "to", "for", "with", "via", "in", "on", "at", "by", "from", "into",
+    "onto", "upon", "over", "under", "between", "among", "through", "across", "against",
+    "about", "without", "within", "towards", "toward", "than", "as", "per", "like", "using",
+    "and", "or", "but", "nor", "while", "whilst", "whereas", "although", "though", "because",
+    "if", "when", "where", "which", "that", "who", "whom", "whose", "how", "what", "whether",
+    "is", "are", "was", "were", "be", "been", "can", "could", "will", "would", "should", "may",
+    "might", "must", "has", "have", "had", "its", "their", "our", "this", "these", "each",
+    "every",
+}  # fmt: skip
 NO_CLAUSE_START = {"and", "or", "but", "nor", "which", "that", "whose", "whom", "where"}
 OPEN_MARKS = "([{“‘«\"'"
 
@@ -108,7 +113,9 @@ def real_papers(folders=FOLDERS, samples=SAMPLES):
     for path in samples:
         for line in path.read_text("utf-8").splitlines():
             record = json.loads(line)
-            papers.setdefault(title_key(record["title"]), (record["title"], record["abstract"], True))
+            papers.setdefault(
+                title_key(record["title"]), (record["title"], record["abstract"], True)
+            )
     abstracts = set()
     for key, (_, abstract, _) in list(papers.items()):
         letters = letters_and_digits(abstract.lower())
@@ -124,9 +131,18 @@ def automatic_counts(old, new):
     for what, count in (
         ("fragments (automatic check)", lambda m, c, b: sum(map(bool, map(fragment, m.values())))),
         ("papers whose label another paper has, as labelled", lambda m, c, b: b),
-        ("… once the build has told shared labels apart", lambda m, c, b: sum(c[label] > 1 for label in m.values())),
-        ("labels naming a method (`Name: ...`)", lambda m, c, b: sum(": " in label for label in m.values())),
-        ("labels cut (ending in `…`)", lambda m, c, b: sum(label.endswith("…") for label in m.values())),
+        (
+            "… once the build has told shared labels apart",
+            lambda m, c, b: sum(c[label] > 1 for label in m.values()),
+        ),
+        (
+            "labels naming a method (`Name: ...`)",
+            lambda m, c, b: sum(": " in label for label in m.values()),
+        ),
+        (
+            "labels cut (ending in `…`)",
+            lambda m, c, b: sum(label.endswith("…") for label in m.values()),
+        ),
     ):
         lines.append(f"| {what} | {count(*old)} | {count(*new)} |")
     return lines
@@ -134,7 +150,7 @@ def automatic_counts(old, new):
 
 def most_shared(measured_labels, count=8):
     """The labels most papers share, as Markdown."""
-    made, counts, _ = measured_labels
+    counts = measured_labels[1]
     shared = [(n, label) for label, n in counts.most_common() if n > 1][:count]
     return ", ".join(f"`{escaped(label)}` ({n})" for n, label in shared) or "none"
 
@@ -185,7 +201,7 @@ def escaped(text):
     return text.replace("|", "\\|")
 
 
-def report(papers, old, new, verdicts):
+def report(papers, old, new, verdicts, revision):
     """The counts and the judged sample, as Markdown."""
     sample = sample_keys(papers)
     rows = []
@@ -201,10 +217,13 @@ def report(papers, old, new, verdicts):
             tally[name]["judged good"] += verdict == "good" and not shared
             row += [label, verdict + (" (shared)" if shared else "")]
         rows.append(row)
+    machine_learning = sum(ml for *_, ml in papers.values())
     lines = [
-        f"{len(papers)} real papers ({sum(ml for *_, ml in papers.values())} machine-learning), "
-        f"labelled from their abstracts by main at `{OLD_REVISION}` (old) and by this "
-        f"checkout (new); {len(sample)} machine-learning papers judged.",
+        (
+            f"{len(papers)} real papers ({machine_learning} machine-learning), labelled from "
+            f"their abstracts by `{revision}` (old) and by this checkout (new); {len(sample)} "
+            "machine-learning papers judged."
+        ),
         "",
         "| | old | new |",
         "|---|---|---|",
@@ -218,7 +237,11 @@ def report(papers, old, new, verdicts):
         f"| **judged good and not shared** | **{tally['old']['judged good']} of {len(sample)}** "
         f"| **{tally['new']['judged good']} of {len(sample)}** |"
     )
-    lines += ["", "| true title | old label | verdict | new label | verdict |", "|---|---|---|---|---|"]
+    lines += [
+        "",
+        "| true title | old label | verdict | new label | verdict |",
+        "|---|---|---|---|---|",
+    ]
     lines += ["| " + " | ".join(escaped(cell) for cell in row) + " |" for row in rows]
     return "\n".join(lines) + "\n"
 
@@ -240,8 +263,11 @@ def more_counts(folder, old_rules):
         "",
         f"Most shared, old: {most_shared(old)}.",
         "",
-        f"Most shared, new, before the build tells them apart: "
-        f"{most_shared(measured(labels, texts, distinguish=False))}; after: {most_shared(new)}.",
+        (
+            "Most shared, new, before the build tells them apart: "
+            f"{most_shared(measured(labels, texts, distinguish=False))}; after: "
+            f"{most_shared(new)}."
+        ),
     ]
     return "\n".join(lines) + "\n"
 
@@ -255,7 +281,9 @@ def unjudged(papers, old, new, verdicts):
             pair = title, made[key]
             if pair not in verdicts and pair not in seen:
                 seen.add(pair)
-                yield json.dumps({"title": title, "label": made[key], "verdict": ""}, ensure_ascii=False)
+                yield json.dumps(
+                    {"title": title, "label": made[key], "verdict": ""}, ensure_ascii=False
+                )
 
 
 def main():
@@ -274,7 +302,7 @@ def main():
     if args.unjudged:
         print("\n".join(unjudged(papers, old, new, verdicts)))
         return
-    text = report(papers, old, new, verdicts)
+    text = report(papers, old, new, verdicts, args.old)
     if args.more:
         text += more_counts(args.more, old_rules)
     if args.write:

@@ -173,30 +173,33 @@ def test_cut_at_word_never_cuts_inside_a_word():
 # sentence fragment, the paper's own name is picked, shared labels are told apart by a build,
 # in any input order.
 
-import functools  # noqa: E402
-import itertools  # noqa: E402
-import sqlite3  # noqa: E402
+import functools
+import itertools
+import sqlite3
 
-from click.testing import CliRunner  # noqa: E402
-from hypothesis import given  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
 
-from loader.cli import cli  # noqa: E402
-from loader.read.sources import discover, read_source  # noqa: E402
-from loader.records import Entry  # noqa: E402
-from loader.rules.labels import distinguished_labels, readable_text  # noqa: E402
+from loader.cli import cli
+from loader.read.sources import discover, read_source
+from loader.records import Entry
+from loader.rules.labels import distinguished_labels, readable_text
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SEEDS = Path(__file__).resolve().parent.parent / "seeds"
 # words a label never ends on (before its '…'): articles, prepositions, connectives,
 # auxiliaries; written here, not taken from the module under test
-ENDINGS = set(
-    "a an the of to for with via in on at by from into onto upon over under between among "
-    "through across against about without within towards toward than as per like using and "
-    "or but nor while whilst whereas although though because if when where which that who "
-    "whom whose how what whether is are was were be been can could will would should may "
-    "might must has have had its their our this these each every".split()
-)
+ENDINGS = {
+    "a", "an", "the", "of", "to", "for", "with", "via", "in", "on", "at", "by", "from", "into",
+    "onto", "upon", "over", "under", "between", "among", "through", "across", "against",
+    "about", "without", "within", "towards", "toward", "than", "as", "per", "like", "using",
+    "and", "or", "but", "nor", "while", "whilst", "whereas", "although", "though", "because",
+    "if", "when", "where", "which", "that", "who", "whom", "whose", "how", "what", "whether",
+    "is", "are", "was", "were", "be", "been", "can", "could", "will", "would", "should", "may",
+    "might", "must", "has", "have", "had", "its", "their", "our", "this", "these", "each",
+    "every",
+}  # fmt: skip
 OPEN_MARKS = "([{“‘«\"'"
 # what may stand right before the place in the abstract a label (or its part after 'Name: ')
 # starts: a sentence or clause start, an article, 'that' after 'we show', a naming word, or a
@@ -272,7 +275,7 @@ def label_parts(label):
     """The parts of a label that come from the abstract's words as a phrase: the whole label,
     or the description after a name; an expansion or another name after the colon is a name,
     not a phrase."""
-    name, _, detail = label.partition(": ")
+    _, _, detail = label.partition(": ")
     if not detail:
         return [label]
     # a description led by an article is a noun phrase wherever it stands ('leads to a
@@ -318,18 +321,25 @@ def test_the_checks_find_the_fragments_old_labels_had():
     [
         # 'a new Q&A architecture called QANet'
         (
-            "QANet: Combining Local Convolution with Global Self-Attention for Reading "
-            "Comprehension",
+            (
+                "QANet: Combining Local Convolution with Global Self-Attention for Reading "
+                "Comprehension"
+            ),
             "QANet: a new Q&A architecture",
         ),
         # 'a new optimization algorithm called Entropy-SGD for training ...'
-        ("Entropy-SGD: Biasing Gradient Descent Into Wide Valleys", "Entropy-SGD: a new optimization algorithm"),
+        (
+            "Entropy-SGD: Biasing Gradient Descent Into Wide Valleys",
+            "Entropy-SGD: a new optimization algorithm",
+        ),
         # 'a human-assisted approach called ”Masking”'
         ("Masking: A New Perspective of Noisy Supervision", "Masking: a human-assisted approach"),
         # 'the Hybrid action space Multi-Agent Soft Actor Critic (Hybrid-MASAC) algorithm'
         (
-            "Multi-agent Reinforcement Learning with Hybrid Action Space for Free Gait Motion "
-            "Planning of Hexapod Robots",
+            (
+                "Multi-agent Reinforcement Learning with Hybrid Action Space for Free Gait "
+                "Motion Planning of Hexapod Robots"
+            ),
             "Hybrid-MASAC: Hybrid action space Multi-Agent Soft Actor Critic",
         ),
         # 'two algorithms from a Bayesian approach, named Greedy Search and Alternating Search'
@@ -364,17 +374,25 @@ def test_the_papers_own_name_on_real_abstracts(title, label):
         # Network (RNN)'
         ("Tuning Recurrent Neural Networks with Reinforcement Learning", "RNN"),
         # 'We present results on the MNIST, CIFAR-10, and ImageNet datasets'
-        ("Assessing the Scalability of Biologically-Motivated Deep Learning Algorithms and Architectures", "CIFAR-10"),
+        (
+            "Assessing the Scalability of Biologically-Motivated Deep Learning Algorithms and Architectures",
+            "CIFAR-10",
+        ),
         # 'evaluations ... for six established RL algorithms (PPO, DDPG, A2C, SAC, TD3, DQN)'
         ("HPO-RL-Bench: A Zero-Cost Benchmark for HPO in Reinforcement Learning", "PPO"),
         # 'a popular optimization-based algorithm, Sparse Subspace Clustering (SSC)'
         (
-            "A Deterministic Analysis of Noisy Sparse Subspace Clustering for "
-            "Dimensionality-reduced Data",
+            (
+                "A Deterministic Analysis of Noisy Sparse Subspace Clustering for "
+                "Dimensionality-reduced Data"
+            ),
             "SSC",
         ),
         # "(also known as 'structural' parameters)"
-        ("A Data-Driven State Aggregation Approach for Dynamic Discrete Choice Models", "structural"),
+        (
+            "A Data-Driven State Aggregation Approach for Dynamic Discrete Choice Models",
+            "structural",
+        ),
         # 'neural networks named Alice and Bob'
         ("Learning to Protect Communications with Adversarial Neural Cryptography", "Alice"),
     ],
@@ -433,7 +451,9 @@ def test_a_build_tells_shared_labels_apart(tmp_path):
         assert label not in derived
         assert ends_cleanly(label) and brackets_closed(label)
     # the second part comes from the paper's own abstract, where the versions differ
-    assert any("like a trace of the set of primitive commands" in label for label in labels.values())
+    assert any(
+        "like a trace of the set of primitive commands" in label for label in labels.values()
+    )
     assert any("a specification (spec)" in label for label in labels.values())
 
 
@@ -468,9 +488,29 @@ def test_distinguished_labels_do_not_depend_on_order(order):
 
 
 SENTENCE_PIECES = [
-    "We propose", " a new method", " called FooNet", ", which", " of the", " and we show that",
-    " (", ")", " for", " the", ". ", "In this paper, we study", " LLMs", " “", "”", " – ",
-    " graph neural networks", " with", ",", " to", " DP", " based on", " Dirichlet process",
+    "We propose",
+    " a new method",
+    " called FooNet",
+    ", which",
+    " of the",
+    " and we show that",
+    " (",
+    ")",
+    " for",
+    " the",
+    ". ",
+    "In this paper, we study",
+    " LLMs",
+    " “",
+    "”",
+    " – ",
+    " graph neural networks",
+    " with",
+    ",",
+    " to",
+    " DP",
+    " based on",
+    " Dirichlet process",
 ]
 
 

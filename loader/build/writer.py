@@ -4,6 +4,7 @@ normalized (prepare.py), merged papers and author names come from the merge stag
 
 import array
 import collections
+import itertools
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -356,7 +357,7 @@ class CatalogWriter:
         """Rowids of the papers whose label's hash another paper's label has (equal labels,
         and the rare unequal ones whose hashes are equal)."""
         keys = sorted(self.label_keys)
-        shared = {key for key, following in zip(keys, keys[1:]) if key == following and key}
+        shared = {key for key, following in itertools.pairwise(keys) if key == following and key}
         if not shared:
             return []
         return [rowid for rowid, key in enumerate(self.label_keys, start=1) if key in shared]

@@ -57,7 +57,9 @@ CITATION_NEEDS = ("et al", "[", "19", "20")
 # 'this paper further'), or a short phrase ending in 'by' or 'and' ('we bridge this gap by
 # proposing'): the verb is the subject's own, not one of a clause further on ('the algorithm
 # designer', 'non-spectator contributions at')
-AUTHORS = r"\b(?:we|this (?:paper|work|article|study|note|thesis|chapter)|our (?:work|paper|study))\b"
+AUTHORS = (
+    r"\b(?:we|this (?:paper|work|article|study|note|thesis|chapter)|our (?:work|paper|study))\b"
+)
 BETWEEN = (
     r"(?:(?:,?\s+(?:have|has|also|further|then|first|here|herein|now|newly|instead|thus|"
     r"therefore|hence|finally|additionally|next|subsequently|second|third|lastly|jointly|"
@@ -272,9 +274,7 @@ CLAUSE_END = re.compile(
     r"benchmark|make|support|offer|learn|estimate|consider|reduce|bound|require|"
     + CLAUSE_VERBS
     + r")\b|,\s+(?:thereby|thus|hence|allowing|enabling|making|leading|resulting|showing|"
-    r"demonstrating|achieving|yielding|outperforming|and\s+(?:we|it|they)|"
-    + CLAUSE_VERBS
-    + r")\b"
+    r"demonstrating|achieving|yielding|outperforming|and\s+(?:we|it|they)|" + CLAUSE_VERBS + r")\b"
 )
 # what may stand between a verb and the thing it introduces ('propose and analyze a ...',
 # 'present, for the first time, a ...', 'introduce here the ...')
@@ -305,7 +305,9 @@ FOLLOWING_WORD = re.compile(r"\s+([a-z]+)")
 # what may stand between a naming phrase and the name it gives ('our model, the proposed X')
 NAMING_LEAD = {"the", "a", "an", "new", "novel", "proposed", "so-called", ","}
 # 'ReMamba, which enhances Mamba's ability ...': what a bare name does
-WHICH_CLAUSE = re.compile(r",\s+((?:which|that)\s+(?!(?:is|are|was|were|we|can|may)\b)[a-z]+s\b.{10,})")
+WHICH_CLAUSE = re.compile(
+    r",\s+((?:which|that)\s+(?!(?:is|are|was|were|we|can|may)\b)[a-z]+s\b.{10,})"
+)
 # 'we introduce Sigma-Delta networks.': lowercase words after a name, up to the clause's end
 FOLLOWING_NOUNS = re.compile(r"(?:\s+[a-z][\w\-]*){1,3}(?=\s*(?:[.,;:(]|$))")
 OPENING = re.compile(r"^(?:[,:;]|\s)*(?:a|an|the)?\b", re.IGNORECASE)
@@ -323,9 +325,9 @@ def cut_at_word(text: str, limit: int = LABEL_LENGTH) -> str:
     or quote; ending with '…' when cut."""
     text = without_stray_closers(text).strip(" ,;:.–—")
     last = text[text.rfind(" ") + 1 :]
-    if len(text) <= limit and any(map(str.isalnum, last)) and not is_dangling(last):
-        if last[-1] not in OPEN_MARKS and unclosed_mark(text) is None:
-            return text  # most labels: nothing to cut or drop
+    clean_end = any(map(str.isalnum, last)) and not is_dangling(last) and last[-1] not in OPEN_MARKS
+    if len(text) <= limit and clean_end and unclosed_mark(text) is None:
+        return text  # most labels: nothing to cut or drop
     cut = False
     if len(text) > limit:
         text = text[: phrase_break(text, limit)]
@@ -512,10 +514,8 @@ def placed_as_ours(sentence: str, match: re.Match[str], start: int) -> bool:
         return True  # is_ours reads the expansion
     if APPOSITION.match(after):
         return True
-    if before.rstrip().endswith(","):
-        # ', CrescendoNet,' after a kind of thing, not 'on MNIST, CIFAR-10, and ImageNet'
-        if stopped and lead[-1].lower() not in KIND_NOUNS:
-            return False
+    if before.rstrip().endswith(",") and stopped and lead[-1].lower() not in KIND_NOUNS:
+        return False  # ', CrescendoNet,' after a kind of thing, not 'on MNIST, CIFAR-10, ...'
     return before.rstrip().endswith((",", "–", "—", ":")) and bool(EXPLAINED.match(after))
 
 
@@ -554,7 +554,7 @@ def description_before(sentence: str, start: int, end: int) -> str:
     if len(words.split()) < 2 or len(words.split()) > 14 or CITATION.search(words):
         return ""
     if unclosed_mark(words) is not None or all(is_dangling(word) for word in words.split()):
-        return ""  # 'our model is the Gromov-Wasserstein distance' 
+        return ""  # 'our model is the Gromov-Wasserstein distance'
     if words.split()[0].lower() in NOT_INTRODUCED:
         return ""
     return words
@@ -807,14 +807,18 @@ def introduced_thing(sentences: Sequence[str]) -> str | None:
         if thing:
             return thing
     for sentence in sentences:
-        passive = PASSIVE.match(sentence) if may_hold(sentence, PASSIVE_WORDS, PASSIVE_VERBS) else None
+        passive = (
+            PASSIVE.match(sentence) if may_hold(sentence, PASSIVE_WORDS, PASSIVE_VERBS) else None
+        )
         subject = passive.group(1) if passive else ""
         if subject and not CITATION.search(subject) and not FINITE_VERB.search(subject):
             subject = OPENING.sub("", subject, count=1).strip()
             if len(subject.split()) >= 4 and subject.split()[0].lower() not in NOT_INTRODUCED:
                 return subject[0].upper() + subject[1:]
     for sentence in sentences[:TOPIC_SENTENCES]:
-        topic = first_intro(TOPIC, sentence) if may_hold(sentence, INTRO_WORDS, TOPIC_VERBS) else None
+        topic = (
+            first_intro(TOPIC, sentence) if may_hold(sentence, INTRO_WORDS, TOPIC_VERBS) else None
+        )
         if topic and SECONDARY.search(topic.group(0)):
             continue  # 'we further derive ...': not what the paper is about
         thing = topic and object_phrase(sentence, topic.end(), claims=True)
