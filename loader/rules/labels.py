@@ -83,6 +83,7 @@ DETERMINERS = {
     "their", "all", "most", "many", "some", "one",
 }  # fmt: skip
 RELATIVE_WORDS = {"which", "that", "where", "whom", "what", "how", "when", "why", "whether"}
+CLAUSE_LOOKBACK = 300
 # words without which INTRO and NAMING cannot match (lowercase): a sentence of ASCII text
 # holding none of them is passed over without the case-insensitive search, the slow part
 INTRO_WORDS = ("we", "this ", "our ")
@@ -311,6 +312,8 @@ WHICH_CLAUSE = re.compile(
 # 'we introduce Sigma-Delta networks.': lowercase words after a name, up to the clause's end
 FOLLOWING_NOUNS = re.compile(r"(?:\s+[a-z][\w\-]*){1,3}(?=\s*(?:[.,;:(]|$))")
 OPENING = re.compile(r"^(?:[,:;]|\s)*(?:a|an|the)?\b", re.IGNORECASE)
+# the most characters between a verb and a name that a description of the name may be
+DESCRIPTION_SPAN = 300
 # the end of the words that describe a named thing ('a new model, which is called X')
 DESCRIPTION_TAIL = re.compile(
     r"(?:[,\s]+(?:which|that|and|or|is|are|we|us|will|be|here|henceforth|hereafter|"
@@ -323,6 +326,9 @@ def cut_at_word(text: str, limit: int = LABEL_LENGTH) -> str:
     """At most `limit` characters (and '…'), cut between two words, preferably where a phrase
     ends (before a comma or a function word); never ending on a function word, an open bracket
     or quote; ending with '…' when cut."""
+    text = text.strip(" ,;:.–—")
+    if len(text) > limit:  # the closers are looked for in what stays, not in a whole abstract
+        text = text[: limit + limit // 2]
     text = without_stray_closers(text).strip(" ,;:.–—")
     last = text[text.rfind(" ") + 1 :]
     clean_end = any(map(str.isalnum, last)) and not is_dangling(last) and last[-1] not in OPEN_MARKS
@@ -546,6 +552,8 @@ def is_ours(sentence: str, match: re.Match[str], seen_before: Collection[str], s
 def description_before(sentence: str, start: int, end: int) -> str:
     """What the words between the verb (at `start`) and a name (at `end`) say the named thing
     is ('a new Q&A architecture' in 'we propose a new Q&A architecture called QANet'), or ''."""
+    if end - start > DESCRIPTION_SPAN:
+        return ""  # more words than a description has
     words = DESCRIPTION_TAIL.sub("", LEADING_FILLER.sub("", sentence[start:end], count=1))
     clauses = list(CLAUSE_END.finditer(words))
     if clauses:  # 'the WFR task and construct the first dataset for this task, named X'
@@ -741,7 +749,9 @@ def first_intro(pattern: re.Pattern[str], sentence: str) -> re.Match[str] | None
 def opens_main_clause(sentence: str, match: re.Match[str]) -> bool:
     if match.group(0)[:2].lower() != "we":
         return True
-    before = sentence[: match.start()]
+    # the clause's words, looked for among the last few hundred characters: a sentence holding
+    # many 'we' is read once, not once a 'we'
+    before = sentence[max(0, match.start() - CLAUSE_LOOKBACK) : match.start()]
     clause = before[max(map(before.rfind, ",;:(–—")) + 1 :].split()
     if not clause:
         return True
