@@ -958,7 +958,8 @@ def distinguished_labels(papers: Iterable[tuple[str, str, str | None]]) -> dict[
     """New labels for the derived labels that more than one paper has.
 
     `papers`: (paper id, label, abstract plain text, or None where the label is a real title,
-    which is never changed) of every paper whose label another paper also has. Each derived
+    which is never changed) of the catalog's papers: all of them, or (as the build gives them)
+    those whose label another paper also has; a label no other paper has is left. Each derived
     label gets a second part from its own abstract that no other paper of its group could
     get (the thing it introduces, else the first sentence of its own); a paper with none
     (an abstract made of the others' sentences) gets its rank among the group's ids. Returns
