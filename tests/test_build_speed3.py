@@ -183,7 +183,7 @@ def derive_label_cutting_every_sentence(source):
     sentences = [s.strip() for s in labels.split_sentences(source) if s.strip()]
     if not sentences:
         return ""
-    first = next((s for s in sentences if not labels.CITATION.search(s)), sentences[0])
+    first = labels.first_sentence(sentences)
     label = labels.named_method(sentences) or labels.introduced_thing(sentences) or first
     return labels.cut_at_word(label)
 

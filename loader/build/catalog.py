@@ -1,8 +1,8 @@
 """Input files -> one SQLite catalog, replaced atomically: the build's stages in order.
 
 Files are read and normalized (prepare.py, in worker processes for large inputs), the prepared
-entries written (writer.py), versions merged and authors named (consolidate.py), then the
-full-text index copied in and the catalog checked."""
+entries written (writer.py), versions merged, shared labels told apart and authors named
+(consolidate.py), then the full-text index copied in and the catalog checked."""
 
 import contextlib
 import gc
@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 import sqlite_utils
 
 from loader.build import atomic
-from loader.build.consolidate import merge_versions, name_authors
+from loader.build.consolidate import distinguish_labels, merge_versions, name_authors
 from loader.build.full_text import SHADOW_TABLES as FTS_SHADOW_TABLES
 from loader.build.full_text import CatalogCheckFailed, SideIndex
 from loader.build.prepare import InputPath, prepared_sources, worker_count
@@ -198,6 +198,7 @@ def write_rows(
         db.execute(f"pragma cache_size = -{CACHE_KB}")
         writer.end_stream()
         merged = merge_versions(writer)
+        distinguish_labels(writer)
         renamed = name_authors(writer)
         # returning drops the writer: its id and name maps are freed for indexes and FTS
         return writer.finish(merged, renamed)

@@ -4,12 +4,17 @@ spelled more than one way is shown under the spelling the name rules pick. This 
 the rows back and decides; the writer writes the result."""
 
 import itertools
+import json
 from collections.abc import Iterable
 
 from loader.build.writer import CatalogWriter
 from loader.records import Version
+from loader.rules.labels import distinguished_labels
 from loader.rules.merge import DIRECT, VersionGroups, direct_matches, resolve, title_matches
 from loader.rules.names import display_name
+
+# new labels may meet other papers' labels: telling those apart again, a few times at most
+LABEL_ROUNDS = 3
 
 
 def stored_version(writer: CatalogWriter, pid: str) -> Version:
@@ -96,6 +101,24 @@ def merge_versions(writer: CatalogWriter) -> set[str]:
         if writer.write_paper(paper, stored[paper.id]):
             changed.add(paper.id)
     return changed
+
+
+def distinguish_labels(writer: CatalogWriter) -> None:
+    """Labels that several merged papers share, each derived one given a second part that
+    tells it apart (labels.distinguished_labels): read back here, written by the writer."""
+    for _ in range(LABEL_ROUNDS):
+        rowids = writer.rows_sharing_labels()
+        if not rowids:
+            return
+        rows = writer.db.conn.execute(
+            "select id, label, case when title is null then abstract_text end from papers "
+            "where rowid in (select value from json_each(?))",
+            [json.dumps(rowids)],
+        ).fetchall()
+        labels = distinguished_labels(rows)
+        if not labels:
+            return
+        writer.write_labels(labels)
 
 
 def name_authors(writer: CatalogWriter) -> dict[int, str]:

@@ -4,6 +4,7 @@ normalized (prepare.py), merged papers and author names come from the merge stag
 
 import array
 import collections
+import itertools
 import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -125,6 +126,9 @@ class CatalogWriter:
         # rowid - 1 -> code; 0 for a row the merge deleted
         self.row_facets = array.array("I")
         self.facet_codes: dict[FacetValues, int] = {}  # values -> code (1, 2, ...)
+        # rowid - 1 -> hash() of the row's label (0 for a row the merge deleted): the merge
+        # stage finds the labels several papers share from these, not from the wide table
+        self.label_keys = array.array("q")
         self.aliases = 0
         create_tables(db)
         for table, columns, rows in STREAM_INDEXES:
@@ -237,6 +241,7 @@ class CatalogWriter:
             return
         track_id, name, area = self.track_row(track) if track else (None, None, None)
         self.row_facets.append(self.facet_code((entry.venue, entry.year, entry.status, area, name)))
+        self.label_keys.append(hash(entry.label))
         self.pending["papers"].append(
             (
                 pid,
@@ -329,7 +334,7 @@ class CatalogWriter:
             (rowid,) = execute(
                 "delete from papers where id = ? returning rowid", [alias]
             ).fetchone()
-            self.row_facets[rowid - 1] = 0
+            self.row_facets[rowid - 1] = self.label_keys[rowid - 1] = 0
             execute("insert into paper_aliases (alias, paper_id) values (?, ?)", [alias, paper.id])
         self.aliases += len(paper.aliases)
         authors_changed = set(paper.authors) != set(stored.authors)
@@ -370,7 +375,27 @@ class CatalogWriter:
         self.row_facets[rowid - 1] = self.facet_code(
             (paper.venue, paper.year, paper.status, area, track)
         )
+        if paper.title:
+            self.label_keys[rowid - 1] = hash(paper.title)
         return bool(paper.aliases) or authors_changed or affiliations_changed
+
+    def rows_sharing_labels(self) -> list[int]:
+        """Rowids of the papers whose label's hash another paper's label has (equal labels,
+        and the rare unequal ones whose hashes are equal)."""
+        keys = sorted(self.label_keys)
+        shared = {key for key, following in itertools.pairwise(keys) if key == following and key}
+        if not shared:
+            return []
+        return [rowid for rowid, key in enumerate(self.label_keys, start=1) if key in shared]
+
+    def write_labels(self, labels: dict[str, str]) -> None:
+        """New labels for these paper ids (the merge stage tells papers apart by them)."""
+        for pid, label in sorted(labels.items()):
+            self.unindex(pid)
+            (rowid,) = self.db.conn.execute(
+                "update papers set label = ? where id = ? returning rowid", [label, pid]
+            ).fetchone()
+            self.label_keys[rowid - 1] = hash(label)
 
     def merged_track(self, name: str | None) -> tuple[int | None, str | None, str | None]:
         """(id, name, area) of a merged paper's track, a name some version of it gave."""
