@@ -214,7 +214,9 @@ def test_sources_yml_problems_are_counted_against_no_input_file(tmp_path):
     )
     assert result.exit_code == 0, result.output
     connection = sqlite3.connect(db)
-    assert connection.execute("select path, papers, problems from sources order by id").fetchall() == [
+    assert connection.execute(
+        "select path, papers, problems from sources order by id"
+    ).fetchall() == [
         ("a.txt", 1, 0),
         ("b.txt", 1, 0),
     ]

@@ -95,7 +95,9 @@ def read_rule(name: str, node: yaml.Node) -> Rule | Problem:
     """One list item -> Rule, or the Problem that says what is wrong with it."""
     line = node.start_mark.line + 1
     if not isinstance(node, yaml.MappingNode):
-        return Problem(name, line, "each entry must be a mapping with match and a venue, year or status")
+        return Problem(
+            name, line, "each entry must be a mapping with match and a venue, year or status"
+        )
     values = {}
     for key_node, value_node in node.value:
         key = key_node.value

@@ -6,7 +6,7 @@ A bare area where a track stands has the shape of an authors line when it holds 
 real conferences use (KNOWN_AREAS, each list's origin below), so a line whose every word is an
 area word is an area ("Search, Optimization, and Games"); a list shape with a lower-case
 connective ("X, Y, and Z", "X & Y") is one when at least half its words are. People's names
-are not made of these words: tests/test_labels.py checks it on every author line of the real
+are not made of these words: tests/test_areas.py checks it on every author line of the real
 samples. Pure: no I/O.
 """
 

@@ -90,9 +90,7 @@ MATH_OR_ESCAPE_STARTS = "$\\`'"  # the first characters of its branches
 # an accent inside a word: Cornell`a), up to the first ' that ends a word; an apostrophe inside
 # (`don't') stays one. No dollar, backtick or blank line inside, so a pair never takes math
 # or a Markdown code span with it
-TEX_SINGLE_QUOTE = re.compile(
-    r"(?<![`\\\w])`(?=[^\s`'$])((?:[^`'$\n]|'(?=\w)){1,200}?)'(?![\w'])"
-)
+TEX_SINGLE_QUOTE = re.compile(r"(?<![`\\\w])`(?=[^\s`'$])((?:[^`'$\n]|'(?=\w)){1,200}?)'(?![\w'])")
 # and the double ones, for names (an abstract's are set aside with its math: set_aside)
 TEX_DOUBLE_QUOTE = re.compile(r"``(?=\S)([^`'$\n]{1,200}?)''")
 DISPLAY_BODY = re.compile(r"((?:[^$\\]|\\.){1,2000}?)\$\$", re.DOTALL)
@@ -833,7 +831,9 @@ def code_segments(mark: str, inside: str, pieces: Sequence[Piece]) -> list[Segme
     """A Markdown code span: code, unless it holds math. Backticks around math are no code
     (a stray TeX quote paired with a later backtick): the marks stay text and the math and
     prose between them are read as everywhere else."""
-    if pieces and any(isinstance(pieces[ord(p) - PLACEHOLDER_BASE], Math) for p in placeholders(inside)):
+    if pieces and any(
+        isinstance(pieces[ord(p) - PLACEHOLDER_BASE], Math) for p in placeholders(inside)
+    ):
         return [Text(mark), *read_latex(inside, pieces), Text(mark)]
     return [Styled("code", (Text(restore(inside, pieces, True)),))]
 

@@ -41,6 +41,12 @@ FORMAT_CHARACTERS = character_class(lambda c: unicodedata.category(c) == "Cf")
 # brackets) and symbols; letters, digits and marks make the words
 KEY_SEPARATORS = character_class(lambda c: unicodedata.category(c)[0] in "ZPSC")
 ASCII_KEY_SEPARATORS = re.compile(r"[^a-z0-9]+")
+# an apostrophe or quote inside a word joins it ("O'Neil" = "O’Neil" = "ONeil"), as do the
+# accents TeX and PDF text leave as quotes: "Nicol‘o Cesa-Bianchi" (Nicolò), "Dagmar
+# Kainm"uller" (Kainmüller); around a word it parts words like a space ("Wei “Will” Zhang")
+QUOTES = "'\"`´‘’‚‛“”„‟′″ʹʺʼˈ＇＂"
+QUOTE_IN_WORD = re.compile(rf"(?<=[^\W_])[{QUOTES}]+(?=[^\W_])")
+ASCII_QUOTE_IN_WORD = re.compile(r"(?<=[a-z0-9])['\"`]+(?=[a-z0-9])")
 ROMAN_NUMERAL = re.compile(r"^(?:I{1,3}|IV|V|VI{1,3}|IX|X)\.?$")
 
 
@@ -62,10 +68,14 @@ def name_key(name: str) -> str:
     'Ana Costa' / 'Ana B. Costa' are other keys, since they are often other people; an
     initial stays a word of its own, so 'Ana B. Costa' is not 'Anab Costa'."""
     if name.isascii():  # most names: the same rules, without the Unicode work
-        words = ASCII_KEY_SEPARATORS.split(name.lower())
+        text = name.lower()
+        if "'" in text or '"' in text or "`" in text:
+            text = ASCII_QUOTE_IN_WORD.sub("", text)
+        words = ASCII_KEY_SEPARATORS.split(text)
     else:  # NFKC last: it makes full-width letters and punctuation ("Ｌｉ", "－") plain
         text = without_accents(FORMAT_CHARACTERS.sub("", name).casefold())
-        words = KEY_SEPARATORS.split(unicodedata.normalize("NFKC", text))
+        text = QUOTE_IN_WORD.sub("", unicodedata.normalize("NFKC", text))
+        words = KEY_SEPARATORS.split(text)
     return joined_words([word for word in words if word])
 
 
