@@ -129,8 +129,8 @@ def find_areas(items: Iterable[Item], lines: Sequence[str]) -> set[str]:
         elif (
             kind == "authors"
             and previous not in ("authors", "track")
-            and may_be_area(cast(AuthorsLine, value), lines[number - 1].strip())
             and [kind for kind, _, _ in ahead] == ["authors", "abstract"]
+            and may_be_area(cast(AuthorsLine, value), lines[number - 1].strip())
         ):
             areas.add(lines[number - 1].strip())
     return areas
@@ -150,12 +150,12 @@ def is_area_only_track(
     shows elsewhere is one wherever an authors line that is no such track follows it; any
     other such line only when an authors line and an abstract follow it and it does not stand
     where the abstract of a pending authors line should be ("Part of")."""
-    if role == "track" or not may_be_area(value, text):
+    if role == "track":
         return False
     kinds = [kind for kind, _, _ in ahead]
     if text in areas:
-        return kinds[:1] == ["authors"] and next_text not in areas
-    return role != "authors" and kinds == ["authors", "abstract"]
+        return kinds[:1] == ["authors"] and next_text not in areas and may_be_area(value, text)
+    return role != "authors" and kinds == ["authors", "abstract"] and may_be_area(value, text)
 
 
 def is_long_track(

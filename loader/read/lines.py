@@ -349,14 +349,14 @@ def tidy_name(text: str) -> str:
     a hyphen's stray space, a leading title, footnote marks and a final full stop taken off."""
     name = html.unescape(text)
     if not name.isascii():
-        name = INVISIBLE.sub("", repair_mojibake(name))
-    elif not name.isprintable():
-        name = INVISIBLE.sub("", name)
+        name = repair_mojibake(name)
     if "\\" in name:
         name = plain_text(TEX_LETTER_ACCENT.sub(r"\\\1{\2}", name))
     elif "`" in name:
         name = typographic_quotes(BARE_GRAVE.sub("\\1\u0300", name))
     name = unicodedata.normalize("NFC", name)
+    if not (name.isascii() and name.isprintable()):  # TeX's \- reads as a soft hyphen
+        name = INVISIBLE.sub("", name)
     name = " ".join(name.split()).strip(FOOTNOTE_MARKS + " ")
     if "-" in name or "–" in name or "‐" in name or "‑" in name:
         name = DETACHED_HYPHEN.sub(r"\1", name)
