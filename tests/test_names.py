@@ -154,6 +154,7 @@ def test_well_cased(name, well_cased):
         ({"Hung-yi Lee": 2, "Hung-Yi Lee": 1}, "Hung-yi Lee"),  # both fine: the most used
         ({"Florian Tramer": 2, "Florian Tramèr": 2}, "Florian Tramèr"),  # a tie: accents
         ({"JIE ZHANG": 5, "jie zhang": 4, "Jie ZHANG": 1}, "Jie ZHANG"),  # none well-cased
+        ({"Michael R Lyu": 1, "Michael R. Lyu": 1}, "Michael R. Lyu"),  # a tie: the dots
     ],
 )
 def test_display_name_prefers_the_most_used_well_cased_spelling(counts, shown):

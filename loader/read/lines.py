@@ -44,8 +44,6 @@ INITIALS = re.compile(rf"^(?:[^\W\d_]+[{HYPHENS}])?(?:[^\W\d_]{{1,3}}\.{{1,2}}[{
 # "Chris. Lehnert", "Laks Lakshmanan. V.S.") or run into the next one at a dot ("Lydia.Y
 # Chen", "Joel.W. Burdick")
 SHORT_FORM = re.compile(rf"^(?:[^\W\d_]+[{HYPHENS}])?(?:[^\W\d_]+\.{{1,2}}[{HYPHENS}]?)+[^\W\d_]*$")
-# a full stop after a name's last word of four letters or more: "…;Paolo Dario.;…"
-FINAL_FULL_STOP = re.compile(r"(?<=\s)([^\W\d_]{4,})\.$")
 # initials written with a space before their hyphen: "Anna M. -L. Berg", "J -P. Merlet"
 DETACHED_HYPHEN = re.compile(rf"(?<=[^\W_]|\.)\s+([{HYPHENS}])(?=[^\W\d_])")
 # TeX's grave accent without its backslash: "Jordi Cornell`a" is Cornellà
@@ -237,8 +235,10 @@ def split_authors(text: str) -> Names | None:
         if not part.strip() and names and parts[index - 1].strip():
             continue
         name = clean_name(part)
-        if name is None and index == len(parts) - 1 and names:
-            # "…, Renjie Liao, Roger Grosse." ends the list with a full stop
+        if name is None and len(parts) > 1 and part.rstrip().endswith("."):
+            # "…, Renjie Liao, Roger Grosse." ends the list with a full stop, and a name in
+            # the middle may have one ("…, Paolo Dario., Marco Quirini"); a line alone with
+            # one is a sentence ("optimization of Residual Networks.")
             name = clean_name(part.rstrip().removesuffix("."))
             if name and not name.split()[-1][:1].isupper():
                 return None  # "However, we study it." is a sentence
@@ -346,7 +346,7 @@ def read_name(text: str) -> str | None:
 def tidy_name(text: str) -> str:
     """A name as it is stored, whether or not it looks like one: entities, mojibake and TeX
     (accents, quotes) read, Unicode composed, invisible characters dropped, spaces collapsed,
-    a hyphen's stray space, a leading title, footnote marks and a final full stop taken off."""
+    a hyphen's stray space, a leading title and footnote marks taken off."""
     name = html.unescape(text)
     if not name.isascii():
         name = repair_mojibake(name)
@@ -364,8 +364,6 @@ def tidy_name(text: str) -> str:
     while len(words) > 1 and words[0] in TITLES:
         words.pop(0)
     name = " ".join(words)
-    if name.endswith(".") and (stop := FINAL_FULL_STOP.search(name)) and stop[1][0].isupper():
-        name = name[:-1]
     return name
 
 

@@ -112,14 +112,15 @@ def is_well_cased(name: str) -> bool:
     return True
 
 
-def display_rank(name: str, count: int = 1) -> tuple[bool, bool, int, int, str]:
+def display_rank(name: str, count: int = 1) -> tuple[bool, bool, int, int, int, str]:
     """Sort key, smallest first, for the spelling to show among one key's spellings: the most
     used well-cased spelling; with none, the most used one mixing cases. Ties go to the one
-    with more accents kept ('Tramèr' over 'Tramer'), then to the smallest string, so the
-    choice never depends on file order."""
+    with more accents kept ('Tramèr' over 'Tramer'), then more dots after initials ('Michael
+    R. Lyu' over 'Michael R Lyu'), then to the smallest string, so the choice never depends on
+    file order."""
     mixed = any(c.isupper() for c in name) and any(c.islower() for c in name)
     accents = sum(not c.isascii() for c in name)
-    return (not is_well_cased(name), not mixed, -count, -accents, name)
+    return (not is_well_cased(name), not mixed, -count, -accents, -name.count("."), name)
 
 
 def display_name(counts: Mapping[str, int]) -> str:
