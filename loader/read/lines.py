@@ -89,7 +89,8 @@ MAX_CACHED_NAME_LENGTH = 2 * MAX_NAME_LENGTH
 MAX_NAME_WORDS = 7
 ASCII_LETTERS_AND_DIGITS = frozenset(string.ascii_letters + string.digits)
 MAX_LOWERCASE_NAME_WORDS = 3  # "leif döring", "N dinesh reddy": names written in lowercase
-# characters looks_like_name reads a word without: combining marks, modifier symbols (¨ ´ ¸ `)
+# characters looks_like_name reads a word without: combining marks, and the spacing accents
+# of PDF text (¨ ´ ¸: the modifier symbols beyond ASCII; ASCII's ` and ^ are no accents here)
 NOT_IN_WORDS = frozenset(("Mn", "Mc", "Me", "Sk"))
 # an abstract is prose: it ends a sentence, or is long enough to be one cut short
 SENTENCE_END = (".", "!", "?", "。", "！", "？", "…")
@@ -441,7 +442,9 @@ def looks_like_name(name: str) -> bool:
     if name.isascii():
         letters = name
     else:
-        letters = "".join(c for c in name if unicodedata.category(c) not in NOT_IN_WORDS)
+        letters = "".join(
+            c for c in name if c.isascii() or unicodedata.category(c) not in NOT_IN_WORDS
+        )
     words = NICKNAME_MARKS.sub(" ", letters).split()
     if not words or len(words) > MAX_NAME_WORDS:
         return False
