@@ -23,6 +23,8 @@ EXAMPLES = {
     for record in map(json.loads, (REAL / "abstracts.jsonl").read_text("utf-8").splitlines())
 }
 RAW_TEX = re.compile(r"\\[A-Za-z]")
+# abstracts whose dollars are no math: a stray one, a price ("a cost of as low as $100")
+MONEY = ("stray_dollar", "tex_single_quotes_and_money")
 
 
 def real(rule):
@@ -67,7 +69,7 @@ def test_real_abstracts_leave_no_tex_in_search_text_or_page(rule):
     fragment = render_html(source)
     assert not RAW_TEX.search(fragment), fragment
     has_math = any(isinstance(segment, markup.Math) for segment in markup.parse(source))
-    assert ("<math" in fragment) == has_math == ("$" in source and rule != "stray_dollar")
+    assert ("<math" in fragment) == has_math == ("$" in source and rule not in MONEY)
     assert_safe(fragment)
 
 
@@ -85,6 +87,84 @@ def test_latex_quotes_are_characters():
     source = real("latex_quotes")  # ICLR 2017: ``label leaking''
     assert "“label leaking” effect" in plain_text(source)
     assert "“label leaking” effect" in render_html(source)
+
+
+def test_tex_single_quotes_are_typographic_around_math():
+    """NeurIPS 2013 (Javanmard, Montanari): `active' ... ($\\ell_1$-regularized ...) ... the so
+    called `irrepresentability' condition. Before, the first backtick and the next made a code
+    span over the prose between them, its math shown raw."""
+    source = real("tex_single_quotes_around_math")
+    assert "`active'" in source and "$\\ell_1$" in source
+    text = plain_text(source)
+    for quoted in (
+        "‘active’",
+        "‘irrepresentability’",
+        "‘Gauss-Lasso’",
+        "‘generalized irrepresentability condition’",
+    ):
+        assert quoted in text
+    assert "`" not in text
+    fragment = render_html(source)
+    assert "<code>" not in fragment and "$" not in fragment
+    assert "‘active’" in fragment and fragment.count("<math") == source.count("$") // 2
+
+
+def test_tex_single_quotes_beside_money():
+    """IROS 2019: `anywhere deployable' ... as low as $100 ... `anywhere' deployment."""
+    source = real("tex_single_quotes_and_money")
+    text = plain_text(source)
+    assert "an ‘anywhere deployable’ product" in text and "‘anywhere’ deployment" in text
+    assert "as low as $100." in text
+    assert "<code>" not in render_html(source) and "‘anywhere’" in render_html(source)
+
+
+@pytest.mark.parametrize(
+    "rule, shown",
+    [
+        ("tex_double_quotes_title", "“Factual” or “Emotional”: Stylized Image Captioning"),
+        ("tex_single_quotes_in_title", "Illuminance of Faces ‘in the Wild’"),
+    ],
+)
+def test_tex_quotes_in_real_titles(rule, shown):
+    """ECCV 2018, CVPR 2018 titles."""
+    title = EXAMPLES[rule]["title"]
+    assert shown in title_text(title) and shown in title_html(title)
+
+
+@pytest.mark.parametrize(
+    "source, text",
+    [
+        ("a `chicken-and-egg' problem", "a ‘chicken-and-egg’ problem"),  # AAAI 2022
+        ("`don't' stop", "‘don't’ stop"),  # an apostrophe inside stays one
+        ("isn't it, the ``best''", "isn't it, the “best”"),
+        ("Tram\\`er and Cornell`a", "Tramèr and Cornell`a"),  # accents are no quotes
+        ("use `code` here", "use code here"),  # Markdown code stays code
+    ],
+)
+def test_tex_quote_shapes(source, text):
+    assert plain_text(source) == text
+
+
+def test_backticks_around_math_are_no_code_span():
+    """A stray TeX quote pairing with a later backtick (no closing ' between): the marks stay
+    text, the math inside is math, never a code span showing raw TeX."""
+    source = "the `true $\\ell_1$ norm and `x' values"
+    assert not any(isinstance(s, markup.Styled) and s.style == "code" for s in markup.parse(source))
+    fragment = render_html(source)
+    assert "<code>" not in fragment and "<math" in fragment and "$" not in fragment
+    assert render_html("use `code` here") == Markup("use <code>code</code> here")
+
+
+QUOTE_PIECES = st.sampled_from(["`", "``", "'", "''", " ", "a", "Bo", "$x$", "$", ".", "\n"])
+
+
+@settings(deadline=None)
+@given(st.lists(QUOTE_PIECES, max_size=16).map("".join))
+def test_no_code_span_ever_holds_math(source):
+    for segment in markup.parse(source):
+        if isinstance(segment, markup.Styled) and segment.style == "code":
+            assert not any(isinstance(child, markup.Math) for child in segment.children)
+            assert "$x$" not in markup.segments_text(segment.children)
 
 
 def test_tilde_is_a_space_and_citations_are_dropped():

@@ -124,7 +124,8 @@ def test_a_subfolders_sources_yml_conflicting_with_its_parents(tmp_path):
         ("match: '*.txt'\nvenue: ICLR\n", 1, "must be a list"),
         ("- '*.txt'\n", 1, "each entry must be a mapping"),
         ("- match: '*.txt'\n  venue: ICLR\n  yaer: 2024\n", 3, "unknown key 'yaer'"),
-        ("- match: '*.txt'\n  venue: ICLR\n", 1, "entry has no year"),
+        ("- match: '*.txt'\n", 1, "entry has no venue, year or status"),
+        ("- venue: ICLR\n  year: 2024\n", 1, "entry has no match"),
         ("- match: '*.txt'\n  venue: ICLR\n  year: soon\n", 1, "year 'soon' is not a year"),
         ("- match: '*.txt'\n  venue: [ICLR]\n  year: 2024\n", 2, "venue must be a single value"),
         ("- match: '../*.txt'\n  venue: ICLR\n  year: 2024\n", 1, "must stay inside this folder"),
@@ -182,3 +183,43 @@ def test_problems_name_sources_yml_as_the_folder_was_given(tmp_path, monkeypatch
     assert result.exit_code == 1
     assert re.search(r"^pages/sources.yml:\d+: not valid YAML", result.output, re.MULTILINE)
     assert str(tmp_path) not in result.output
+
+
+def test_an_entry_without_a_year_gives_its_venue(tmp_path):
+    """`venue: arXiv` alone: pages that mix years keep their venue (year and venue are each
+    optional), and the conflict message names what each entry gives."""
+    config = '- match: "arxiv_*.txt"\n  venue: arXiv\n- match: "*_2023.txt"\n  year: 2023\n'
+    write(tmp_path, {"sources.yml": config, "arxiv_a.txt": PAGE, "b_2023.txt": PAGE})
+    entries, problems = read([tmp_path])
+    assert not problems
+    assert entries == {"arxiv_a.txt": [("arXiv", None, None)], "b_2023.txt": [(None, 2023, None)]}
+    write(tmp_path, {"arxiv_2023.txt": PAGE})
+    entries, problems = read([tmp_path])
+    assert entries["arxiv_2023.txt"] == [(None, None, None)]
+    assert [p.message for p in problems] == [
+        f"{tmp_path / 'arxiv_2023.txt'}: 2023 here, but arXiv at {tmp_path / 'sources.yml'}:1"
+    ]
+
+
+def test_sources_yml_problems_are_counted_against_no_input_file(tmp_path):
+    """The problem names sources.yml:LINE in the catalog too, and the first input file (which
+    carries it into the build) keeps its own count: 0."""
+    import sqlite3
+
+    config = '- match: "*.txt"\n  venue: ICLR\n- match: "icml*.txt"\n  venue: ICML\n'
+    write(tmp_path / "in", {"sources.yml": config, "a.txt": PAGE, "b.txt": PAGE})
+    db = tmp_path / "catalog.db"
+    result = CliRunner().invoke(
+        cli, ["build", str(tmp_path / "in"), "--db", str(db), "--skip-invalid"]
+    )
+    assert result.exit_code == 0, result.output
+    connection = sqlite3.connect(db)
+    assert connection.execute(
+        "select path, papers, problems from sources order by id"
+    ).fetchall() == [
+        ("a.txt", 1, 0),
+        ("b.txt", 1, 0),
+    ]
+    assert connection.execute("select file, line, message from load_problems").fetchall() == [
+        ("sources.yml", 3, "'icml*.txt' matches no file")
+    ]

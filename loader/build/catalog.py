@@ -186,7 +186,8 @@ def write_rows(
                 for item in items:
                     if isinstance(item, Problem):
                         writer.add_problem(item)
-                        problems += 1
+                        # a sources.yml problem comes with the first file but is not its own
+                        problems += item.path == source.path
                     else:
                         writer.add_entry(item, source_id)
                         entries += 1

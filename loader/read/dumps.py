@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import BinaryIO
 
 from loader.read.json_stream import JsonRecord, read_json_records
-from loader.read.lines import clean_name
+from loader.read.lines import explicit_name
 from loader.records import Entry, Problem
 
 # what SQLite cannot store (a lone surrogate: an undecodable byte or a "\ud800" escape) or the
@@ -111,13 +111,14 @@ def required_abstract(value: object) -> str:
 
 
 def person_names(key: str, written: Iterable[object]) -> list[str]:
-    """Names in order, empty slots skipped; kept even when they do not look like a name (the
-    dump says they are), with entities, titles and footnote marks taken off."""
+    """Names in order, empty slots and slots with no letter skipped; kept even when they do
+    not look like a name (the dump says they are), tidied as the text formats' names are."""
     names = []
     for value in written:
         text = text_value(key, value)
-        if text:
-            names.append(clean_name(text) or " ".join(text.split()))
+        name = explicit_name(text) if text else None
+        if name:
+            names.append(name)
     if not names:
         raise RecordProblem("record has no authors")
     return names

@@ -15,6 +15,7 @@ from typing import Any, Literal, Unpack, cast
 
 from loader.read.lines import Block, could_be_track, line_problem, prose_problem, split_blocks
 from loader.records import Entry, EntryFields, Problem
+from loader.rules.areas import reads_as_area
 from loader.rules.normalize import TRACK_SEPARATOR
 
 # (names, truncated, affiliations or slugs) of an authors line
@@ -112,9 +113,15 @@ def is_one_name(value: AuthorsLine) -> bool:
     return len(names) == 1 and not truncated and not affiliations
 
 
+def may_be_area(value: AuthorsLine, text: str) -> bool:
+    """Whether a names-shaped line may be an area alone: one name ("Reinforcement Learning"),
+    or a list that reads as an area's words ("Planning, Routing, and Scheduling")."""
+    return is_one_name(value) or reads_as_area(text)
+
+
 def find_areas(items: Iterable[Item], lines: Sequence[str]) -> set[str]:
-    """Tracks the page itself shows: areas of "Area · Subarea" lines, and one-name lines that
-    can only be tracks: after a complete entry, before an authors line and an abstract."""
+    """Tracks the page itself shows: areas of "Area · Subarea" lines, and names-shaped lines
+    that can only be tracks: after a complete entry, before an authors line and an abstract."""
     areas = set()
     for previous, (kind, value, number), ahead in with_context(items):
         if kind == "track":
@@ -122,8 +129,8 @@ def find_areas(items: Iterable[Item], lines: Sequence[str]) -> set[str]:
         elif (
             kind == "authors"
             and previous not in ("authors", "track")
-            and is_one_name(cast(AuthorsLine, value))
             and [kind for kind, _, _ in ahead] == ["authors", "abstract"]
+            and may_be_area(cast(AuthorsLine, value), lines[number - 1].strip())
         ):
             areas.add(lines[number - 1].strip())
     return areas
@@ -137,18 +144,18 @@ def is_area_only_track(
     next_text: str | None,
     areas: set[str],
 ) -> bool:
-    """Whether a one-name line is a track ("Reinforcement Learning") rather than the authors
-    line of a one-person paper. Never right after a track (two tracks in a row are not
-    guessed apart). A track the page shows elsewhere is one wherever an authors line that is
-    no such track follows it; any other one-name line only when an authors line and an
-    abstract follow it and it does not stand where the abstract of a pending authors line
-    should be ("Part of")."""
-    if role == "track" or not is_one_name(value):
+    """Whether a names-shaped line that may be an area (may_be_area) is a track ("Reinforcement
+    Learning", "Knowledge Representation & Reasoning") rather than the authors line of a paper.
+    Never right after a track (two tracks in a row are not guessed apart). A track the page
+    shows elsewhere is one wherever an authors line that is no such track follows it; any
+    other such line only when an authors line and an abstract follow it and it does not stand
+    where the abstract of a pending authors line should be ("Part of")."""
+    if role == "track":
         return False
     kinds = [kind for kind, _, _ in ahead]
     if text in areas:
-        return kinds[:1] == ["authors"] and next_text not in areas
-    return role != "authors" and kinds == ["authors", "abstract"]
+        return kinds[:1] == ["authors"] and next_text not in areas and may_be_area(value, text)
+    return role != "authors" and kinds == ["authors", "abstract"] and may_be_area(value, text)
 
 
 def is_long_track(
@@ -156,12 +163,13 @@ def is_long_track(
 ) -> bool:
     """A one-line paragraph where no abstract is expected (not after an authors line),
     followed by an authors line and an abstract, is a track even when it is no name:
-    "gaussian process neuron activation function stochastic transfer function learning"."""
+    "gaussian process neuron activation function stochastic transfer function learning", or
+    an area that ends like a sentence ("probabilistic methods (Bayesian methods, ..., etc.)")."""
     alone = number == len(lines) or not lines[number].strip()
     return (
         role not in ("authors", "track")
         and alone
-        and could_be_track(text)
+        and (could_be_track(text) or reads_as_area(text))
         and [kind for kind, _, _ in ahead] == ["authors", "abstract"]
     )
 

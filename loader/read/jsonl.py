@@ -8,7 +8,13 @@ from collections.abc import Iterable, Iterator
 from typing import Literal, TypedDict
 from urllib.parse import SplitResult, parse_qs, urlsplit
 
-from loader.read.lines import NAME_SEPARATOR, Names, clean_name, line_problem, strip_truncation
+from loader.read.lines import (
+    NAME_SEPARATOR,
+    Names,
+    explicit_name,
+    line_problem,
+    strip_truncation,
+)
 from loader.records import Entry, Problem
 
 OPTIONAL_TEXT: tuple[Literal["title", "track", "url", "venue", "status"], ...] = (
@@ -63,9 +69,9 @@ def parse_names(value: object) -> Names | None:
         truncated = False
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         return None
-    # explicit names are kept even when they do not look like one; entities, titles and
-    # footnote marks are taken off as in the text formats
-    names = [clean_name(v) or " ".join(v.split()) for v in value if v.strip()]
+    # explicit names are kept even when they do not look like one, tidied as in the text
+    # formats; a slot with no letter (".") is no name, skipped like an empty one
+    names = [name for name in map(explicit_name, value) if name]
     return (names, truncated) if names else None
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import BinaryIO, TextIO
 
 from loader.records import Problem
-from loader.rules.markup import plain_text
+from loader.rules.markup import plain_text, typographic_quotes
 
 LISTING_MARKER = "论文检索"
 # (names, truncated): a list of authors, and whether it was cut short ("et al.")
@@ -29,7 +29,7 @@ NAME_SEPARATOR = re.compile(r"[,，、]|\s&\s")
 COMMA = re.compile(r"[,，、]")
 UNDECODABLE = re.compile(r"[\udc80-\udcff]")
 APOSTROPHES = "'’ʼ‘"
-HYPHENS = r"\-‐‑"  # escaped: these go inside character classes
+HYPHENS = r"\-‐‑–"  # escaped: these go inside character classes (en dash: "Jo–Anne Ting")
 # one word of a name, its nickname brackets and quotes already taken off: letters of any script
 # with apostrophes and hyphens inside ("O'Neil-Ng", "d’Aspremont", "'t Hooft"), maybe after
 # initials written without a space ("Alexandros G.Dimakis", "M.Naseer Subhani")
@@ -40,6 +40,16 @@ NAME_WORD = re.compile(
 # never a sentence's end
 # (after a hyphenated given name: "Hui-H. Hsu"; a doubled dot is a typo: "C. A.. Micchelli")
 INITIALS = re.compile(rf"^(?:[^\W\d_]+[{HYPHENS}])?(?:[^\W\d_]{{1,3}}\.{{1,2}}[{HYPHENS}]?)+$")
+# before the last word, a given name may be shortened to any length ("Muhd. Amir Rahman",
+# "Chris. Lehnert", "Laks Lakshmanan. V.S.") or run into the next one at a dot ("Lydia.Y
+# Chen", "Joel.W. Burdick")
+SHORT_FORM = re.compile(rf"^(?:[^\W\d_]+[{HYPHENS}])?(?:[^\W\d_]+\.{{1,2}}[{HYPHENS}]?)+[^\W\d_]*$")
+# initials written with a space before their hyphen: "Anna M. -L. Berg", "J -P. Merlet"
+DETACHED_HYPHEN = re.compile(rf"(?<=[^\W_]|\.)\s+([{HYPHENS}])(?=[^\W\d_])")
+# TeX's grave accent without its backslash: "Jordi Cornell`a" is Cornellà
+BARE_GRAVE = re.compile(r"(?<=[^\W\d_])`([aeiouAEIOU])")
+# UTF-8 read as Windows-1252: "Hal DaumÃ© III", "JosÃ© Neira" (every such pair starts so)
+MOJIBAKE_LEADS = ("Ã", "Â")
 INITIALS_PARTS = re.compile(rf"[.{HYPHENS}]+")
 # the most common shape of a name, "Wei Chen", "Adam A. Feng": capitalized ASCII words, at most
 # one initial, at most five words. looks_like_name says yes to all of it
@@ -53,8 +63,16 @@ NICKNAME_MARKS = re.compile(r"[()\"“”«»]")
 # a title or a footnote mark is not part of the name: "Prof. Dr. Paul Lukowicz", "Sahil Sharma*"
 TITLES = ("Prof.", "Dr.", "Mr.", "Mrs.", "Ms.")
 FOOTNOTE_MARKS = "*†‡"
-# scraped names carry stray control characters, zero-width spaces and soft hyphens
-INVISIBLE = re.compile(r"[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u200b\u00ad\ufeff]")
+# scraped names carry stray control characters and invisible format characters: zero-width
+# spaces, soft hyphens, BOMs, direction marks and embeddings ("Nicholas Vining\u200f",
+# "\u202aAna Costa\u202c"). The zero-width (non-)joiners stay: Persian and Indic names are
+# written with them
+INVISIBLE = re.compile(
+    "[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890"
+    "\u0891\u08e2\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
+    "\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f]"
+)
 # the longest line read, far beyond any real abstract: loading a line takes many times its size
 # in memory (most for a run of Markdown emphasis, "**a **a ..."), so this bounds a build's peak
 # whatever the input
@@ -71,6 +89,9 @@ MAX_CACHED_NAME_LENGTH = 2 * MAX_NAME_LENGTH
 MAX_NAME_WORDS = 7
 ASCII_LETTERS_AND_DIGITS = frozenset(string.ascii_letters + string.digits)
 MAX_LOWERCASE_NAME_WORDS = 3  # "leif döring", "N dinesh reddy": names written in lowercase
+# characters looks_like_name reads a word without: combining marks, and the spacing accents
+# of PDF text (¨ ´ ¸: the modifier symbols beyond ASCII; ASCII's ` and ^ are no accents here)
+NOT_IN_WORDS = frozenset(("Mn", "Mc", "Me", "Sk"))
 # an abstract is prose: it ends a sentence, or is long enough to be one cut short
 SENTENCE_END = (".", "!", "?", "。", "！", "？", "…")
 CLOSING_MARKS = ")]}\"”’'*"
@@ -191,8 +212,9 @@ def split_authors(text: str) -> Names | None:
 
     Returns None when the text does not look like a list of person names. HTML entities are
     decoded (`D&#x27;Oro` -> `D'Oro`); an empty name between two commas is skipped (scraped
-    lists keep the slot of a name they could not read), a trailing one is not (a sentence cut
-    short, not a list).
+    lists keep the slot of a name they could not read), and so is a trailing one after full
+    names ("…, Ram Vasudevan,"), never after a clause ("In this paper,": a sentence cut short,
+    not a list).
     """
     # the first name is checked before the line is split, so an abstract is rejected on its
     # first words instead of after a pass over all of it
@@ -204,22 +226,35 @@ def split_authors(text: str) -> Names | None:
         return None
     text, truncated = strip_truncation(text)
     parts = split_parts(text)
-    if len(parts) > 1 and not parts[-1].strip():
-        return None
+    trailing_slot = len(parts) > 1 and not parts[-1].strip()
+    if trailing_slot:
+        parts.pop()
+        if not parts[-1].strip():
+            return None
     names: list[str] = []
     for index, part in enumerate(parts):
         if not part.strip() and names and parts[index - 1].strip():
             continue
         name = clean_name(part)
-        if name is None and index == len(parts) - 1 and names:
-            # "…, Renjie Liao, Roger Grosse." ends the list with a full stop
+        if name is None and len(parts) > 1 and part.rstrip().endswith("."):
+            # "…, Renjie Liao, Roger Grosse." ends the list with a full stop, and a name in
+            # the middle may have one ("…, Paolo Dario., Marco Quirini"); a line alone with
+            # one is a sentence ("optimization of Residual Networks.")
             name = clean_name(part.rstrip().removesuffix("."))
             if name and not name.split()[-1][:1].isupper():
                 return None  # "However, we study it." is a sentence
         if name is None:
             return None
         names.append(name)
+    if trailing_slot and not all(map(is_full_name, names)):
+        return None
     return names, truncated
+
+
+def is_full_name(name: str) -> bool:
+    """Two words or more, the first and the last capitalized: "Ana Costa", "K. L. M. Perera"."""
+    words = name.split()
+    return len(words) > 1 and words[0][:1].isupper() and words[-1][:1].isupper()
 
 
 def first_part(text: str) -> tuple[str, bool]:
@@ -305,17 +340,54 @@ def is_lasting_word(word: str) -> bool:
 
 
 def read_name(text: str) -> str | None:
+    name = tidy_name(text)
+    return name if looks_like_name(name) else None
+
+
+def tidy_name(text: str) -> str:
+    """A name as it is stored, whether or not it looks like one: entities, mojibake and TeX
+    (accents, quotes) read, Unicode composed, invisible characters dropped, spaces collapsed,
+    a hyphen's stray space, a leading title and footnote marks taken off."""
     name = html.unescape(text)
+    if not name.isascii():
+        name = repair_mojibake(name)
     if "\\" in name:
         name = plain_text(TEX_LETTER_ACCENT.sub(r"\\\1{\2}", name))
+    elif "`" in name:
+        name = typographic_quotes(BARE_GRAVE.sub("\\1\u0300", name))
     name = unicodedata.normalize("NFC", name)
-    name = INVISIBLE.sub("", name)
+    if not (name.isascii() and name.isprintable()):  # TeX's \- reads as a soft hyphen
+        name = INVISIBLE.sub("", name)
     name = " ".join(name.split()).strip(FOOTNOTE_MARKS + " ")
+    if "-" in name or "–" in name or "‐" in name or "‑" in name:
+        name = DETACHED_HYPHEN.sub(r"\1", name)
     words = name.split()
     while len(words) > 1 and words[0] in TITLES:
         words.pop(0)
     name = " ".join(words)
-    return name if looks_like_name(name) else None
+    return name
+
+
+def repair_mojibake(text: str) -> str:
+    """UTF-8 that was read as Windows-1252 (or Latin-1), read again: "JosÃ© Neira" -> "José
+    Neira". Text that does not come back as UTF-8 is left as it is (a real "Ã" or "Â")."""
+    if not any(lead in text for lead in MOJIBAKE_LEADS):
+        return text
+    for encoding in ("cp1252", "latin-1"):
+        try:
+            return text.encode(encoding).decode("utf-8")
+        except UnicodeError:
+            continue
+    return text
+
+
+def explicit_name(text: str) -> str | None:
+    """A name a structured source gives as one (an item of a JSON list, a part of a dump's
+    "A;B;C"), as it is stored: tidied like the names of text pages, and kept even when it
+    does not look like a name (the source says it is one). None when it holds no letter
+    (".", "*"): no name, skipped like an empty slot."""
+    name = clean_name(text) or tidy_name(text)
+    return name if any(c.isalpha() for c in name) else None
 
 
 read_recurring_name = functools.lru_cache(maxsize=NAME_CACHE_SIZE)(read_name)
@@ -364,20 +436,39 @@ def looks_like_name(name: str) -> bool:
         return True  # what the rest says of it, told quicker (most names read are new ones)
     if name.count("(") != name.count(")") or name.count("(") > 1:
         return False
-    # combining marks are not word characters for `re` ("Martı́nez" keeps U+0301 after NFC);
-    # ASCII has none
+    # combining marks are not word characters for `re` ("Martı́nez" keeps U+0301 after NFC),
+    # nor are the spacing accents PDF text leaves beside their letter ("Rainer Ku¨mmerle",
+    # "Narc´is Palomeras"); ASCII has neither
     if name.isascii():
         letters = name
     else:
-        letters = "".join(c for c in name if not unicodedata.category(c).startswith("M"))
+        letters = "".join(
+            c for c in name if c.isascii() or unicodedata.category(c) not in NOT_IN_WORDS
+        )
     words = NICKNAME_MARKS.sub(" ", letters).split()
     if not words or len(words) > MAX_NAME_WORDS:
         return False
-    if not all(NAME_WORD.match(word) or is_initials(word) for word in words):
+    last = len(words) - 1
+    if not all(
+        NAME_WORD.match(word) or is_initials(word) or (index < last and is_short_form(word))
+        for index, word in enumerate(words)
+    ):
         return False
     # particles are lowercase ("Ludwig van der Maaten"), a wrapped line of prose mostly is
     lowercase = sum(1 for word in words if word.lstrip(APOSTROPHES)[:1].islower())
     return len(words) <= MAX_LOWERCASE_NAME_WORDS or lowercase <= len(words) - lowercase
+
+
+def is_short_form(word: str) -> bool:
+    """A given name shortened or run into the next at a dot ("Muhd.", "Lydia.Y", "Joel.W."):
+    each part after a dot starts with a capital, and so does the word unless it is one letter
+    (never "e.g", "jiahao.liang")."""
+    if not SHORT_FORM.match(word):
+        return False
+    parts = [part for part in INITIALS_PARTS.split(word) if part]
+    return all(len(part) == 1 or part[:1].isupper() for part in parts[:1]) and all(
+        part[:1].isupper() for part in parts[1:]
+    )
 
 
 def is_initials(word: str) -> bool:

@@ -3,7 +3,10 @@
     - match: "iclr2024_*.txt"   # glob relative to this folder, ** allowed
       venue: ICLR
       year: 2024               # or "2024"
-      status: poster           # optional
+      status: poster
+
+`match` is required; `venue`, `year` and `status` are each optional, but an entry gives at
+least one of them (`venue: arXiv` alone is fine: pages that mix years).
 
 A sources.yml is configuration, never an input file. It applies to the files of its folder
 and below, whether the folder or a single file of it is given: the sources.yml files read for
@@ -25,15 +28,16 @@ import yaml
 from loader.records import Problem
 
 CONFIG_NAME = "sources.yml"
-REQUIRED_KEYS = ("match", "venue", "year")
-KEYS = (*REQUIRED_KEYS, "status")
+REQUIRED_KEYS = ("match",)
+SETTING_KEYS = ("venue", "year", "status")  # each optional; an entry gives one at least
+KEYS = (*REQUIRED_KEYS, *SETTING_KEYS)
 YEAR = re.compile(r"^[12][0-9]{3}$")
 
 
 @dataclass(frozen=True)
 class SourceSettings:
-    venue: str
-    year: int
+    venue: str | None = None
+    year: int | None = None
     status: str | None = None
 
 
@@ -74,7 +78,7 @@ def read_config(path: str | os.PathLike[str]) -> tuple[list[Rule], list[Problem]
     if root is None:
         return [], []
     if not isinstance(root, yaml.SequenceNode):
-        message = f"{CONFIG_NAME} must be a list of entries with match, venue and year"
+        message = f"{CONFIG_NAME} must be a list of entries with match and a venue, year or status"
         return [], [Problem(name, root.start_mark.line + 1, message)]
     rules: list[Rule] = []
     problems: list[Problem] = []
@@ -91,7 +95,9 @@ def read_rule(name: str, node: yaml.Node) -> Rule | Problem:
     """One list item -> Rule, or the Problem that says what is wrong with it."""
     line = node.start_mark.line + 1
     if not isinstance(node, yaml.MappingNode):
-        return Problem(name, line, "each entry must be a mapping with match, venue and year")
+        return Problem(
+            name, line, "each entry must be a mapping with match and a venue, year or status"
+        )
     values = {}
     for key_node, value_node in node.value:
         key = key_node.value
@@ -104,15 +110,17 @@ def read_rule(name: str, node: yaml.Node) -> Rule | Problem:
         if not isinstance(value_node, yaml.ScalarNode) or not value_node.value.strip():
             return Problem(name, value_node.start_mark.line + 1, f"{key} must be a single value")
         values[key] = value_node.value.strip()
-    missing = [key for key in REQUIRED_KEYS if key not in values]
-    if missing:
-        return Problem(name, line, f"entry has no {' or '.join(missing)}")
-    if not YEAR.match(values["year"]):
+    if "match" not in values:
+        return Problem(name, line, "entry has no match")
+    if not any(key in values for key in SETTING_KEYS):
+        return Problem(name, line, "entry has no venue, year or status")
+    if "year" in values and not YEAR.match(values["year"]):
         return Problem(name, line, f"year {values['year']!r} is not a year such as 2024")
     pattern = PurePosixPath(values["match"])
     if pattern.is_absolute() or ".." in pattern.parts:
         return Problem(name, line, f"match {values['match']!r} must stay inside this folder")
-    settings = SourceSettings(values["venue"], int(values["year"]), values.get("status"))
+    year = int(values["year"]) if "year" in values else None
+    settings = SourceSettings(values.get("venue"), year, values.get("status"))
     return Rule(name, line, values["match"], settings)
 
 
@@ -192,5 +200,7 @@ def load_source_config(
 
 
 def describe(settings: SourceSettings) -> str:
+    """'ICLR 2024 (poster)', 'arXiv', '2024', 'no venue or year (poster)'."""
+    shown = " ".join(str(value) for value in (settings.venue, settings.year) if value)
     status = f" ({settings.status})" if settings.status else ""
-    return f"{settings.venue} {settings.year}{status}"
+    return (shown or "no venue or year") + status

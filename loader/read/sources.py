@@ -48,7 +48,8 @@ class Source:
 class InputFile:
     """A file to read, with the venue, year and status sources.yml gives it. The first file
     of a build also carries the problems of the sources.yml files, so that check and build
-    report them (and a strict build fails on them) like any other problem."""
+    report them (and a strict build fails on them) like any other problem; they name
+    sources.yml:LINE, and the build counts them against no input file (`sources.problems`)."""
 
     path: Path
     settings: SourceSettings | None = None

@@ -86,6 +86,13 @@ MATH_OR_ESCAPE = re.compile(
     re.VERBOSE | re.DOTALL,
 )
 MATH_OR_ESCAPE_STARTS = "$\\`'"  # the first characters of its branches
+# TeX's single quotes, `word' -> ‘word’: a backtick that starts a word (not a double one, not
+# an accent inside a word: Cornell`a), up to the first ' that ends a word; an apostrophe inside
+# (`don't') stays one. No dollar, backtick or blank line inside, so a pair never takes math
+# or a Markdown code span with it
+TEX_SINGLE_QUOTE = re.compile(r"(?<![`\\\w])`(?=[^\s`'$])((?:[^`'$\n]|'(?=\w)){1,200}?)'(?![\w'])")
+# and the double ones, for names (an abstract's are set aside with its math: set_aside)
+TEX_DOUBLE_QUOTE = re.compile(r"``(?=\S)([^`'$\n]{1,200}?)''")
 DISPLAY_BODY = re.compile(r"((?:[^$\\]|\\.){1,2000}?)\$\$", re.DOTALL)
 INLINE_BODY = re.compile(r"((?:[^$\\]|\\.){1,400}?)\$", re.DOTALL)
 # `$ \ell_p $` (spaces inside) is math when it reads as TeX; `from $5 to $10` is money
@@ -501,6 +508,20 @@ def first_mark(text: str, position: int) -> int:
     return end
 
 
+def typographic_single_quotes(text: str) -> str:
+    """TeX's `single quotes' as typographic ones: `word' -> ‘word’."""
+    if "`" not in text:
+        return text
+    return TEX_SINGLE_QUOTE.sub(r"‘\1’", text)
+
+
+def typographic_quotes(text: str) -> str:
+    """TeX's quotes in a name or a short text: ``word'' -> “word”, `word' -> ‘word’."""
+    if "`" not in text:
+        return text
+    return typographic_single_quotes(TEX_DOUBLE_QUOTE.sub(r"“\1”", text))
+
+
 def restore(text: str, pieces: Sequence[Piece], as_source: bool = False) -> str:
     """Placeholders back to what they stood for: escapes and quotes always, math only as_source."""
 
@@ -739,7 +760,7 @@ def read_markdown(text: str, pieces: Sequence[Piece]) -> list[Segment]:
         elif token.type in ("softbreak", "hardbreak"):
             add([Text(" ")])
         elif token.type == "code_inline":
-            add([Styled("code", (Text(restore(token.content, pieces, True)),))])
+            add(code_segments(token.markup, token.content, pieces))
         elif token.type in MARKDOWN_STYLES:
             stack.append((("md", MARKDOWN_STYLES[token.type], None), []))
         elif token.type == "link_open":
@@ -786,7 +807,7 @@ def simple_markdown_segments(text: str, pieces: Sequence[Piece]) -> list[Segment
         if mark == "`":
             if inside[0] == " " or inside[-1] == " ":
                 return None
-            styled = [Styled("code", (Text(restore(inside, pieces, True)),))]
+            styled = code_segments(mark, inside, pieces)
         else:
             before = text[open_start - 1] if open_start else " "
             after = text[close_end] if close_end < len(text) else " "
@@ -804,6 +825,21 @@ def simple_markdown_segments(text: str, pieces: Sequence[Piece]) -> list[Segment
         position = close_end
     segments.extend(read_latex(text[position:], pieces))
     return segments
+
+
+def code_segments(mark: str, inside: str, pieces: Sequence[Piece]) -> list[Segment]:
+    """A Markdown code span: code, unless it holds math. Backticks around math are no code
+    (a stray TeX quote paired with a later backtick): the marks stay text and the math and
+    prose between them are read as everywhere else."""
+    if pieces and any(
+        isinstance(pieces[ord(p) - PLACEHOLDER_BASE], Math) for p in placeholders(inside)
+    ):
+        return [Text(mark), *read_latex(inside, pieces), Text(mark)]
+    return [Styled("code", (Text(restore(inside, pieces, True)),))]
+
+
+def placeholders(text: str) -> list[str]:
+    return PLACEHOLDER.findall(text) if not text.isascii() else []
 
 
 def mark_runs(text: str) -> list[tuple[int, int]]:
@@ -902,7 +938,7 @@ def parse(source: str) -> tuple[Segment, ...]:
     text = html.unescape(text)
     if not text.isascii():  # ASCII holds no placeholder character
         text = PLACEHOLDER.sub("\ufffd", text)
-    text = apply_definitions(text)
+    text = typographic_single_quotes(apply_definitions(text))
     protected, pieces = set_aside(text)
     return tuple(merge_text(read_markdown(protected, pieces)))
 

@@ -8,16 +8,13 @@ import re
 import unicodedata
 from collections.abc import Callable, Mapping
 
-# in a key, the hyphens and dashes a name may be joined with become spaces ("Pin-Yu" and
-# "Pin Yu" are one name) and apostrophes ("D’Oro", "Dʼ Oro") the ASCII one
+# is_well_cased reads a name's words with its hyphens and dashes as spaces ("Sohl-Dickstein")
 KEY_CHARACTERS = str.maketrans(
     {
         **dict.fromkeys("-\u2010\u2011\u2012\u2013\u2014\u2212\u00ad_", " "),
         **dict.fromkeys("\u2019\u2018\u02bc`\u00b4", "'"),
     }
 )
-# "John C.S. Lui" and "John C. S. Lui": initials typed with or without a space
-AFTER_PERIOD = re.compile(r"\.\s*")
 
 
 def character_class(test: Callable[[str], object]) -> re.Pattern[str]:
@@ -36,6 +33,20 @@ def character_class(test: Callable[[str], object]) -> re.Pattern[str]:
 
 # the combining marks NFKD splits accents into (the BMP holds every one a name or title uses)
 COMBINING_MARKS = character_class(unicodedata.combining)
+# invisible format characters (direction marks U+200E/U+200F and U+202A-U+202E, zero-width
+# spaces and joiners, soft hyphens, BOMs): scraped names carry them, and a key that kept them
+# would make "\u202aAna Costa\u202c" another author than "Ana Costa"
+FORMAT_CHARACTERS = character_class(lambda c: unicodedata.category(c) == "Cf")
+# what parts a name's words in a key: spaces, punctuation (hyphens, dots, quotes, apostrophes,
+# brackets) and symbols; letters, digits and marks make the words
+KEY_SEPARATORS = character_class(lambda c: unicodedata.category(c)[0] in "ZPSC")
+ASCII_KEY_SEPARATORS = re.compile(r"[^a-z0-9]+")
+# an apostrophe or quote inside a word joins it ("O'Neil" = "O’Neil" = "ONeil"), as do the
+# accents TeX and PDF text leave as quotes: "Nicol‘o Cesa-Bianchi" (Nicolò), "Dagmar
+# Kainm"uller" (Kainmüller); around a word it parts words like a space ("Wei “Will” Zhang")
+QUOTES = "'\"`´‘’‚‛“”„‟′″ʹʺʼˈ＇＂"
+QUOTE_IN_WORD = re.compile(rf"(?<=[^\W_])[{QUOTES}]+(?=[^\W_])")
+ASCII_QUOTE_IN_WORD = re.compile(r"(?<=[a-z0-9])['\"`]+(?=[a-z0-9])")
 ROMAN_NUMERAL = re.compile(r"^(?:I{1,3}|IV|V|VI{1,3}|IX|X)\.?$")
 
 
@@ -47,18 +58,39 @@ def without_accents(text: str) -> str:
 
 
 def name_key(name: str) -> str:
-    """One key for the spellings of one name: case, Unicode form, diacritics, hyphens and
-    the spacing of initials do not count ('Florian Tramèr' = 'florian tramer',
-    'Pin-Yu Chen' = 'Pin Yu Chen'). Word order and initials do count: 'Chen Pin-Yu' and
-    'P. Chen' are other keys, since they are often other people."""
+    """One key for the spellings of one name.
+
+    Case, Unicode form, diacritics, invisible format characters, punctuation and the spacing
+    of the given names do not count: 'Florian Tramèr' = 'florian tramer', 'Ana B. Costa' =
+    'Ana B Costa', 'Wei “Will” Zhang' = 'Wei "Will" Zhang', and a hyphen written as a space or
+    as nothing is one name ('Chia-Wei Lin' = 'Chia Wei Lin' = 'Chiawei Lin': the words before
+    the last are joined). Word order and initials do count: 'Chen Pin-Yu', 'P. Chen' and
+    'Ana Costa' / 'Ana B. Costa' are other keys, since they are often other people; an
+    initial stays a word of its own, so 'Ana B. Costa' is not 'Anab Costa'."""
     if name.isascii():  # most names: the same rules, without the Unicode work
-        text = name.casefold().replace("-", " ").replace("_", " ").replace("`", "'")
-    else:  # joiners before NFKD ("´" would become a space) and after it (it makes "－" a "-")
-        text = without_accents(name.translate(KEY_CHARACTERS).casefold())
-        text = unicodedata.normalize("NFKC", text.translate(KEY_CHARACTERS))
-    if "." in text:
-        text = AFTER_PERIOD.sub(". ", text)
-    return " ".join(text.split())
+        text = name.lower()
+        if "'" in text or '"' in text or "`" in text:
+            text = ASCII_QUOTE_IN_WORD.sub("", text)
+        words = ASCII_KEY_SEPARATORS.split(text)
+    else:  # NFKC last: it makes full-width letters and punctuation ("Ｌｉ", "－") plain
+        text = without_accents(FORMAT_CHARACTERS.sub("", name).casefold())
+        text = QUOTE_IN_WORD.sub("", unicodedata.normalize("NFKC", text))
+        words = KEY_SEPARATORS.split(text)
+    return joined_words([word for word in words if word])
+
+
+def joined_words(words: list[str]) -> str:
+    """The words of a key: the given names' words run together ('chia', 'wei' -> 'chiawei')
+    except initials, then the last word: 'chiawei lin', 'ana b costa'."""
+    if len(words) < 2:
+        return "".join(words)
+    given: list[str] = []
+    for word in words[:-1]:
+        if given and len(word) > 1 and len(given[-1]) > 1:
+            given[-1] += word
+        else:
+            given.append(word)
+    return " ".join([*given, words[-1]])
 
 
 def spelling(name: str) -> str:
@@ -80,14 +112,15 @@ def is_well_cased(name: str) -> bool:
     return True
 
 
-def display_rank(name: str, count: int = 1) -> tuple[bool, bool, int, int, str]:
+def display_rank(name: str, count: int = 1) -> tuple[bool, bool, int, int, int, str]:
     """Sort key, smallest first, for the spelling to show among one key's spellings: the most
     used well-cased spelling; with none, the most used one mixing cases. Ties go to the one
-    with more accents kept ('Tramèr' over 'Tramer'), then to the smallest string, so the
-    choice never depends on file order."""
+    with more accents kept ('Tramèr' over 'Tramer'), then more dots after initials ('Michael
+    R. Lyu' over 'Michael R Lyu'), then to the smallest string, so the choice never depends on
+    file order."""
     mixed = any(c.isupper() for c in name) and any(c.islower() for c in name)
     accents = sum(not c.isascii() for c in name)
-    return (not is_well_cased(name), not mixed, -count, -accents, name)
+    return (not is_well_cased(name), not mixed, -count, -accents, -name.count("."), name)
 
 
 def display_name(counts: Mapping[str, int]) -> str:
