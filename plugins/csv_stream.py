@@ -34,7 +34,6 @@ from datasette.utils import (
     add_cors_headers,
     path_from_row_pks,
     path_with_format,
-    tilde_decode,
 )
 from datasette.utils.asgi import AsgiStream, BadRequest, Request, Response
 from datasette.views.base import DatasetteError

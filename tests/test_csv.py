@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loader.build.catalog import build_catalog
-from loader.web.csv_cells import safe_row
 from loader.read.sources import discover
+from loader.web.csv_cells import safe_row
 
 from .conftest import ROOT
 from .plugin_files import load_plugin
