@@ -11,9 +11,9 @@ look-up), gzip, then Datasette.
 import hashlib
 import json
 import os
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Self
 
 from asgi_gzip import GZipMiddleware
