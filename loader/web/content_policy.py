@@ -106,7 +106,7 @@ def template_sources(environment: Environment) -> Iterator[tuple[str, str]]:
 
 def inline_script_hashes(templates: Iterable[tuple[str, str]]) -> list[str]:
     """The sorted, distinct hashes of every text any inline script of `templates` can take."""
-    hashes = set()
+    hashes: set[str] = set()
     for name, source in templates:
         for text in inline_scripts(source):
             hashes.update(script_hash(rendered) for rendered in rendered_texts(name, text))
