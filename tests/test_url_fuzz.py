@@ -102,13 +102,14 @@ HUGE_NUMBERS = [
 INVALID_UTF8 = ["%80", "%C3%28", "%F0%28%8C%BC", "%F8%88%80%80%80", "%FF%FE", "a%C0%80b"]
 INVALID_UTF8 += ["%ED%BF%BF", "%F4%90%80%80", "%E2%82%28", "%C3"]
 NULS = ["\x00" * 100, "x\x00", "\x00x", "%00%00"]
+# as long as a URL may be (httpx's limit is 64 KiB; uvicorn refuses request heads past 16 KiB)
 LONG_VALUES = [
-    "x" * 100_000,
-    "\u00e9" * 30_000,
-    "{" * 20_000,
-    "[" * 20_000,
+    "x" * 60_000,
+    "\u00e9" * 9_000,
+    "{" * 15_000,
+    "[" * 15_000,
     ",".join(["1"] * 10_000),
-    "~" * 20_000,
+    "~" * 30_000,
     "%FF" * 3_000,
 ]
 # one value of each kind: the short set of make test
@@ -533,6 +534,8 @@ async def test_long_set_every_parameter_of_every_page_kind_with_every_hostile_va
 ):
     kinds = await page_kinds(datasette, each_table=True)
     requests = page_requests(kinds, LONG_SET_VALUES)
-    requests += page_combination_requests(kinds, LONG_SET_VALUES, 100)
+    # several long values at once would pass the longest URL a client sends
+    short_values = [value for value in LONG_SET_VALUES if len(value) <= 5_000]
+    requests += page_combination_requests(kinds, short_values, 100)
     failures = await fetch_each(site_client.get, requests)
     assert not failures, report(failures)
