@@ -5,7 +5,8 @@ its own request checks with its default status 500, and lets a few SQLite errors
 request can cause reach its 500 page. Two pieces, each limited to errors the request caused:
 
 - parameters with a fixed syntax (`_timelimit`, `_through`, JSON `_facet` configs naming their
-  column, `__in` lists, boolean flags) are checked before Datasette sees the request;
+  column, `__in` lists, boolean flags) and integers past Python's 4,300 digits (`_ttl`,
+  `_facet_size`, filter values) are checked before Datasette sees the request;
 - `handle_exception` turns into 400/404 only the errors that name a request mistake: Datasette's
   own request checks raised as 500s, a NUL byte or an out-of-range integer from the URL reaching
   SQLite, the time limit (also Datasette's own page for it, which runs an inline script), and a
@@ -13,7 +14,9 @@ request can cause reach its 500 page. Two pieces, each limited to errors the req
 """
 
 import json
+import re
 import sqlite3
+import sys
 from urllib.parse import parse_qsl
 
 from datasette import handle_exception as default_exceptions
@@ -26,6 +29,8 @@ from datasette.views.base import DatasetteError
 from loader.web.catalog_scope import in_catalog_scope
 
 BOOLEANS = {"on", "off", "true", "false", "1", "0"}
+# an integer as int() reads it: spaces around, a sign, digits with single underscores between
+INTEGER = re.compile(r"\s*[+-]?\d+(?:_\d+)*\s*")
 BOOLEAN_PARAMETERS = {"_json_infinity"}
 # Datasette's own request checks that it raises with the default status 500
 REQUEST_CHECKS = ("Cannot sort table by ", "Cannot use _sort and _sort_desc", "Invalid _through")
@@ -54,8 +59,22 @@ def facet_column(config):
     return config.get("column") or config.get("simple") or None
 
 
+def too_many_digits(value):
+    """Whether int() would refuse value for its length (Python's limit on the digits of an
+    integer read from text), where Datasette reads it with a bare int()."""
+    limit = sys.get_int_max_str_digits()
+    return (
+        bool(limit)
+        and len(value) > limit
+        and INTEGER.fullmatch(value) is not None
+        and sum(character.isdigit() for character in value) > limit
+    )
+
+
 def parameter_problem(key, value):
     """Why one URL parameter cannot be read, or None when it can."""
+    if too_many_digits(value):
+        return f"{key} is a number of more than {sys.get_int_max_str_digits()} digits"
     if key == "_timelimit":
         try:
             milliseconds = int(value) if value else 0
