@@ -4,15 +4,19 @@ Datasette 0.65 reads several URL parameters with bare `int()` or `json.loads()`,
 its own request checks with its default status 500, and lets a few SQLite errors that only a
 request can cause reach its 500 page. Two pieces, each limited to errors the request caused:
 
-- parameters with a fixed syntax (`_timelimit`, `_through`, JSON `_facet` configs, `__in` lists,
-  boolean flags) are checked before Datasette sees the request;
+- parameters with a fixed syntax (`_timelimit`, `_through`, JSON `_facet` configs naming their
+  column, `__in` lists, boolean flags) and integers past Python's 4,300 digits (`_ttl`,
+  `_facet_size`, filter values) are checked before Datasette sees the request;
 - `handle_exception` turns into 400/404 only the errors that name a request mistake: Datasette's
   own request checks raised as 500s, a NUL byte or an out-of-range integer from the URL reaching
-  SQLite, the time limit, and a row URL with the wrong number of key values.
+  SQLite, the time limit (also Datasette's own page for it, which runs an inline script), and a
+  row URL with the wrong number of key values.
 """
 
 import json
+import re
 import sqlite3
+import sys
 from urllib.parse import parse_qsl
 
 from datasette import handle_exception as default_exceptions
@@ -25,6 +29,8 @@ from datasette.views.base import DatasetteError
 from loader.web.catalog_scope import in_catalog_scope
 
 BOOLEANS = {"on", "off", "true", "false", "1", "0"}
+# an integer as int() reads it: spaces around, a sign, digits with single underscores between
+INTEGER = re.compile(r"\s*[+-]?\d+(?:_\d+)*\s*")
 BOOLEAN_PARAMETERS = {"_json_infinity"}
 # Datasette's own request checks that it raises with the default status 500
 REQUEST_CHECKS = ("Cannot sort table by ", "Cannot use _sort and _sort_desc", "Invalid _through")
@@ -33,6 +39,8 @@ NUL_IN_SQL = "the query contains a null character"
 # a filter value that looks like an integer is bound as one
 INTEGER_TOO_LARGE = "Python int too large to convert to SQLite INTEGER"
 TOO_LONG = "SQL query took too long; the time limit is {limit} ms."
+# the title of Datasette's time-limit error page
+INTERRUPTED = "SQL Interrupted"
 
 
 def parsed_json(value):
@@ -43,8 +51,30 @@ def parsed_json(value):
         return None
 
 
+def facet_column(config):
+    """The column a JSON facet config names, as Datasette reads it (`column`, else `simple`),
+    or None when it is no object or names none."""
+    if not isinstance(config, dict):
+        return None
+    return config.get("column") or config.get("simple") or None
+
+
+def too_many_digits(value):
+    """Whether int() would refuse value for its length (Python's limit on the digits of an
+    integer read from text), where Datasette reads it with a bare int()."""
+    limit = sys.get_int_max_str_digits()
+    return (
+        bool(limit)
+        and len(value) > limit
+        and INTEGER.fullmatch(value) is not None
+        and sum(character.isdigit() for character in value) > limit
+    )
+
+
 def parameter_problem(key, value):
     """Why one URL parameter cannot be read, or None when it can."""
+    if too_many_digits(value):
+        return f"{key} is a number of more than {sys.get_int_max_str_digits()} digits"
     if key == "_timelimit":
         try:
             milliseconds = int(value) if value else 0
@@ -65,8 +95,8 @@ def parameter_problem(key, value):
         ):
             return '_through must be a JSON object {"table": ..., "column": ..., "value": ...}'
     elif key.startswith("_facet") and value.startswith("{"):
-        if not isinstance(parsed_json(value), dict):
-            return f"{key} must be a column name or a JSON object"
+        if not isinstance(facet_column(parsed_json(value)), str):
+            return f'{key} must be a column name or a JSON object {{"column": "a column name"}}'
     elif key.endswith(("__in", "__notin")) and value.startswith("["):
         values = parsed_json(value)
         if not isinstance(values, list) or not all(
@@ -139,9 +169,13 @@ async def wrong_row_key(datasette, request):
 
 def request_error(datasette, exception):
     """The 4xx a request-caused exception stands for, or None."""
-    if isinstance(exception, QueryInterrupted):
+    # Datasette's own time-limit page runs an inline script, which the site's
+    # Content-Security-Policy would refuse: the same plain message as everywhere else instead
+    if isinstance(exception, QueryInterrupted) or (
+        isinstance(exception, DatasetteError) and exception.title == INTERRUPTED
+    ):
         limit = datasette.setting("sql_time_limit_ms")
-        return DatasetteError(TOO_LONG.format(limit=limit), title="SQL Interrupted", status=400)
+        return DatasetteError(TOO_LONG.format(limit=limit), title=INTERRUPTED, status=400)
     if (
         isinstance(exception, DatasetteError)
         and exception.status == 500

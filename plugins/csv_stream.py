@@ -1,22 +1,27 @@
-"""Table CSV downloads written by a fast row encoder, byte for byte what Datasette writes.
+"""Every CSV of the catalog (tables and their streams, rows, canned and custom SQL queries),
+written by a fast row encoder with formula-safe cells (loader/web/csv_cells.py).
 
 Datasette 0.65 writes a table's CSV one `csv.writer.writerow()` and one ASGI message per row;
 with abstracts of a few KB, the C writer's character-by-character quoting alone is most of a
 full `_stream=on` download, and re-running the table view for each page of rows a small part
-(figures: docs/benchmark.md). The view below is Datasette's own TableView, served on the same URLs; only its `as_csv` differs:
-every page still comes from `TableView.data()` (filters, `_search`, `_where`, `_sort`, `_col`,
-`_labels`, keyset `_next`, permissions, time limits), but rows of text, integers, floats and
-nulls are quoted with `str` methods and written in ~64 KB pieces. Any other value goes through
-`csv.writer` as before, blobs become the same row-blob URLs, `max_csv_mb` stops at the same row
-with the same message; `_trace` and canned queries are left to Datasette's own `as_csv`.
+(figures: docs/benchmark.md). The views below are Datasette's own TableView, DatabaseView and
+RowView, served on the same URLs; only their `as_csv` differs: every page still comes from the
+view's `data()` (filters, `_search`, `_where`, `_sort`, `_col`, `_labels`, keyset `_next`,
+canned queries, `sql=`, permissions, time limits), but rows of text, integers, floats and nulls
+are quoted with `str` methods and written in ~64 KB pieces. Any other value goes through
+`csv.writer` as before, blobs become the same blob URLs, `max_csv_mb` stops at the same row
+with the same message, `_trace` wraps the CSV in the same HTML. Unlike Datasette's, a cell a
+spreadsheet would read as a formula (`=HYPERLINK(...)`, `@SUM(...)`) starts with `'`, and
+`/catalog.csv` without `sql=` is a 400 (Datasette's is a 500).
 
 A copy of Datasette's DataView.as_csv (views/base.py), checked against it by
-loader/web/datasette_coupling.py: served for the catalog's tables only, and only while the
-check passes.
+loader/web/datasette_coupling.py: served for the catalog only, and only while the check passes;
+other databases keep Datasette's own CSV.
 """
 
 import csv
 import functools
+import hashlib
 import io
 import re
 import sqlite3
@@ -28,20 +33,30 @@ from datasette.utils import (
     WriteLimitExceeded,
     add_cors_headers,
     path_from_row_pks,
-    tilde_decode,
+    path_with_format,
 )
 from datasette.utils.asgi import AsgiStream, BadRequest, Request, Response
 from datasette.views.base import DatasetteError
+from markupsafe import escape
 
 from loader.web.catalog_scope import catalog_name, serves_catalog
+from loader.web.csv_cells import CHECKED_STARTS, safe_row, safe_text
 from loader.web.datasette_coupling import patches_enabled
 
 CHUNK_CHARACTERS = 64 * 1024
-# Datasette's table route, for the catalog's .csv only: plugin routes are matched before
-# Datasette's own
+# Datasette's database, table and row routes, for the catalog's .csv only: plugin routes are
+# matched before Datasette's own
+DATABASE_CSV_ROUTE = r"/(?P<database>{route})(\.(?P<format>csv))$"
 TABLE_CSV_ROUTE = r"/(?P<database>{route})/(?P<table>[^\/\.]+)(\.(?P<format>csv))$"
+ROW_CSV_ROUTE = r"/(?P<database>{route})/(?P<table>[^/]+?)/(?P<pks>[^/]+?)(\.(?P<format>csv))$"
 # what makes csv.writer's excel dialect (QUOTE_MINIMAL) quote a field
 QUOTE_TRIGGERS = (",", "\n", "\r")
+# Datasette's `_trace` CSV: the CSV as text in an HTML page
+TRACE_PREAMBLE = (
+    '<html><head><title>CSV debug</title></head><body><textarea style="width: 90%; height: 70vh">'
+)
+TRACE_POSTAMBLE = "</textarea></body></html>"
+NO_QUERY = "A CSV of a database needs a query: add ?sql=select ..."
 
 
 class SlowRow(Exception):
@@ -51,6 +66,8 @@ class SlowRow(Exception):
 def encode_field(value):
     kind = value.__class__
     if kind is str:
+        if value[:1] in CHECKED_STARTS:
+            value = safe_text(value)
         if '"' in value:
             return '"' + value.replace('"', '""') + '"'
         for trigger in QUOTE_TRIGGERS:
@@ -71,7 +88,7 @@ def fast_line(row):
 
 
 class RowEncoder:
-    """One CSV line per row, exactly as `csv.writer(...).writerow(row)` writes it."""
+    """One CSV line per row, exactly as `csv.writer(...).writerow(safe_row(row))` writes it."""
 
     def __init__(self):
         self.buffer = io.StringIO()
@@ -80,7 +97,7 @@ class RowEncoder:
     def slow(self, row):
         self.buffer.seek(0)
         self.buffer.truncate()
-        self.writer.writerow(row)
+        self.writer.writerow(safe_row(row))
         return self.buffer.getvalue()
 
     def line(self, row):
@@ -120,20 +137,46 @@ class ChunkWriter:
             await self.writer.write(text)
 
 
+class TraceWriter(ChunkWriter):
+    """`_trace`: the same lines, HTML-escaped, as Datasette's EscapeHtmlWriter writes them."""
+
+    async def line(self, text):
+        await self.markup(str(escape(text)))
+
+    async def markup(self, html):
+        await super().line(html)
+
+
+def blob_url(datasette, request, database, data, row, column, cell):
+    """A blob as Datasette's CSV writes it: the absolute URL of the row's blob on a table, of
+    the query's blob on a query."""
+    if data.get("table"):
+        pks = data.get("primary_keys") or []
+        return datasette.absolute_url(
+            request,
+            datasette.urls.row_blob(
+                database, data["table"], path_from_row_pks(row, pks, not pks), column
+            ),
+        )
+    url = datasette.absolute_url(
+        request,
+        path_with_format(
+            request=request,
+            format="blob",
+            extra_qs={"_blob_column": column, "_blob_hash": hashlib.sha256(cell).hexdigest()},
+            replace_format="csv",
+        ),
+    )
+    return url.replace("&_nocount=1", "").replace("&_nofacet=1", "")
+
+
 def blob_cells(datasette, request, database, data, headings, row):
-    """Blobs as Datasette's table CSV writes them: the absolute URL of the row's blob."""
     if not any(isinstance(cell, bytes) for cell in row):
         return row
-    pks = data.get("primary_keys") or []
     cells = []
     for column, cell in zip(headings, row):
         if isinstance(cell, bytes):
-            cell = datasette.absolute_url(
-                request,
-                datasette.urls.row_blob(
-                    database, data["table"], path_from_row_pks(row, pks, not pks), column
-                ),
-            )
+            cell = blob_url(datasette, request, database, data, row, column, cell)
         cells.append(cell)
     return cells
 
@@ -166,13 +209,19 @@ def with_nofacet_nocount(request):
     return Request(scope, request.receive)
 
 
+def error_line(error):
+    """The message that ends a CSV cut short, as Datasette writes it (no line end), formula-safe
+    like any cell."""
+    return safe_text(str(error))
+
+
 class FastCsv:
-    """Datasette's TableView with this as_csv (mixed in by fast_csv_view: Datasette's views
-    import its plugins, so a plugin module cannot import them as it loads)."""
+    """Datasette's views with this as_csv (mixed in by fast_csv_view: Datasette's views import
+    its plugins, so a plugin module cannot import them as it loads)."""
 
     async def as_csv(self, request, database):
-        if request.args.get("_trace") or await self.is_canned_query(request):
-            return await super().as_csv(request, database)
+        if self.name == "database" and not request.args.get("sql"):
+            raise BadRequest(NO_QUERY)
         stream = request.args.get("_stream")
         request = with_nofacet_nocount(request)
         if stream:
@@ -197,6 +246,7 @@ class FastCsv:
                 headings.append(column)
                 if column in expanded_columns:
                     headings.append(f"{column}_label")
+        trace = request.args.get("_trace")
 
         def line_of(encoder, row):
             if not expanded_columns and len(row) > 1:
@@ -211,10 +261,13 @@ class FastCsv:
 
         async def stream_fn(r):
             nonlocal data
-            out = ChunkWriter(r, self.ds.setting("max_csv_mb"))
+            limit = self.ds.setting("max_csv_mb")
+            out = TraceWriter(r, limit) if trace else ChunkWriter(r, limit)
             encoder = RowEncoder()
             first, next_value = True, None
             try:
+                if trace:
+                    await out.markup(TRACE_PREAMBLE)
                 while first or (next_value and stream):
                     if not first:
                         data, _, _ = await self.data(request, _next=next_value)
@@ -230,39 +283,53 @@ class FastCsv:
                 await out.flush()
                 sys.stderr.write(f"Caught this error: {e}\n")
                 sys.stderr.flush()
-                await r.write(str(e))
+                message = error_line(e)
+                await r.write(str(escape(message)) if trace else message)
+                return
+            if trace:
+                await out.markup(TRACE_POSTAMBLE)
+                await out.flush()
 
         headers = {}
         if self.ds.cors:
             add_cors_headers(headers)
-        content_type = "text/plain; charset=utf-8"
+        content_type = "text/html; charset=utf-8" if trace else "text/plain; charset=utf-8"
         if request.args.get("_dl", None):
-            content_type = "text/csv; charset=utf-8"
-            table = request.url_vars.get("table", database)
-            headers["content-disposition"] = f'attachment; filename="{table}.csv"'
+            if not trace:
+                content_type = "text/csv; charset=utf-8"
+            name = request.url_vars.get("table", database)
+            headers["content-disposition"] = f'attachment; filename="{name}.csv"'
         return AsgiStream(stream_fn, headers=headers, content_type=content_type)
 
-    async def is_canned_query(self, request):
-        db = self.ds.get_database(route=tilde_decode(request.url_vars["database"]))
-        table = tilde_decode(request.url_vars["table"])
-        return bool(await self.ds.get_canned_query(db.name, table, request.actor))
 
-
-def csv_route(datasette):
-    """TABLE_CSV_ROUTE of the catalog's tables."""
+def csv_route(datasette, template=TABLE_CSV_ROUTE):
+    """A CSV route (the table's unless told) of the catalog."""
     route = datasette.get_database(catalog_name(datasette)).route
-    return TABLE_CSV_ROUTE.format(route=re.escape(route))
+    return template.format(route=re.escape(route))
+
+
+def csv_routes(datasette):
+    """The catalog's database, table and row CSV routes, each with the view it is served by."""
+    return [
+        (csv_route(datasette, DATABASE_CSV_ROUTE), fast_csv_view("DatabaseView")),
+        (csv_route(datasette, TABLE_CSV_ROUTE), fast_csv_view("TableView")),
+        (csv_route(datasette, ROW_CSV_ROUTE), fast_csv_view("RowView")),
+    ]
 
 
 @functools.cache
-def fast_csv_view():
+def fast_csv_view(upstream):
+    """Datasette's view class `upstream` with FastCsv's as_csv: FastCsvTableView, ..."""
+    from datasette.views.database import DatabaseView
+    from datasette.views.row import RowView
     from datasette.views.table import TableView
 
-    return type("FastCsvTableView", (FastCsv, TableView), {})
+    views = {"DatabaseView": DatabaseView, "TableView": TableView, "RowView": RowView}
+    return type(f"FastCsv{upstream}", (FastCsv, views[upstream]), {})
 
 
 @hookimpl
 def register_routes(datasette):
     if not serves_catalog(datasette) or not patches_enabled():
         return None
-    return [(csv_route(datasette), fast_csv_view().as_view(datasette))]
+    return [(regex, view.as_view(datasette)) for regex, view in csv_routes(datasette)]

@@ -21,6 +21,7 @@ from loader.web import search_request as search
 from loader.web import search_results as search_run
 from loader.web.bibtex import KeyMaker, format_entry
 from loader.web.catalog_scope import catalog_database, catalog_name, serves_catalog
+from loader.web.csv_cells import safe_row
 from loader.web.request_scope import mark_incomplete
 from loader.web.time_limit import within_time_limit
 
@@ -128,19 +129,21 @@ def export_headers(extension):
 def csv_line(result):
     buffer = io.StringIO()
     csv.writer(buffer).writerow(
-        [
-            result["id"],
-            result["title"] or "",
-            result["label"] or "",
-            "; ".join(author["name"] for author in result["authors"]),
-            result["venue"] or "",
-            "" if result["year"] is None else result["year"],
-            result["status"] or "",
-            result["track"] or "",
-            "; ".join(affiliation["name"] for affiliation in result["affiliations"]),
-            result["url"] or "",
-            result["abstract"] or "",
-        ]
+        safe_row(
+            [
+                result["id"],
+                result["title"] or "",
+                result["label"] or "",
+                "; ".join(author["name"] for author in result["authors"]),
+                result["venue"] or "",
+                "" if result["year"] is None else result["year"],
+                result["status"] or "",
+                result["track"] or "",
+                "; ".join(affiliation["name"] for affiliation in result["affiliations"]),
+                result["url"] or "",
+                result["abstract"] or "",
+            ]
+        )
     )
     return buffer.getvalue()
 

@@ -146,6 +146,14 @@ def test_cache_stays_within_its_bytes_dropping_the_least_recently_used(pages):
     assert small.size == 0 and not small.entries
 
 
+def test_cache_counts_long_urls_in_its_bytes(pages):
+    app = ResponseCache(pages, max_bytes=100_000)
+    for i in range(20):
+        ask(app, "/page", str(i).encode() + b"x" * 10_000)
+        assert app.size <= 100_000
+    assert len(app.entries) < 10
+
+
 def test_cache_builds_a_page_asked_by_many_at_once_only_once():
     class Slow(Pages):
         async def __call__(self, scope, receive, send):

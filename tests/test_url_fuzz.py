@@ -1,14 +1,24 @@
-"""Every Datasette URL parameter and path shape, with hostile values, on every table: a client's
-mistake is a 4xx with a message, never a 5xx.
+"""Every URL parameter and path shape, with hostile values, on every table and every page kind
+of the site: a client's mistake is a 4xx with a message, never a 5xx.
 
 Deterministic and bounded: each (parameter, value) pair is requested once, on a table and a
 format picked in turn, then a seeded sample of combinations; a few thousand requests in all.
+Every parameter of every page kind (home, database, custom SQL, tables, rows, BibTeX, /search
+and its exports, canned queries, charts, author look-up, `/-/` pages) is then asked through the
+served app (ETag, cache, gzip, security headers) with one value of each hostile kind: a JSON
+object, a JSON array, a huge number, a NUL, bytes no UTF-8 decoder accepts, a very long value.
+The long set (`-m slow`) asks every parameter of every page kind with every hostile value and a
+larger sample of combinations.
 """
 
 import random
 from urllib.parse import quote
 
+import httpx
 import pytest
+import pytest_asyncio
+
+from loader.web.search_request import FILTERS
 
 # bytes no UTF-8 decoder accepts, NUL, and a lone or broken percent escape, written into the
 # URL as they are (quote() would escape them into harmless text)
@@ -56,6 +66,60 @@ HOSTILE = [
     "[" * 3_000,
     "{" * 3_000,
 ]
+# the kinds of hostile value every parameter of every page kind is asked with
+JSON_VALUES = [
+    '{"a": 1}',
+    '{"column": 1}',
+    '{"column": "missing"}',
+    '{"simple": ["x"]}',
+    '{"column": "id", "simple": {}}',
+    "{}",
+    '{"table": {"a": []}, "column": null, "value": [1]}',
+    "[]",
+    "[1, 2]",
+    '["a", {"b": 1}]',
+    "[[[[[]]]]]",
+    "null",
+    "true",
+    '"x"',
+]
+HUGE_NUMBERS = [
+    "1e309",
+    "-1e309",
+    "9" * 400,
+    "-" + "9" * 400,
+    "18446744073709551616",
+    "9223372036854775808",
+    "-9223372036854775809",
+    "0x7fffffffffffffff",
+    "1_000",
+    "\u0663",
+    "Infinity",
+    "-0",
+    "1" + "0" * 5000,
+]
+# bytes no UTF-8 decoder accepts: overlong, surrogate, past U+10FFFF, cut short, stray
+INVALID_UTF8 = ["%80", "%C3%28", "%F0%28%8C%BC", "%F8%88%80%80%80", "%FF%FE", "a%C0%80b"]
+INVALID_UTF8 += ["%ED%BF%BF", "%F4%90%80%80", "%E2%82%28", "%C3"]
+NULS = ["\x00" * 100, "x\x00", "\x00x", "%00%00"]
+# as long as a URL may be (httpx's limit is 64 KiB; uvicorn refuses request heads past 16 KiB)
+LONG_VALUES = [
+    "x" * 60_000,
+    "\u00e9" * 9_000,
+    "{" * 15_000,
+    "[" * 15_000,
+    ",".join(["1"] * 10_000),
+    "~" * 30_000,
+    "%FF" * 3_000,
+]
+# one value of each kind, the short set of make test (the number has more digits than the
+# 4,300 Python's int() reads from text)
+SHORT_VALUES = ['{"a": 1}', '["a", {"b": 1}]', "9" * 5_000, "x\x00y", "%C3%28", "x" * 20_000]
+# every hostile value there is: the long set
+LONG_SET_VALUES = [*HOSTILE, *RAW, *JSON_VALUES, *HUGE_NUMBERS, *INVALID_UTF8, *NULS]
+LONG_SET_VALUES += LONG_VALUES
+# values written into the URL as they are (quote() would escape them into harmless text)
+RAW_VALUES = {*RAW, *INVALID_UTF8, "%00%00", "%FF" * 3_000, "%C3%28"}
 THROUGH = [
     '{"table": "missing", "column": "id", "value": "1"}',
     '{"table": "paper_authors", "column": "missing", "value": "1"}',
@@ -145,7 +209,7 @@ DATABASE = "catalog"
 
 
 def encoded(value):
-    return value if value in RAW else quote(value, safe="")
+    return value if value in RAW_VALUES else quote(value, safe="")
 
 
 def query_string(pairs):
@@ -231,7 +295,8 @@ def path_requests(tables):
     """Tables, rows, compound keys, missing names and broken encodings in the path itself."""
     keys = ["", " ", "'", "-1", "0", "1.5", "1e999", "-9223372036854775809", "9" * 30, "x" * 5000]
     keys += [*RAW, "~2C", "a,b", "a,b,c", "1,", ",1", "~", "~~", "~ZZ", "~2F~2F", "\U0001f600"]
-    paths = ["/", "/.json", f"/{DATABASE}", f"/{DATABASE}.json", "/missing", "/missing/papers"]
+    paths = ["/", "/.json", f"/{DATABASE}", f"/{DATABASE}.json", f"/{DATABASE}.csv", "/missing"]
+    paths += ["/missing/papers"]
     paths += [f"/{DATABASE}/missing", f"/{DATABASE}/missing.json", f"/{DATABASE}/missing/1"]
     paths += [f"/{DATABASE}.db", f"/{DATABASE}/papers.missing", f"/{DATABASE}/papers/x.missing"]
     paths += [f"/{DATABASE}/%FF", f"/{DATABASE}/%00", "/%FF", "/%00", f"/{DATABASE}/~ZZ"]
@@ -269,10 +334,15 @@ def combination_requests(tables, operations, count, seed=20261203):
 
 
 async def fetch_all(datasette, requests):
+    return await fetch_each(datasette.client.get, requests)
+
+
+async def fetch_each(get, requests):
+    """Ask every request with get(url); the 5xx answers, as (status, url, text)."""
     failures = []
     for path, pairs in requests:
         url = f"{path}?{query_string(pairs)}" if pairs else path
-        response = await datasette.client.get(url)
+        response = await get(url)
         if response.status_code >= 500:
             failures.append((response.status_code, url[:160], response.text[:200]))
         elif response.status_code >= 400:
@@ -326,4 +396,151 @@ async def test_combinations_of_hostile_parameters_are_never_a_5xx(datasette):
     tables = await catalog_tables(datasette)
     requests = combination_requests(tables, filter_operations(), 300)
     failures = await fetch_all(datasette, requests)
+    assert not failures, report(failures)
+
+
+# -- every parameter of every page kind, through the served app -------------------------------
+
+# what any Datasette page reads: the JSON shape and options, labels, tracing, time limits
+DATASETTE_PAGE = ["_shape", "_json", "_json_infinity", "_nl", "_extras", "_labels", "_trace"]
+DATASETTE_PAGE += ["_context", "_ttl", "_timelimit", "_size"]
+# what a query page (custom SQL, canned) reads besides
+QUERY_PAGE = [*DATASETTE_PAGE, "_stream", "_dl", "_header", "_hide_sql", "_show_sql", "_next"]
+# what a row page reads besides
+ROW_PAGE = [*DATASETTE_PAGE, "_stream", "_dl", "_header", "_col", "_nocol", "_sort"]
+SEARCH_PAGE = ["q", *FILTERS, "sort", "page", "size", "_facets", "_all"]
+SEARCH_PATHS = ["/search", "/search.json", "/search.csv", "/search.bib", "/search/facets"]
+INTROSPECTION = ["/-/databases", "/-/databases.json", "/-/threads.json", "/-/versions.json"]
+INTROSPECTION += ["/-/plugins.json", "/-/settings.json", "/-/metadata.json", "/-/actor.json"]
+
+
+def table_page_parameters(columns):
+    """Every table parameter, a filter of each shape and a search of a column."""
+    filters = [columns[0], f"{columns[-1]}__gt", f"{columns[0]}__in"]
+    filters += [f"{columns[-1]}__arraycontains", f"_search_{columns[0]}"]
+    return [*PARAMETERS, *filters]
+
+
+async def page_kinds(datasette, each_table=False):
+    """Each page kind: (its URLs, the pairs every request of it carries, its parameters). The
+    tables are one kind whose URLs take turns, or with `each_table` a kind each."""
+    tables = await catalog_tables(datasette)
+    db = datasette.get_database(DATABASE)
+    paper = (await db.execute("select id from papers order by id limit 1")).first()[0]
+    author = (await db.execute("select id from authors order by id limit 1")).first()[0]
+    link = (await db.execute("select paper_id, author_id from paper_authors limit 1")).first()
+    name = (await db.execute("select name from authors order by id limit 1")).first()[0]
+    rows = [f"/{DATABASE}/papers/{paper}", f"/{DATABASE}/authors/{author}"]
+    rows.append(f"/{DATABASE}/paper_authors/{link[0]},{link[1]}")
+    kinds = {
+        "home": (["/", "/.json"], [], DATASETTE_PAGE),
+        "database": ([f"/{DATABASE}{suffix}" for suffix in FORMATS], [], ["sql", *QUERY_PAGE]),
+        "custom SQL": (
+            [f"/{DATABASE}{suffix}" for suffix in FORMATS],
+            [("sql", "select :p as p, label from papers limit 2")],
+            ["p", *QUERY_PAGE],
+        ),
+        "row": ([row + suffix for row in rows for suffix in FORMATS], [], ROW_PAGE),
+        "paper BibTeX": ([f"/{DATABASE}/papers/{paper}.bib"], [], DATASETTE_PAGE),
+        "search": (SEARCH_PATHS, [], SEARCH_PAGE),
+        "charts": (["/-/charts"], [], DATASETTE_PAGE),
+        "author by name": (["/-/author"], [], ["name", *DATASETTE_PAGE]),
+        "author by name, found": (["/-/author"], [("name", name)], DATASETTE_PAGE),
+        "introspection": (INTROSPECTION, [], DATASETTE_PAGE),
+    }
+    if each_table:
+        for table in ("papers", "papers_fts", "authors", "paper_authors", "tracks"):
+            paths = [f"/{DATABASE}/{table}{suffix}" for suffix in FORMATS]
+            kinds[f"table {table}"] = (paths, [], table_page_parameters(tables[table]["columns"]))
+    else:
+        # the plain tables, the full-text one and a link table; rowid is a column of each
+        paths = [
+            f"/{DATABASE}/{table}{suffix}"
+            for table in ("papers", "papers_fts", "authors", "paper_authors")
+            for suffix in FORMATS
+        ]
+        kinds["table"] = (paths, [], table_page_parameters(["rowid"]))
+    queries = await datasette.get_canned_queries(DATABASE, None)
+    canned = [f"/{DATABASE}/{name}{suffix}" for name in sorted(queries) for suffix in FORMATS]
+    kinds["canned query"] = (canned, [], QUERY_PAGE)
+    for name, query in sorted(queries.items()):
+        if query.get("params"):
+            paths = [f"/{DATABASE}/{name}{suffix}" for suffix in FORMATS]
+            kinds[f"canned {name}"] = (paths, [], query["params"])
+    return kinds
+
+
+def page_requests(kinds, values):
+    """Every parameter of every page kind with every value, on the kind's URLs in turn."""
+    requests = []
+    for paths, pairs, parameters in kinds.values():
+        turn = 0
+        for parameter in parameters:
+            for value in values:
+                requests.append((paths[turn % len(paths)], [*pairs, (parameter, value)]))
+                turn += 1
+    return requests
+
+
+def page_combination_requests(kinds, values, count, seed=20261206):
+    """A seeded sample of two to four hostile parameters at once on each page kind."""
+    chooser = random.Random(seed)
+    requests = []
+    for paths, pairs, parameters in kinds.values():
+        for _ in range(count):
+            chosen = [
+                (chooser.choice(parameters), chooser.choice(values))
+                for _ in range(chooser.randint(2, 4))
+            ]
+            requests.append((chooser.choice(paths), [*pairs, *chosen]))
+    return requests
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def site_client(site_app):
+    """The served app, as `paper-catalog serve` runs it."""
+    transport = httpx.ASGITransport(app=site_app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://site", timeout=120) as c:
+        yield c
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_every_parameter_of_every_page_kind_with_each_kind_of_hostile_value(
+    site_client, datasette
+):
+    kinds = await page_kinds(datasette)
+    requests = page_requests(kinds, SHORT_VALUES)
+    failures = await fetch_each(site_client.get, requests)
+    assert not failures, report(failures)
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_the_500s_that_were_are_4xx(site_client):
+    for url in [
+        "/catalog.csv",
+        "/catalog/papers.json?_facet=%7B%22a%22%3A1%7D",
+        "/catalog/authors.json?_facet=%7B%22a%22%3A1%7D",
+        "/catalog/papers_fts.json?_facet_array=%7B%22a%22%3A1%7D",
+        "/catalog/papers.json?_facet_date=%7B%22simple%22%3A1%7D",
+        "/catalog/tracks?_facet=%7B%22column%22%3A%5B%22a%22%5D%7D",
+        "/catalog/papers?_ttl=" + "9" * 5_000,
+        "/catalog/papers?_facet_size=" + "9" * 5_000,
+        "/catalog/authors?paper_count__gt=" + "9" * 5_000,
+        "/catalog?sql=select+1&_ttl=" + "9" * 5_000,
+    ]:
+        response = await site_client.get(url)
+        assert 400 <= response.status_code < 500, (url, response.status_code)
+
+
+@pytest.mark.slow
+@pytest.mark.asyncio(loop_scope="session")
+async def test_long_set_every_parameter_of_every_page_kind_with_every_hostile_value(
+    site_client, datasette
+):
+    kinds = await page_kinds(datasette, each_table=True)
+    requests = page_requests(kinds, LONG_SET_VALUES)
+    # several long values at once would pass the longest URL a client sends
+    short_values = [value for value in LONG_SET_VALUES if len(value) <= 5_000]
+    requests += page_combination_requests(kinds, short_values, 100)
+    failures = await fetch_each(site_client.get, requests)
     assert not failures, report(failures)

@@ -3,13 +3,15 @@ templates and settings, behind the HTTP wrappers a read-only catalog can afford.
 
 Every worker process builds the same app from a `Site` (one build of the catalog, the site's
 files, a shared signing secret), so the workers are identical read-only replicas. Outside in:
-the build ETag (a matching If-None-Match costs nothing), the response cache (a repeated GET costs
-a dictionary look-up), gzip, then Datasette.
+the security headers (on every answer, 304s and cached ones included), the build ETag (a
+matching If-None-Match costs nothing), the response cache (a repeated GET costs a dictionary
+look-up), gzip, then Datasette.
 """
 
 import hashlib
 import json
 import os
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Self
@@ -23,6 +25,7 @@ from datasette.version import __version__ as datasette_version
 from loader.serve.asgi_types import ASGIApp, Receive, Scope, Send
 from loader.serve.etag import BuildETag
 from loader.serve.response_cache import ResponseCache
+from loader.serve.security_headers import SecurityHeaders
 from loader.serve.settings import SETTINGS
 from loader.serve.site_files import plugin_files
 from loader.web import datasette_coupling as coupling
@@ -103,11 +106,18 @@ def create_datasette(site: Site) -> Datasette:
 class StartedSite:
     """The served app: runs Datasette's startup hooks and opens the catalog before the worker
     takes requests (Datasette would otherwise do it on the first request, which then waits for
-    it). Its Datasette is `datasette` (tests ask it directly)."""
+    it), then `prepare`, what the wrappers read from the started Datasette. Its Datasette is
+    `datasette` (tests ask it directly)."""
 
-    def __init__(self, app: ASGIApp, datasette: Datasette) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        datasette: Datasette,
+        prepare: Sequence[Callable[[], Awaitable[object]]] = (),
+    ) -> None:
         self.app = app
         self.datasette = datasette
+        self.prepare = prepare
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "lifespan":
@@ -120,6 +130,8 @@ class StartedSite:
                     await self.datasette.invoke_startup()
                     await self.datasette.refresh_schemas()
                     await self.datasette.get_database(DATABASE_NAME).table_counts(limit=3_600_000)
+                    for step in self.prepare:
+                        await step()
                 except Exception as error:  # noqa: BLE001 - the server reports and stops
                     await send({"type": "lifespan.startup.failed", "message": str(error)})
                     return
@@ -145,4 +157,5 @@ def create_app(site: Site) -> StartedSite:
     if site.cache_bytes:
         app = ResponseCache(app, site.cache_bytes)
     app = BuildETag(app, site_fingerprint(site))
-    return StartedSite(app, datasette)
+    headers = SecurityHeaders(app, datasette)
+    return StartedSite(headers, datasette, prepare=[headers.prepare])

@@ -105,6 +105,8 @@ class ResponseCache:
 
     def store(self, key: CacheKey, start: Message, body: bytes) -> None:
         cost = len(body) + sum(len(n) + len(v) for n, v in start["headers"]) + ENTRY_OVERHEAD
+        # the key too: a long query string with a small answer is mostly key
+        cost += sum(len(part) for part in key[1:5] if part)
         if cost > self.max_entry_bytes:
             return
         old = self.entries.pop(key, None)

@@ -14,9 +14,9 @@ What is coupled (each entry of UPSTREAM names our code, Datasette's file and wha
   Datasette._table_permission_allows answers kept, refresh_schemas() once, a Database's schema
   look-ups kept, Database.execute wrapped (the permission check's name statement kept, a plain
   search counted from the index), all checked by the SHA-256 of the upstream source;
-- copied views: plugins/csv_stream.py (DataView.as_csv), plugins/facets.py (the array and
-  column facets' facet_results), plugins/private_paths.py (Datasette._connected_databases and
-  _threads), checked the same way;
+- copied views: plugins/csv_stream.py (DataView.as_csv, with formula-safe cells),
+  plugins/facets.py (the array and column facets' facet_results), plugins/private_paths.py
+  (Datasette._connected_databases and _threads), checked the same way;
 - patched templates (PATCHES): edits of Datasette's own templates, each text found exactly once
   in the upstream file, served only on the catalog's pages (install_template_patches), after a
   user's --template-dir, checked by applying every edit to the upstream file.
@@ -176,7 +176,7 @@ UPSTREAM = (
     ),
     # copied views
     Upstream(
-        "plugins/csv_stream.py FastCsvTableView.as_csv",
+        "plugins/csv_stream.py FastCsv.as_csv",
         "views/base.py",
         "datasette.views.base:DataView.as_csv",
         "3db4ba04175edf96",
