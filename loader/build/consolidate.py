@@ -4,6 +4,7 @@ spelled more than one way is shown under the spelling the name rules pick. This 
 the rows back and decides; the writer writes the result."""
 
 import itertools
+import json
 
 from loader.build.writer import CatalogWriter
 from loader.records import Version
@@ -14,8 +15,9 @@ from loader.rules.names import display_name
 def stored_version(writer: CatalogWriter, pid: str) -> Version:
     """The first entry of a paper id, as its row holds it."""
     execute = writer.db.conn.execute
-    title, venue, year, status, url, track, truncated = execute(
-        "select title, venue, year, status, url, track, authors_truncated from papers where id = ?",
+    title, venue, year, status, url, track, truncated, keywords = execute(
+        "select title, venue, year, status, url, track, authors_truncated, keywords "
+        "from papers where id = ?",
         [pid],
     ).fetchone()
     authors = execute(
@@ -23,6 +25,9 @@ def stored_version(writer: CatalogWriter, pid: str) -> Version:
     ).fetchall()
     affiliations = execute(
         "select affiliation_id from paper_affiliations where paper_id = ?", [pid]
+    ).fetchall()
+    categories = execute(
+        "select category_id from paper_categories where paper_id = ? order by position", [pid]
     ).fetchall()
     return Version(
         pid,
@@ -35,6 +40,8 @@ def stored_version(writer: CatalogWriter, pid: str) -> Version:
         bool(truncated),
         tuple(authors),
         tuple(row[0] for row in affiliations),
+        tuple(json.loads(keywords)) if keywords else (),
+        tuple(row[0] for row in categories),
     )
 
 
