@@ -8,9 +8,9 @@ sentences of other real abstracts (so no two records share one, and none merge),
 indented as arXiv writes them, and authors drawn with Zipf reuse from the sample's given and
 family names. Same count, same bytes.
 
-The build runs in its own process (under `nice`), measured as bench/run.py measures a build:
-the kernel's peak RSS of the build or, if higher, the sampled PSS of the build and its worker
-processes together.
+The build runs in its own process (under `nice`): its wall time, CPU time (workers included),
+the kernel's peak RSS of its largest process (the build or a worker), and the peak of the build
+and its workers together (PSS sampled every 0.2 s, as bench/run.py samples it).
 
 Example:
 
@@ -196,7 +196,7 @@ def main() -> None:
     parser.add_argument("build_options", nargs="*", help="more options of paper-catalog build")
     arguments = parser.parse_args()
     sys.path.insert(0, str(ROOT / "bench"))
-    from run import machine, measure  # bench/run.py: the same measure as the scale benchmark
+    from run import machine, tree_memory_kb  # bench/run.py, the scale benchmark's
 
     arguments.work.mkdir(parents=True, exist_ok=True)
     snapshot = arguments.work / f"arxiv-snapshot-{arguments.records}.json"
@@ -214,13 +214,27 @@ def main() -> None:
         str(db),
         *arguments.build_options,
     ]
-    seconds, peak_mb, cpu = measure(command, stdout=subprocess.DEVNULL)
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+    tree_kb = 0
+    while True:
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            break
+        tree_kb = max(tree_kb, tree_memory_kb(process.pid))
+        time.sleep(0.2)
+    seconds = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status):
+        raise SystemExit(f"failed: {' '.join(command)}")
     figures = {
         "records": arguments.records,
         "file_mb": round(snapshot.stat().st_size / 1e6, 1),
         "seconds": round(seconds, 1),
-        "cpu_seconds": round(cpu, 1),
-        "peak_mb": round(peak_mb),
+        "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 1),
+        # the kernel's peak RSS of the largest process (the build, or a worker it reaped)
+        "peak_rss_mb": round(usage.ru_maxrss / 1024),
+        # the build and its workers together, PSS sampled every 0.2 s (shared pages once)
+        "peak_tree_pss_mb": round(tree_kb / 1024),
         "catalog_mb": round(db.stat().st_size / 1e6, 1),
         **catalog_counts(db),
         "machine": machine(),

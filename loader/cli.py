@@ -92,6 +92,7 @@ def build(
 
     Example:
 
+    \b
         paper-catalog build seeds/ extra.jsonl --db catalog.db
         paper-catalog build arxiv-metadata-oai-snapshot.json --arxiv-category cs.LG
     """
