@@ -363,7 +363,7 @@ def facet_statements(metadata):
             )
         else:
             ((_kind, column),) = facet.items()
-            value = "name" if column == "authors" else "slug"
+            value = "slug" if column == "affiliations" else "name"  # plugins/facets.py LINKS
             statements.append(
                 (
                     (

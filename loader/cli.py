@@ -14,6 +14,8 @@ import click
 
 from loader.build.atomic import TargetRefused
 from loader.build.catalog import BuildFailed, CatalogCheckFailed, build_catalog
+from loader.build.prepare import input_bytes
+from loader.read.arxiv_snapshot import is_category
 from loader.read.sources import FORMATS, InputFile, check_sources, plan_inputs
 from loader.records import Problem
 from loader.serve import site_files as site
@@ -44,6 +46,15 @@ def input_files(paths: tuple[Path, ...]) -> list[InputFile]:
     return files
 
 
+def categories_option(
+    context: click.Context, parameter: click.Parameter, values: tuple[str, ...]
+) -> tuple[str, ...]:
+    for value in values:
+        if not is_category(value):
+            raise click.BadParameter(f"{value!r} is not an arXiv category such as cs.LG or cs")
+    return values
+
+
 def report(problems: Iterable[Problem]) -> None:
     for problem in problems:
         click.echo(str(problem), err=True)
@@ -58,27 +69,51 @@ def report(problems: Iterable[Problem]) -> None:
     help="Build from the valid entries and record problems in the load_problems table.",
 )
 @format_option
-def build(paths: tuple[Path, ...], db: str, skip_invalid: bool, forced_format: str | None) -> None:
+@click.option(
+    "--arxiv-category",
+    "arxiv_categories",
+    multiple=True,
+    callback=categories_option,
+    help="Keep only the arXiv snapshot records in this category (cs.LG) or archive (cs); "
+    "repeat for more. A sources.yml entry's arxiv_categories win for its file.",
+)
+def build(
+    paths: tuple[Path, ...],
+    db: str,
+    skip_invalid: bool,
+    forced_format: str | None,
+    arxiv_categories: tuple[str, ...],
+) -> None:
     """Build a catalog from files and folders (default: seeds/).
 
     The catalog is written to a temporary file and replaces --db only when the build
-    succeeds, so a failed build leaves the previous catalog untouched.
+    succeeds, so a failed build leaves the previous catalog untouched. On a terminal a
+    progress bar shows the input read so far.
 
     Example:
 
+    \b
         paper-catalog build seeds/ extra.jsonl --db catalog.db
+        paper-catalog build arxiv-metadata-oai-snapshot.json --arxiv-category cs.LG
     """
     files = input_files(paths)
     try:
         if sys.stderr.isatty():
             with click.progressbar(
-                length=len(files), label="Loading", file=sys.stderr, show_pos=True
+                length=input_bytes(files), label="Reading", file=sys.stderr, show_percent=True
             ) as bar:
                 summary = build_catalog(
-                    files, db, skip_invalid, forced_format, progress=lambda _: bar.update(1)
+                    files,
+                    db,
+                    skip_invalid,
+                    forced_format,
+                    progress=bar.update,
+                    arxiv_categories=arxiv_categories,
                 )
         else:
-            summary = build_catalog(files, db, skip_invalid, forced_format)
+            summary = build_catalog(
+                files, db, skip_invalid, forced_format, arxiv_categories=arxiv_categories
+            )
     except BuildFailed as failure:
         report(failure.problems)
         raise click.ClickException(

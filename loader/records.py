@@ -28,6 +28,13 @@ class Entry:
     arxiv_id: str | None = None
     doi: str | None = None
     openreview_id: str | None = None
+    # arXiv's subject categories (cs.LG, math.CO), the primary one first
+    categories: list[str] = field(default_factory=list)
+    # the authors' own keywords (Paper Copilot, OpenReview)
+    keywords: list[str] = field(default_factory=list)
+    # a dump record's id as a 64-bit digest (loader.read.dumps): a later record with the
+    # same one is the same paper, skipped, also where the dump is read in pieces
+    record_key: int | None = None
 
 
 class EntryFields(TypedDict, total=False):
@@ -53,6 +60,14 @@ class Problem:
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}: {self.message}"
+
+
+class LeftOut(NamedTuple):
+    """A record the build was asked to leave out (an arXiv record in none of the categories
+    kept): counted, neither a paper nor a problem."""
+
+    line: int
+    record_key: int | None = None  # as its Entry's: a later copy is left out with it
 
 
 # (name key, spelling): the key says which author it is, the spelling is how this entry wrote it
@@ -97,6 +112,8 @@ class PreparedEntry(NamedTuple):
     status: str | None
     version_keys: list[tuple[int, int]]  # (kind, key): see loader.rules.merge
     title_key: int | None  # the TITLE key among them, which tells titles apart
+    keywords: tuple[str, ...]
+    categories: tuple[str, ...]  # arXiv's, the primary one first
 
 
 @dataclass(frozen=True, slots=True)  # slots: the writer holds one per repeated entry
@@ -114,6 +131,8 @@ class Version:
     truncated: bool = False
     authors: tuple[tuple[int, int | None], ...] = ()
     affiliations: tuple[int, ...] = ()
+    keywords: tuple[str, ...] = ()
+    categories: tuple[int, ...] = ()  # category ids, the primary one first
 
 
 @dataclass(frozen=True)
@@ -132,3 +151,5 @@ class Paper:
     authors: tuple[tuple[int, int | None], ...]  # (author id, position)
     affiliations: tuple[int, ...]
     source_count: int
+    keywords: tuple[str, ...] = ()
+    categories: tuple[int, ...] = ()  # category ids, in the order of the versions shown first

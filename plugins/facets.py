@@ -1,10 +1,10 @@
-"""Author and affiliation facets counted from the indexed link tables, not from JSON per row;
-column facets that hide when they have no values (venue, year, status).
+"""Author, affiliation and category facets counted from the indexed link tables, not from JSON
+per row; column facets that hide when they have no values (venue, year, status).
 
 Datasette's array facet runs json_each() over every row of the view, so at any real size it
-always times out (docs/benchmark.md). The same counts come from paper_authors and
-paper_affiliations by index, and for the unfiltered table from the precomputed paper_count
-columns. Users see the same facets and the same value links (`authors__arraycontains=<name>`);
+always times out (docs/benchmark.md). The same counts come from paper_authors,
+paper_affiliations and paper_categories by index, and for the unfiltered table from the
+precomputed paper_count columns. Users see the same facets and the same value links (`authors__arraycontains=<name>`);
 a filter hook adds the equivalent link-table condition to those links so SQLite reads only the
 matching papers instead of parsing every row's JSON.
 """
@@ -49,6 +49,8 @@ LINKS = {
     "affiliations": Link(
         "paper_affiliations", "affiliation_id", "affiliations", "slug", "slug", affiliation_slug
     ),
+    # arXiv's categories are written one way (cs.LG): the value is the name
+    "categories": Link("paper_categories", "category_id", "categories", "name", "name", str),
 }
 
 
@@ -284,6 +286,13 @@ def added_arg_paths(request):
     return added
 
 
+async def has_rows(datasette, database, table):
+    """The table has a row: a link box of a catalog whose sources give no such links (no
+    arXiv snapshot: no categories) is left out, as an empty column box is."""
+    db = datasette.get_database(database)
+    return bool((await db.execute(f"select exists(select 1 from {table})")).rows[0][0])
+
+
 class LinkFacet(ArrayFacet):
     """`facets: [{link: authors}]`: the array facet's results, counted through a link table."""
 
@@ -303,6 +312,8 @@ class LinkFacet(ArrayFacet):
         added = added_arg_paths(self.request)
         for column, source in configs:
             rows = counted["link", column]
+            if not rows and not await has_rows(self.ds, self.database, LINKS[column].entity):
+                continue  # a catalog with no categories at all (no arXiv input)
             values = []
             for row in rows[:facet_size]:
                 value = str(row["value"])

@@ -7,6 +7,8 @@ papers and COAUTHORS_SHOWN co-authors, cut in SQL, and links to all of them: the
 author of the 1M-paper benchmark has thousands of papers and co-authors (docs/benchmark.md).
 """
 
+import json
+
 from datasette import hookimpl
 from datasette.utils import urlsafe_components
 
@@ -125,6 +127,9 @@ def paper_lookups(paper_id, time_limit_ms, kept):
             # the profile owner: an author even when the cut-short list does not show them
             "paper_owner": next((a for a in authors if a["position"] is None), None),
             "paper_affiliations": rows(PAPER_AFFILIATIONS_SQL),
+            # JSON lists of the row (null when no source gave any)
+            "paper_categories": json.loads(found[0].get("categories") or "[]"),
+            "paper_keywords": json.loads(found[0].get("keywords") or "[]"),
             "paper_sources": rows(PAPER_SOURCES_SQL),
             # the related_papers canned query's rows (loader/web/related.py), None past the limit
             "related_papers": related_within(connection, paper_id, time_limit_ms, kept),

@@ -1,7 +1,8 @@
 """The papers table shows each paper's text once, and no column that is empty everywhere.
 
 `abstract_plain` (storage) and `abstract_text` (what search indexes) repeat the abstract; a
-catalog built from pages without titles has `title` and `url` empty in every row. The HTML
+catalog built from pages without titles has `title` and `url` empty in every row, one built
+without public dumps `keywords` and `categories`. The HTML
 table and its CSV leave those columns out unless the URL chooses columns itself (`_col`,
 `_nocol`), so `?_col=abstract_text` still reaches them, and the JSON API keeps every column.
 The request is rewritten inside the server: the address the reader sees does not change.
@@ -16,7 +17,18 @@ from loader.web.catalog_scope import catalog_database, catalog_name, serves_cata
 TABLE = "papers"
 ALWAYS_HIDDEN = ("abstract_plain", "abstract_text")
 # columns some catalogs never fill; checked once per server (the catalog is immutable)
-MAYBE_EMPTY = ("title", "url", "venue", "year", "status", "track", "area", "track_id")
+MAYBE_EMPTY = (
+    "title",
+    "url",
+    "venue",
+    "year",
+    "status",
+    "track",
+    "area",
+    "track_id",
+    "keywords",
+    "categories",
+)
 
 
 class HiddenColumns:

@@ -24,7 +24,7 @@ PAPER_LABEL_COLUMNS = ("label", "title")
 AUTHOR_NAME_COLUMNS = ("name", "author", "author_name")
 PAPER_LINK_COLUMNS = frozenset(PAPER_LABEL_COLUMNS + PAPER_ID_COLUMNS)
 AUTHOR_LINK_COLUMNS = frozenset(AUTHOR_NAME_COLUMNS + ("author_id",))
-LIST_COLUMNS = ("authors", "affiliations")
+LIST_COLUMNS = ("authors", "affiliations", "categories", "keywords")
 # long plain-text columns: clamped in the table like the abstract
 PLAIN_TEXT_COLUMNS = ("abstract_text", "abstract_plain")
 # per worker: rendered abstracts (enough for the papers a worker's usual pages show again: a
@@ -94,21 +94,22 @@ def render_names(value):
 
 def linked_names(value, column, datasette, database):
     """In the papers table, each author links to their page (by name: /-/author), each
-    affiliation to its papers, shown by name rather than slug."""
+    affiliation to its papers, shown by name rather than slug, each category to its papers;
+    keywords are text."""
     names = json_names(value)
     if not names:
         return names if names is None else EMPTY_LIST
+    if column == "keywords":
+        return escape(", ".join(names))
     if column == "authors":
         author_page = datasette.urls.path("/-/author")
         links = [link(f"{author_page}?{urlencode({'name': name})}", name) for name in names]
     else:
         papers = table_url(datasette, database, "papers")
+        shown = affiliation_name if column == "affiliations" else str
         links = [
-            link(
-                f"{papers}?{urlencode({'affiliations__arraycontains': slug})}",
-                affiliation_name(slug),
-            )
-            for slug in names
+            link(f"{papers}?{urlencode({f'{column}__arraycontains': name})}", shown(name))
+            for name in names
         ]
     return Markup(", ").join(links)
 

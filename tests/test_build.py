@@ -483,13 +483,13 @@ def test_parsing_workers_are_gone_before_the_writer_finishes(tmp_path, monkeypat
     assert alive == [0]
 
 
-def prepare_in_a_collecting_worker(file, forced_format):
+def prepare_in_a_collecting_worker(file, forced_format, arxiv_categories=()):
     """prepare_source_eagerly, failing the build if the worker's cyclic collector is off."""
     import gc
 
     if not gc.isenabled():
         raise AssertionError("a parsing worker without its cyclic garbage collector")
-    return prepare_source_eagerly(file, forced_format)
+    return prepare_source_eagerly(file, forced_format, arxiv_categories)
 
 
 def test_the_writer_pauses_the_cyclic_collector_while_workers_parse(tmp_path, monkeypatch):

@@ -75,9 +75,9 @@ async def test_internals_hidden_and_tables_listed(datasette):
     assert all(tables[name] for name in internals)
     visible = {name for name, hidden in tables.items() if not hidden}
     assert visible == {
-        "papers", "authors", "tracks", "affiliations", "sources", "load_problems",
-        "paper_authors", "paper_affiliations", "paper_sources", "author_tracks",
-        "author_variants", "paper_aliases",
+        "papers", "authors", "tracks", "affiliations", "categories", "sources",
+        "load_problems", "paper_authors", "paper_affiliations", "paper_categories",
+        "paper_sources", "author_tracks", "author_variants", "paper_aliases",
     }  # fmt: skip
 
 

@@ -6,7 +6,7 @@ entries written (writer.py), versions merged, shared labels told apart and autho
 
 import contextlib
 import gc
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 
 import sqlite_utils
 
@@ -14,11 +14,11 @@ from loader.build import atomic
 from loader.build.consolidate import distinguish_labels, merge_versions, name_authors
 from loader.build.full_text import SHADOW_TABLES as FTS_SHADOW_TABLES
 from loader.build.full_text import CatalogCheckFailed, SideIndex
-from loader.build.prepare import InputPath, prepared_sources, worker_count
+from loader.build.prepare import InputPath, Progress, prepared_sources, worker_count
 from loader.build.schema import PAGE_SIZE
 from loader.build.writer import CatalogWriter, Summary
 from loader.read.sources import public_paths
-from loader.records import Problem
+from loader.records import LeftOut, Problem
 
 # SQLite's page cache while parsing workers stream rows: papers' primary-key index takes each
 # new id at a random place (ids are hashes), and past the cache each insert reads and writes
@@ -81,18 +81,23 @@ def build_catalog(
     db_path: InputPath,
     skip_invalid: bool = False,
     forced_format: str | None = None,
-    progress: Callable[[InputPath], object] | None = None,
+    progress: Progress | None = None,
     workers: int | None = None,
+    arxiv_categories: Collection[str] = (),
 ) -> Summary:
     """Build a catalog from input files into db_path, replacing it atomically.
 
     Raises BuildFailed (leaving db_path untouched) when there are problems and
     skip_invalid is False, and TargetRefused, before any work, when db_path is not a regular
     file. `workers` parsing processes (default: one per CPU for large inputs, none for small
-    ones) never change the result.
+    ones) never change the result. `progress` is called with the bytes of input read as the
+    build reads on. An arXiv snapshot keeps only the records of `arxiv_categories` (when
+    given; its sources.yml entry's categories win), the others counted in the summary.
     """
     with atomic.building(db_path) as temporary:
-        summary = write_catalog(files, str(temporary.path), forced_format, progress, workers)
+        summary = write_catalog(
+            files, str(temporary.path), forced_format, progress, workers, arxiv_categories
+        )
         if summary.problems and not skip_invalid:
             raise BuildFailed(summary.problems)
         temporary.replace_target()
@@ -103,8 +108,9 @@ def write_catalog(
     files: Iterable[InputPath],
     path: str,
     forced_format: str | None = None,
-    progress: Callable[[InputPath], object] | None = None,
+    progress: Progress | None = None,
     workers: int | None = None,
+    arxiv_categories: Collection[str] = (),
 ) -> Summary:
     db = sqlite_utils.Database(path)
     db.execute(f"pragma page_size = {PAGE_SIZE}")
@@ -115,7 +121,9 @@ def write_catalog(
     db.execute(f"pragma threads = {SORTER_THREADS}")
     full_text = SideIndex(path + atomic.FULL_TEXT_SUFFIX, "papers_fts", PAGE_SIZE)
     try:
-        summary = write_rows(db, files, forced_format, progress, workers, full_text)
+        summary = write_rows(
+            db, files, forced_format, progress, workers, full_text, arxiv_categories
+        )
         store_public_paths(db)
         finish_database(db, full_text)
         db.execute("pragma journal_mode = delete")
@@ -166,40 +174,44 @@ def write_rows(
     db: sqlite_utils.Database,
     files: Iterable[InputPath],
     forced_format: str | None,
-    progress: Callable[[InputPath], object] | None,
+    progress: Progress | None,
     workers: int | None,
     full_text: SideIndex,
+    arxiv_categories: Collection[str] = (),
 ) -> Summary:
     """Read, normalize (prepare), write, merge, finish: each stage once, in that order."""
     writer = CatalogWriter(db, full_text)
     # sorted: the same inputs in any order give the same ids and rows
     files = sorted(files, key=str)
-    workers = worker_count(files, workers)
-    sources = prepared_sources(files, forced_format, workers)
+    workers = worker_count(files, workers, forced_format)
+    sources = prepared_sources(files, forced_format, workers, arxiv_categories, progress)
+    left_out = 0
     with db.atomic(), cyclic_collector_paused(workers > 0):
         # closed as soon as the last file is read: the parsing workers exit then, before
         # the merge and finish() grow this process (left to the garbage collector, they
         # would live on through it)
         with contextlib.closing(sources):
-            for source_id, (file, (source, items)) in enumerate(zip(files, sources), start=1):
+            for source_id, (source, items) in enumerate(sources, start=1):
                 entries = problems = 0
                 for item in items:
                     if isinstance(item, Problem):
                         writer.add_problem(item)
                         # a sources.yml problem comes with the first file but is not its own
                         problems += item.path == source.path
+                    elif isinstance(item, LeftOut):
+                        left_out += 1
                     else:
                         writer.add_entry(item, source_id)
                         entries += 1
                 writer.add_source(
                     source_id, source.path, source.format, source.sha256, entries, problems
                 )
-                if progress:
-                    progress(file)
         db.execute(f"pragma cache_size = -{CACHE_KB}")
         writer.end_stream()
         merged = merge_versions(writer)
         distinguish_labels(writer)
         renamed = name_authors(writer)
         # returning drops the writer: its id and name maps are freed for indexes and FTS
-        return writer.finish(merged, renamed)
+        summary = writer.finish(merged, renamed)
+        summary.left_out = left_out
+        return summary

@@ -20,8 +20,9 @@ LABEL_ROUNDS = 3
 def stored_version(writer: CatalogWriter, pid: str) -> Version:
     """The first entry of a paper id, as its row holds it."""
     execute = writer.db.conn.execute
-    title, venue, year, status, url, track, truncated = execute(
-        "select title, venue, year, status, url, track, authors_truncated from papers where id = ?",
+    title, venue, year, status, url, track, truncated, keywords = execute(
+        "select title, venue, year, status, url, track, authors_truncated, keywords "
+        "from papers where id = ?",
         [pid],
     ).fetchone()
     authors = execute(
@@ -29,6 +30,9 @@ def stored_version(writer: CatalogWriter, pid: str) -> Version:
     ).fetchall()
     affiliations = execute(
         "select affiliation_id from paper_affiliations where paper_id = ?", [pid]
+    ).fetchall()
+    categories = execute(
+        "select category_id from paper_categories where paper_id = ? order by position", [pid]
     ).fetchall()
     return Version(
         pid,
@@ -41,6 +45,8 @@ def stored_version(writer: CatalogWriter, pid: str) -> Version:
         bool(truncated),
         tuple(authors),
         tuple(row[0] for row in affiliations),
+        tuple(json.loads(keywords)) if keywords else (),
+        tuple(row[0] for row in categories),
     )
 
 

@@ -3,6 +3,7 @@
 so that the writer only writes. The CPU-heavy half of a build, run in worker processes when
 the input is large."""
 
+import array
 import collections
 import concurrent.futures
 import functools
@@ -11,12 +12,23 @@ import multiprocessing
 import os
 import signal
 import threading
-from collections.abc import Generator, Iterable
+from collections.abc import Callable, Collection, Generator, Iterable, Iterator
+from typing import Any, NamedTuple
 
+from loader.build.id_set import IdSet
 from loader.lifetime import die_with_parent
+from loader.read.dump_chunks import LinePieces, Piece, line_dump_format, read_piece
 from loader.read.lines import MAX_CACHED_NAME_LENGTH, NAME_CACHE_SIZE
-from loader.read.sources import Source, read_source
-from loader.records import Affiliation, AuthorName, Entry, PreparedEntry, Problem, Track
+from loader.read.sources import InputFile, Source, display_path, read_source
+from loader.records import (
+    Affiliation,
+    AuthorName,
+    Entry,
+    LeftOut,
+    PreparedEntry,
+    Problem,
+    Track,
+)
 from loader.rules.labels import derive_label
 from loader.rules.markup import plain_text
 from loader.rules.merge import TITLE, identifying_title, version_keys
@@ -28,6 +40,10 @@ from loader.rules.normalize import affiliation_name, affiliation_slug, paper_id,
 PARALLEL_MIN_BYTES = 8_000_000
 FILES_IN_FLIGHT = 2  # per worker: memory stays bounded whatever the corpus size
 MAX_WORKERS = 2
+# a dump written one record a line and larger than this is prepared in pieces of about this
+# size (loader/read/dump_chunks.py): every worker takes part in one large file, and the
+# build holds a few pieces, never the whole file's entries
+PIECE_BYTES = 4 << 20
 # tracks and affiliations are few and recur in most entries: each spelling is read once
 # while among the last this many
 SPELLING_CACHE_SIZE = 4096
@@ -35,9 +51,9 @@ SPELLING_CACHE_SIZE = 4096
 InputPath = str | os.PathLike[str]
 
 
-def prepare_entry(item: Entry | Problem) -> PreparedEntry | Problem:
-    """An entry normalized for the writer (see PreparedEntry); problems pass through."""
-    if isinstance(item, Problem):
+def prepare_entry(item: Entry | Problem | LeftOut) -> PreparedEntry | Problem | LeftOut:
+    """An entry normalized for the writer (see PreparedEntry); the rest passes through."""
+    if not isinstance(item, Entry):
         return item
     text = plain_text(item.abstract)
     keys = version_keys(item, text)
@@ -61,6 +77,8 @@ def prepare_entry(item: Entry | Problem) -> PreparedEntry | Problem:
         item.status,
         keys,
         next((key for kind, key in keys if kind == TITLE), None),
+        tuple(item.keywords),
+        tuple(item.categories),
     )
 
 
@@ -132,18 +150,37 @@ def read_affiliation(text: str) -> Affiliation | None:
     return Affiliation(slug, affiliation_name(slug)) if slug else None
 
 
-PreparedSource = tuple[Source, Iterable[PreparedEntry | Problem]]
+PreparedItem = PreparedEntry | Problem | LeftOut
+PreparedSource = tuple[Source, Iterable[PreparedItem]]
+# called with the bytes of input just read
+Progress = Callable[[int], object]
 
 
-def prepare_source(file: InputPath, forced_format: str | None = None) -> PreparedSource:
-    source, items = read_source(file, forced_format)
+def prepare_source(
+    file: InputPath, forced_format: str | None = None, arxiv_categories: Collection[str] = ()
+) -> PreparedSource:
+    source, items = read_source(file, forced_format, arxiv_categories)
     return source, map(prepare_entry, items)
 
 
-def prepare_source_eagerly(file: InputPath, forced_format: str | None) -> PreparedSource:
+def prepare_source_eagerly(
+    file: InputPath, forced_format: str | None, arxiv_categories: Collection[str] = ()
+) -> PreparedSource:
     """In a worker process: everything for one file, sent back in one piece."""
-    source, items = prepare_source(file, forced_format)
+    source, items = prepare_source(file, forced_format, arxiv_categories)
     return source, list(items)
+
+
+def prepare_piece(
+    file: InputPath, format: str, piece: Piece, arxiv_categories: Collection[str]
+) -> tuple[list[PreparedItem], "array.array[int]"]:
+    """In a worker process: the items of one piece of a file, and each one's record key (0
+    for a problem), by which the build skips a record whose id an earlier piece gave."""
+    items, keys = [], array.array("Q")
+    for item in read_piece(file, format, piece, arxiv_categories):
+        keys.append(0 if isinstance(item, Problem) else item.record_key or 0)
+        items.append(prepare_entry(item))
+    return items, keys
 
 
 def start_worker(build_pid: int, method: str) -> None:
@@ -177,14 +214,121 @@ def input_bytes(files: Iterable[InputPath]) -> int:
     return total
 
 
+class Work(NamedTuple):
+    """One task for the workers: a whole file, or a piece of one (`pieces` then)."""
+
+    file: int  # its place among the files
+    bytes: int  # of input it reads
+    function: Callable[..., Any]
+    arguments: tuple
+    pieces: LinePieces | None = None
+
+
+def plan_work(
+    files: list[InputPath], forced_format: str | None, arxiv_categories: Collection[str]
+) -> Iterator[Work]:
+    """The tasks of the files, in order: a large dump written one record a line in pieces
+    (found as the tasks are taken), any other file whole."""
+    for index, file in enumerate(files):
+        size = input_bytes([file])
+        format = line_dump_format(file, forced_format) if size > PIECE_BYTES else None
+        if format is None:
+            yield Work(index, size, prepare_source_eagerly, (file, forced_format, arxiv_categories))
+            continue
+        pieces = LinePieces(file, PIECE_BYTES)
+        for piece in pieces:
+            arguments = (file, format, piece, arxiv_categories)
+            yield Work(index, piece.end - piece.start, prepare_piece, arguments, pieces)
+
+
+class WorkQueue:
+    """Tasks handed to the workers in order, at most `limit` of them handed and not taken
+    back: memory stays bounded whatever the corpus size."""
+
+    def __init__(self, pool: concurrent.futures.Executor, work: Iterator[Work], limit: int) -> None:
+        self.pool = pool
+        self.work = work
+        self.limit = limit
+        self.in_flight: collections.deque[tuple[Work, concurrent.futures.Future[Any]]]
+        self.in_flight = collections.deque()
+        self.hand_out()
+
+    def hand_out(self) -> None:
+        while len(self.in_flight) < self.limit:
+            work = next(self.work, None)
+            if work is None:
+                return
+            self.in_flight.append((work, self.pool.submit(work.function, *work.arguments)))
+
+    def take(self) -> tuple[Work, Any]:
+        """The next task and its result."""
+        work, future = self.in_flight.popleft()
+        result = future.result()
+        self.hand_out()
+        return work, result
+
+    def next_is_of(self, file: int) -> bool:
+        return bool(self.in_flight) and self.in_flight[0][0].file == file
+
+
+def read_whole(
+    items: Iterable[PreparedItem], size: int, progress: Progress | None
+) -> Iterator[PreparedItem]:
+    yield from items
+    if progress:
+        progress(size)
+
+
+def read_pieces(
+    queue: WorkQueue,
+    source: Source,
+    pieces: LinePieces,
+    first: Work,
+    result: Any,
+    progress: Progress | None,
+) -> Iterator[PreparedItem]:
+    """The items of a file read in pieces, as read_source gives the whole file: the
+    sources.yml problems an InputFile carries first, a record whose id came before skipped,
+    and a file with no record at all a problem. Sets the source's SHA-256 at the end (the
+    pieces are found in the pass that hashes the file)."""
+    file = first.arguments[0]
+    if isinstance(file, InputFile):
+        yield from file.config_problems
+    seen = IdSet()  # record keys: compact, a snapshot has millions
+    empty = True
+    work = first
+    while True:
+        items, keys = result
+        for item, key in zip(items, keys):
+            if key and not seen.add(key):
+                continue
+            empty = False
+            yield item
+        if progress:
+            progress(work.bytes)
+        if not queue.next_is_of(first.file):
+            break
+        work, result = queue.take()
+    if empty:
+        yield Problem(source.path, 1, "no papers in the file")
+    source.sha256 = pieces.sha256
+
+
 def prepared_sources(
-    files: list[InputPath], forced_format: str | None, workers: int
+    files: list[InputPath],
+    forced_format: str | None,
+    workers: int,
+    arxiv_categories: Collection[str] = (),
+    progress: Progress | None = None,
 ) -> Generator[PreparedSource, None, None]:
     """(source, prepared items) for each file, in the order given, parsed by `workers`
-    processes (none: in this one). Order and results do not depend on the worker count."""
+    processes (none: in this one). Order and results do not depend on the worker count. A
+    file's source is complete once its items have all been taken (the SHA-256 of a file read
+    in pieces is found with them); `progress` hears of each file and piece read."""
     if not workers:
         for file in files:
-            yield prepare_source(file, forced_format)
+            source, items = prepare_source(file, forced_format, arxiv_categories)
+            yield source, read_whole(items, input_bytes([file]), progress)
         return
     # fork starts workers at once and re-imports nothing (a caller's script without a
     # __main__ guard would run again), but is only safe while no other thread runs
@@ -196,25 +340,28 @@ def prepared_sources(
         initializer=start_worker,
         initargs=(os.getpid(), method),
     ) as pool:
-        remaining = iter(files)
-        in_flight: collections.deque[concurrent.futures.Future[PreparedSource]]
-        in_flight = collections.deque()
-        for file in remaining:
-            in_flight.append(pool.submit(prepare_source_eagerly, file, forced_format))
-            if len(in_flight) >= workers * FILES_IN_FLIGHT:
-                break
-        while in_flight:
-            result = in_flight.popleft().result()
-            following = next(remaining, None)
-            if following is not None:
-                in_flight.append(pool.submit(prepare_source_eagerly, following, forced_format))
-            yield result
+        queue = WorkQueue(
+            pool, plan_work(files, forced_format, arxiv_categories), workers * FILES_IN_FLIGHT
+        )
+        for file in files:
+            work, result = queue.take()
+            if work.pieces is None:
+                source, items = result
+                yield source, read_whole(items, work.bytes, progress)
+            else:
+                source = Source(display_path(file), work.arguments[1], "")
+                yield source, read_pieces(queue, source, work.pieces, work, result, progress)
 
 
-def worker_count(files: list[InputPath], workers: int | None) -> int:
+def worker_count(
+    files: list[InputPath], workers: int | None, forced_format: str | None = None
+) -> int:
     if workers is not None:
         return workers
-    if len(files) < 2 or input_bytes(files) < PARALLEL_MIN_BYTES:
+    if input_bytes(files) < PARALLEL_MIN_BYTES:
+        return 0
+    # one file is read in this process, streamed, unless it is a large dump read in pieces
+    if len(files) < 2 and not line_dump_format(files[0], forced_format):
         return 0
     # one worker per CPU, at most two (each costs memory, and the build has a memory goal).
     # Writing takes this process much less CPU than parsing takes: with one worker per

@@ -49,6 +49,8 @@ SCHEMA: dict[str, tuple[dict[str, type], dict[str, Any]]] = {
         {"id": int, "slug": str, "name": str, "paper_count": int},
         {"pk": "id"},
     ),
+    # arXiv's subject categories (cs.LG, math.CO): empty unless an arXiv snapshot was read
+    "categories": ({"id": int, "name": str, "paper_count": int}, {"pk": "id"}),
     "papers": (
         {
             "id": str,
@@ -58,6 +60,9 @@ SCHEMA: dict[str, tuple[dict[str, type], dict[str, Any]]] = {
             "area": str,
             "authors": str,
             "affiliations": str,
+            # JSON lists, null when no source gave any (most do not)
+            "keywords": str,
+            "categories": str,
             "author_count": int,
             "authors_truncated": int,
             "source_count": int,
@@ -86,6 +91,14 @@ SCHEMA: dict[str, tuple[dict[str, type], dict[str, Any]]] = {
                 ("paper_id", "papers", "id"),
                 ("affiliation_id", "affiliations", "id"),
             ],
+        },
+    ),
+    # position: the primary category first, as arXiv lists them
+    "paper_categories": (
+        {"paper_id": str, "category_id": int, "position": int},
+        {
+            "pk": ("paper_id", "category_id"),
+            "foreign_keys": [("paper_id", "papers", "id"), ("category_id", "categories", "id")],
         },
     ),
     # each source entry with the venue, year and status it gave (an arXiv version stays seen)
@@ -128,6 +141,7 @@ SCHEMA: dict[str, tuple[dict[str, type], dict[str, Any]]] = {
 WITHOUT_ROWID = {
     "paper_authors",
     "paper_affiliations",
+    "paper_categories",
     "paper_sources",
     "author_tracks",
     "author_variants",
@@ -140,7 +154,14 @@ GENERATED_COLUMNS = [
 ]
 # rows streamed while parsing, and last the merge keys (to a temporary table); the small
 # tables are written once at the end
-STREAMED = ("papers", "paper_authors", "paper_affiliations", "paper_sources", "version_keys")
+STREAMED = (
+    "papers",
+    "paper_authors",
+    "paper_affiliations",
+    "paper_categories",
+    "paper_sources",
+    "version_keys",
+)
 
 
 def insert_statement(name: str, target: str | None = None) -> str:
@@ -151,7 +172,10 @@ def insert_statement(name: str, target: str | None = None) -> str:
     )
 
 
-INSERTS = {name: insert_statement(name) for name in (*STREAMED[:-1], "authors", "author_variants")}
+INSERTS = {
+    name: insert_statement(name)
+    for name in (*STREAMED[:-1], "authors", "author_variants", "categories")
+}
 # where a papers row (INSERTS["papers"] order) holds what the full-text index reads
 LABEL, AUTHORS, ABSTRACT, ABSTRACT_PLAIN = (
     list(SCHEMA["papers"][0]).index(column)
@@ -163,7 +187,7 @@ INSERTS["version_keys"] = (
 # link tables are keyed by paper id, a hash: rows streamed into them land all over their
 # b-trees, and past the page cache each insert reads and writes back a page. They are streamed
 # into temporary tables in arrival order instead, and copied over once, sorted
-STAGED = ("paper_authors", "paper_affiliations", "paper_sources")
+STAGED = ("paper_authors", "paper_affiliations", "paper_categories", "paper_sources")
 STREAM_INSERTS = {
     **INSERTS,
     **{name: insert_statement(name, f"temp.staged_{name}") for name in STAGED},
@@ -184,6 +208,7 @@ FACET_INDEXES = [
     ("authors", ["key"], None),
     ("authors", ["paper_count"], None),
     ("affiliations", ["slug"], None),
+    ("categories", ["name"], None),
     ("tracks", ["area"], None),
 ]
 # indexes made before the stream, not after: their rows arrive in key order (papers are

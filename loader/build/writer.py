@@ -81,11 +81,15 @@ class Summary:
     tracks: int = 0
     affiliations: int = 0
     problems: list[Problem] = field(default_factory=list)
+    categories: int = 0
+    # records a category filter left out (catalog.py counts them)
+    left_out: int = 0
 
     def __str__(self) -> str:
+        left_out = f", {self.left_out} records left out by category" if self.left_out else ""
         return (
             f"{self.papers} papers, {self.authors} authors, {self.tracks} tracks, "
-            f"{self.affiliations} affiliations, {len(self.problems)} problems"
+            f"{self.affiliations} affiliations, {len(self.problems)} problems{left_out}"
         )
 
 
@@ -115,6 +119,8 @@ class CatalogWriter:
         self.repeated_tracks: dict[str, Track] = {}
         self.affiliations: dict[str, int] = {}  # slug -> id
         self.affiliation_names: list[str] = [""]  # affiliation id -> name
+        self.categories: dict[str, int] = {}  # name -> id
+        self.category_names: list[str] = [""]  # category id -> name
         # rows of the STREAMED tables not yet written (flush); the small tables' at the end
         self.pending: dict[str, list[Row]] = {name: [] for name in STREAMED}
         self.source_rows: list[SourceRow] = []
@@ -208,6 +214,13 @@ class CatalogWriter:
             self.affiliation_names.append(affiliation.name)
         return affiliation_id
 
+    def category_id(self, name: str) -> int:
+        category_id = self.categories.get(name)
+        if category_id is None:
+            category_id = self.categories[name] = len(self.category_names)
+            self.category_names.append(name)
+        return category_id
+
     def add_entry(self, entry: PreparedEntry, source_id: int) -> None:
         """One prepared entry: a new paper row, or one more entry of a paper id already
         written, kept for the merge after the stream."""
@@ -220,6 +233,7 @@ class CatalogWriter:
         )
         links = [(self.author_id(a), p) for a, p in zip(entry.authors, entry.positions)]
         affiliations = {a.slug: self.affiliation_id(a) for a in entry.affiliations}
+        categories = [self.category_id(name) for name in entry.categories]
         track = entry.track
         if not self.paper_ids.add(int(pid, 16)):
             if track:
@@ -236,6 +250,8 @@ class CatalogWriter:
                     entry.truncated,
                     tuple(links),
                     tuple(affiliations.values()),
+                    entry.keywords,
+                    tuple(categories),
                 )
             )
             return
@@ -251,6 +267,8 @@ class CatalogWriter:
                 area,
                 to_json([self.author_names[a] for a, _ in links]),
                 to_json(sorted(affiliations)),
+                to_json(entry.keywords) if entry.keywords else None,
+                to_json(entry.categories) if entry.categories else None,
                 len(links),
                 int(entry.truncated),
                 1,
@@ -265,6 +283,10 @@ class CatalogWriter:
         )
         self.pending["paper_authors"] += [(pid, a, position) for a, position in links]
         self.pending["paper_affiliations"] += [(pid, i) for i in affiliations.values()]
+        if categories:
+            self.pending["paper_categories"] += [
+                (pid, category, position) for position, category in enumerate(categories, 1)
+            ]
         if len(self.pending["papers"]) >= BATCH_SIZE:
             self.flush()
 
@@ -331,6 +353,7 @@ class CatalogWriter:
             execute("update paper_sources set paper_id = ? where paper_id = ?", [paper.id, alias])
             execute("delete from paper_authors where paper_id = ?", [alias])
             execute("delete from paper_affiliations where paper_id = ?", [alias])
+            execute("delete from paper_categories where paper_id = ?", [alias])
             (rowid,) = execute(
                 "delete from papers where id = ? returning rowid", [alias]
             ).fetchone()
@@ -349,13 +372,20 @@ class CatalogWriter:
             self.db.conn.executemany(
                 INSERTS["paper_affiliations"], ((paper.id, a) for a in paper.affiliations)
             )
+        if paper.categories != stored.categories:
+            execute("delete from paper_categories where paper_id = ?", [paper.id])
+            self.db.conn.executemany(
+                INSERTS["paper_categories"],
+                ((paper.id, c, position) for position, c in enumerate(paper.categories, 1)),
+            )
+        categories = [self.category_names[c] for c in paper.categories]
         track_id, track, area = self.merged_track(paper.track)
         # every row the merge changes is indexed again (reindex), whichever columns change
         self.unindex(paper.id)
         updated = execute(
             "update papers set title = ?, label = coalesce(?, label), track = ?, area = ?, "
             "track_id = ?, url = ?, venue = ?, year = ?, status = ?, authors_truncated = ?, "
-            "source_count = ? where id = ? returning rowid",
+            "source_count = ?, keywords = ?, categories = ? where id = ? returning rowid",
             [
                 paper.title,
                 paper.title,
@@ -368,6 +398,8 @@ class CatalogWriter:
                 paper.status,
                 int(paper.truncated),
                 paper.source_count,
+                to_json(paper.keywords) if paper.keywords else None,
+                to_json(categories) if categories else None,
                 paper.id,
             ],
         )
@@ -534,6 +566,10 @@ class CatalogWriter:
             ),
             batch_size=BATCH_SIZE,
         )
+        self.db.conn.executemany(
+            INSERTS["categories"],
+            ((i, name, 0) for name, i in self.categories.items()),
+        )
         self.db.table("authors").enable_fts(["name"], tokenize=AUTHOR_FTS_TOKENIZER)
         stale = merged | self.papers_of_authors(renamed) if renamed else merged
         self.refresh_lists(sorted(stale))
@@ -553,12 +589,14 @@ class CatalogWriter:
             len(self.tracks),
             len(self.affiliations),
             self.problems,
+            len(self.categories),
         )
 
     def count_papers(self) -> None:
         for table, link_table, column in (
             ("authors", "paper_authors", "author_id"),
             ("affiliations", "paper_affiliations", "affiliation_id"),
+            ("categories", "paper_categories", "category_id"),
             ("tracks", "papers", "track_id"),
         ):
             self.db.execute(

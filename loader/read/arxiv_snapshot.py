@@ -1,6 +1,7 @@
 """arXiv's metadata snapshot (`arxiv-metadata-oai-snapshot.json`, the OAI records as JSON Lines):
 `id`, `authors` "A, B and C", `authors_parsed` [[last, first, suffix], ...], `title`,
-`abstract` (hard-wrapped, each line after a paragraph's first indented), `categories`, `doi`,
+`abstract` (hard-wrapped, each line after a paragraph's first indented), `categories` ("cs.LG
+stat.ML", the primary one first), `doi`,
 `versions` [{"version": "v1", "created": "Mon, 2 Apr 2007 19:18:42 GMT"}, ...].
 
 Every record is venue arXiv, year of its first version.
@@ -8,7 +9,7 @@ Every record is venue arXiv, year of its first version.
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterable, Iterator
 
 from loader.read.dumps import (
     RecordProblem,
@@ -17,9 +18,10 @@ from loader.read.dumps import (
     read_dump,
     required_abstract,
     text_value,
+    unique,
 )
 from loader.read.jsonl import normalize_identifier
-from loader.records import Entry, Problem
+from loader.records import Entry, LeftOut, Problem
 
 VENUE = "arXiv"
 # "A, B and C", "A, B, and C"
@@ -30,6 +32,9 @@ YEAR = re.compile(r"\b((?:19|20)\d\d)\b")
 # the year and month an id was given: 0704.0001, 2101.00001, math/0601001, hep-th/9901001
 ID_DATE = re.compile(r"^(?:[a-z.\-]+/)?(\d\d)(\d\d)")
 FIRST_ARXIV_YEAR = 1991
+# a category to keep as a build is asked for it: an archive (cs, hep-th, math) or an archive
+# and subject class (cs.LG, cond-mat.mes-hall)
+CATEGORY = re.compile(r"^[a-z][a-z\-]*(?:\.[a-z][a-z\-]*)?$", re.IGNORECASE)
 
 
 def unwrap_abstract(text: str) -> str:
@@ -83,6 +88,8 @@ def map_snapshot_record(name: str, line: int, record: dict[str, object]) -> tupl
     doi_text = text_value("doi", record.get("doi"))
     # a record may list several DOIs; the first is the paper's
     doi = normalize_identifier("doi", doi_text.split()[0]) if doi_text else None
+    # "cs.LG stat.ML": the primary category first
+    categories = unique((text_value("categories", record.get("categories")) or "").split())
     return arxiv_id, Entry(
         path=name,
         line=line,
@@ -95,7 +102,35 @@ def map_snapshot_record(name: str, line: int, record: dict[str, object]) -> tupl
         year=first_version_year(record, arxiv_id),
         arxiv_id=arxiv_id,
         doi=doi,
+        categories=categories,
     )
+
+
+def is_category(text: str) -> bool:
+    return bool(CATEGORY.match(text))
+
+
+def in_categories(categories: Iterable[str], kept: Collection[str]) -> bool:
+    """Whether a record of these categories is in one of `kept`: the category itself, or its
+    archive (cs keeps cs.LG and cs.CL); case aside, as people type them (cs.lg)."""
+    for category in categories:
+        folded = category.casefold()
+        if folded in kept or folded.split(".")[0] in kept:
+            return True
+    return False
+
+
+def keep_categories(
+    items: Iterable[Entry | Problem], categories: Collection[str]
+) -> Iterator[Entry | Problem | LeftOut]:
+    """The entries in one of `categories` (see in_categories), a LeftOut for each of the
+    others; problems pass."""
+    kept = {category.casefold() for category in categories}
+    for item in items:
+        if isinstance(item, Entry) and not in_categories(item.categories, kept):
+            yield LeftOut(item.line, item.record_key)
+        else:
+            yield item
 
 
 def parse_arxiv_snapshot(name: str, path: str | os.PathLike[str]) -> Iterator[Entry | Problem]:

@@ -9,7 +9,6 @@ import hashlib
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
-from typing import BinaryIO
 
 from loader.read.json_stream import JsonRecord, read_json_records
 from loader.read.lines import explicit_name
@@ -55,14 +54,25 @@ def read_dump(
     before skipped: duplicates inside one dump are one paper (the first)."""
     try:
         with open(path, "rb") as fp:
-            yield from map_records(name, fp, map_record)
+            yield from map_records(name, read_json_records(name, fp), map_record)
     except OSError as error:  # the file went away or broke after its format was told
         yield Problem(name, 1, f"cannot read: {error.strerror or error}")
 
 
-def map_records(name: str, fp: BinaryIO, map_record: MapRecord) -> Iterator[Entry | Problem]:
-    seen: set[bytes] = set()  # 8-byte digests: a 2.7M-paper snapshot keeps ~200 MB less
-    for item in read_json_records(name, fp):
+def record_key(key: str) -> int:
+    """A record's id in its dump as a 64-bit number: an int where the id's text would cost
+    several times as much (a 2.7M-paper snapshot keeps one a record)."""
+    digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "big")
+
+
+def map_records(
+    name: str, records: Iterable[JsonRecord | Problem], map_record: MapRecord
+) -> Iterator[Entry | Problem]:
+    """Entries (each with its record_key) and problems of a dump's records; a record whose
+    id came before is skipped."""
+    seen: set[int] = set()
+    for item in records:
         if isinstance(item, Problem):
             yield item
             continue
@@ -70,10 +80,10 @@ def map_records(name: str, fp: BinaryIO, map_record: MapRecord) -> Iterator[Entr
         if isinstance(result, tuple):
             key, entry = result
             if key is not None:
-                digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=8)
-                if digest.digest() in seen:
+                entry.record_key = record_key(key)
+                if entry.record_key in seen:
                     continue
-                seen.add(digest.digest())
+                seen.add(entry.record_key)
             yield entry
         elif result is not None:
             yield result
@@ -126,6 +136,24 @@ def person_names(key: str, written: Iterable[object]) -> list[str]:
 
 def unique(values: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(values))
+
+
+def keyword_list(key: str, value: object, separator: str) -> list[str]:
+    """Keywords as a dump gives them: a list of strings, or one string of them joined by
+    `separator`; each with its spacing tidied, one of each (case aside), in the given order."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        value = value.split(separator)
+    if not isinstance(value, list):
+        raise RecordProblem(f"{key} must be a list of strings, not {json_type(value)}")
+    keywords: dict[str, str] = {}
+    for item in value:
+        text = text_value(key, item)
+        if text:
+            text = " ".join(text.split())
+            keywords.setdefault(text.casefold(), text)
+    return list(keywords.values())
 
 
 def venue_name(letters: str) -> str:

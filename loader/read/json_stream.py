@@ -52,14 +52,16 @@ class BrokenJson(Exception):
 class JsonStream:
     """A text buffer over a binary file that knows the line number of its read position."""
 
-    def __init__(self, fp: BinaryIO, max_record: int = MAX_RECORD_CHARACTERS) -> None:
+    def __init__(
+        self, fp: BinaryIO, max_record: int = MAX_RECORD_CHARACTERS, line: int = 1
+    ) -> None:
         self.fp = fp
         self.max_record = max_record
         # undecodable bytes become lone surrogates, which the readers report by field
         self.decoder = codecs.getincrementaldecoder("utf-8")(errors="surrogateescape")
         self.buffer = ""
         self.position = 0
-        self.line = 1
+        self.line = line  # of the read position: a piece of a file starts where it starts
         self.ended = False
         self.started = False
 
@@ -206,6 +208,7 @@ def read_json_records(name: str, fp: BinaryIO) -> Iterator[JsonRecord | Problem]
 
 
 def json_lines(name: str, stream: JsonStream) -> Iterator[JsonRecord | Problem]:
+    """The records of one value a line (after the first, whatever the first was)."""
     while stream.peek():
         try:
             yield stream.decode()

@@ -1,6 +1,6 @@
 """OpenReview notes as its API gives them: API v1 (`content.title` is the title) or v2
 (`content.title.value`), in a JSON array, one note a line, or the API's answer
-`{"notes": [...], "count": N}`.
+`{"notes": [...], "count": N}`; `content.keywords` are the authors' keywords.
 
 Venue, year and status come from the note's `venue` ("ICLR 2024 oral", "Submitted to ICLR
 2024", "Withdrawn Submission") and `venueid` ("ICLR.cc/2024/Conference/Withdrawn_Submission"),
@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from loader.read.dumps import (
     RecordProblem,
     json_type,
+    keyword_list,
     person_names,
     read_dump,
     required_abstract,
@@ -148,6 +149,7 @@ def map_note(name: str, line: int, note: dict[str, object]) -> tuple[str, Entry 
         year=year,
         status=status,
         openreview_id=paper_id,
+        keywords=keyword_list("keywords", content_value(content, "keywords"), ","),
     )
 
 

@@ -1,6 +1,7 @@
 """Paper Copilot's paper lists (github.com/papercopilot/paperlists): one JSON array a venue and
 year, `iclr/iclr2024.json`, each record with `title`, `author` "A;B;C", `aff` "X;Y;Z",
-`status`, `track`, `primary_area`, `abstract`, `site` and, for some venues, `arxiv` and `doi`.
+`status`, `track`, `primary_area`, `keywords` "K1;K2", `abstract`, `site` and, for some
+venues, `arxiv` and `doi`.
 
 Venue and year come from the file name (`iclr2024.json` -> ICLR 2024, `nips2018.json` ->
 NeurIPS 2018) unless a sources.yml entry gives them.
@@ -11,6 +12,7 @@ import re
 from collections.abc import Iterator
 
 from loader.read.dumps import (
+    keyword_list,
     person_names,
     read_dump,
     required_abstract,
@@ -77,6 +79,7 @@ def map_paperlists_record(
         url=url,
         status=text_value("status", record.get("status")),
         track=text_value("primary_area", record.get("primary_area")) or track,
+        keywords=keyword_list("keywords", record.get("keywords"), SEPARATOR),
         **read_identifiers(record, url),
     )
 

@@ -1,12 +1,15 @@
-"""sources.yml: the venue, year and status of the pages in a folder.
+"""sources.yml: the venue, year and status of the pages in a folder, and the arXiv categories
+a snapshot keeps.
 
     - match: "iclr2024_*.txt"   # glob relative to this folder, ** allowed
       venue: ICLR
       year: 2024               # or "2024"
       status: poster
+    - match: "arxiv-metadata-oai-snapshot.json"
+      arxiv_categories: [cs.LG, cs.CL]   # an arXiv snapshot's records kept (venue, year: its own)
 
 `match` is required; `venue`, `year` and `status` are each optional, but an entry gives at
-least one of them (`venue: arXiv` alone is fine: pages that mix years).
+least one of them (`venue: arXiv` alone is fine: pages that mix years) or `arxiv_categories`.
 
 A sources.yml is configuration, never an input file. It applies to the files of its folder
 and below, whether the folder or a single file of it is given: the sources.yml files read for
@@ -25,12 +28,15 @@ from typing import Literal
 
 import yaml
 
+from loader.read.arxiv_snapshot import is_category
 from loader.records import Problem
 
 CONFIG_NAME = "sources.yml"
 REQUIRED_KEYS = ("match",)
 SETTING_KEYS = ("venue", "year", "status")  # each optional; an entry gives one at least
-KEYS = (*REQUIRED_KEYS, *SETTING_KEYS)
+# the arXiv categories whose records a snapshot keeps: an entry with it needs only match
+CATEGORIES_KEY = "arxiv_categories"
+KEYS = (*REQUIRED_KEYS, *SETTING_KEYS, CATEGORIES_KEY)
 YEAR = re.compile(r"^[12][0-9]{3}$")
 
 
@@ -39,6 +45,7 @@ class SourceSettings:
     venue: str | None = None
     year: int | None = None
     status: str | None = None
+    arxiv_categories: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -99,6 +106,7 @@ def read_rule(name: str, node: yaml.Node) -> Rule | Problem:
             name, line, "each entry must be a mapping with match and a venue, year or status"
         )
     values = {}
+    categories: tuple[str, ...] = ()
     for key_node, value_node in node.value:
         key = key_node.value
         if key not in KEYS:
@@ -107,12 +115,19 @@ def read_rule(name: str, node: yaml.Node) -> Rule | Problem:
                 key_node.start_mark.line + 1,
                 f"unknown key {key!r} (expected {', '.join(KEYS)})",
             )
+        if key == CATEGORIES_KEY:
+            found = read_categories(name, value_node)
+            if isinstance(found, Problem):
+                return found
+            categories = found
+            continue
         if not isinstance(value_node, yaml.ScalarNode) or not value_node.value.strip():
             return Problem(name, value_node.start_mark.line + 1, f"{key} must be a single value")
         values[key] = value_node.value.strip()
     if "match" not in values:
         return Problem(name, line, "entry has no match")
-    if not any(key in values for key in SETTING_KEYS):
+    # the categories alone make an entry: an arXiv snapshot gives its own venue and year
+    if not categories and not any(key in values for key in SETTING_KEYS):
         return Problem(name, line, "entry has no venue, year or status")
     if "year" in values and not YEAR.match(values["year"]):
         return Problem(name, line, f"year {values['year']!r} is not a year such as 2024")
@@ -120,8 +135,23 @@ def read_rule(name: str, node: yaml.Node) -> Rule | Problem:
     if pattern.is_absolute() or ".." in pattern.parts:
         return Problem(name, line, f"match {values['match']!r} must stay inside this folder")
     year = int(values["year"]) if "year" in values else None
-    settings = SourceSettings(values.get("venue"), year, values.get("status"))
+    settings = SourceSettings(values.get("venue"), year, values.get("status"), categories)
     return Rule(name, line, values["match"], settings)
+
+
+def read_categories(name: str, node: yaml.Node) -> tuple[str, ...] | Problem:
+    """arxiv_categories: a list of categories ([cs.LG, cs.CL]) or a single one."""
+    items = node.value if isinstance(node, yaml.SequenceNode) else [node]
+    categories = []
+    for item in items:
+        text = item.value.strip() if isinstance(item, yaml.ScalarNode) else ""
+        if not is_category(text):
+            message = f"{CATEGORIES_KEY} must list arXiv categories such as cs.LG, not {text!r}"
+            return Problem(name, item.start_mark.line + 1, message)
+        categories.append(text)
+    if not categories:
+        return Problem(name, node.start_mark.line + 1, f"{CATEGORIES_KEY} is empty")
+    return tuple(categories)
 
 
 def matched_files(folder: str, pattern: str) -> set[str]:
@@ -203,4 +233,6 @@ def describe(settings: SourceSettings) -> str:
     """'ICLR 2024 (poster)', 'arXiv', '2024', 'no venue or year (poster)'."""
     shown = " ".join(str(value) for value in (settings.venue, settings.year) if value)
     status = f" ({settings.status})" if settings.status else ""
-    return (shown or "no venue or year") + status
+    kept = settings.arxiv_categories
+    categories = f" {CATEGORIES_KEY} {', '.join(kept)}" if kept else ""
+    return ((shown or "no venue or year") + status + categories).strip()

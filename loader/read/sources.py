@@ -4,11 +4,11 @@ import hashlib
 import io
 import os
 import stat
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from loader.read.arxiv_snapshot import parse_arxiv_snapshot
+from loader.read.arxiv_snapshot import keep_categories, parse_arxiv_snapshot
 from loader.read.json_stream import first_record
 from loader.read.jsonl import parse_jsonl
 from loader.read.lines import LISTING_MARKER, is_too_long, line_problem, read_lines
@@ -17,7 +17,7 @@ from loader.read.openreview import parse_openreview
 from loader.read.paperlists import parse_paperlists, venue_of_file
 from loader.read.profile import find_owner, parse_profile
 from loader.read.source_config import CONFIG_NAME, SourceSettings, load_source_config
-from loader.records import Entry, Problem
+from loader.records import Entry, LeftOut, Problem
 
 Parser = Callable[[str, Sequence[str]], Iterator[Entry | Problem]]
 PARSERS: dict[str, Parser] = {
@@ -178,17 +178,36 @@ def open_regular(path: str | os.PathLike[str]) -> io.BufferedReader | None:
 
 
 def read_source(
-    path: str | os.PathLike[str], forced_format: str | None = None
-) -> tuple[Source, Iterator[Entry | Problem]]:
-    """Parse one file (a path or an InputFile). Returns (Source, iterator of Entry | Problem)."""
+    path: str | os.PathLike[str],
+    forced_format: str | None = None,
+    arxiv_categories: Collection[str] = (),
+) -> tuple[Source, Iterator[Entry | Problem | LeftOut]]:
+    """Parse one file (a path or an InputFile). Returns (Source, iterator of Entry | Problem |
+    LeftOut): see with_read_settings."""
     source, items = parse_source(path, forced_format)
+    return source, with_read_settings(path, source, items, arxiv_categories)
+
+
+def with_read_settings(
+    path: str | os.PathLike[str],
+    source: Source,
+    items: Iterable[Entry | Problem],
+    arxiv_categories: Collection[str] = (),
+) -> Iterator[Entry | Problem | LeftOut]:
+    """A file's items with the venue, year and status of its sources.yml entry (or of a
+    Paper Copilot file's name), the sources.yml problems an InputFile carries first; an arXiv
+    snapshot's records outside the categories its sources.yml entry names, else outside
+    `arxiv_categories` (if any), as LeftOut."""
     settings = path.settings if isinstance(path, InputFile) else None
     if source.format == "paperlists" and settings is None:
         settings = settings_of_file_name(source.path)
     if isinstance(path, InputFile) or settings:
         problems = path.config_problems if isinstance(path, InputFile) else ()
         items = with_settings(items, settings, problems)
-    return source, items
+    kept = (settings and settings.arxiv_categories) or arxiv_categories
+    if source.format == "arxiv" and kept:
+        return keep_categories(items, kept)
+    return iter(items)
 
 
 def settings_of_file_name(name: str) -> SourceSettings | None:
@@ -280,12 +299,13 @@ def report_if_no_records(name: str, items: Iterable[Entry | Problem]) -> Iterato
 def check_sources(
     files: Iterable[str | os.PathLike[str]], forced_format: str | None = None
 ) -> tuple[int, list[Problem]]:
-    """Parse everything and return (entry count, problems) without writing anything."""
+    """Parse everything and return (entry count, problems) without writing anything (records
+    a sources.yml leaves out are no entries)."""
     entries, problems = 0, []
     for file in files:
         for item in read_source(file, forced_format)[1]:
             if isinstance(item, Problem):
                 problems.append(item)
-            else:
+            elif isinstance(item, Entry):
                 entries += 1
     return entries, problems

@@ -257,10 +257,20 @@ def author_list(ranked: Sequence[Version]) -> tuple[AuthorLink, ...]:
     return tuple(links.items())
 
 
+def merged_keywords(ranked: Sequence[Version]) -> tuple[str, ...]:
+    """Every version's keywords, one of each (case aside) as first spelled."""
+    keywords: dict[str, str] = {}
+    for version in ranked:
+        for keyword in version.keywords:
+            keywords.setdefault(keyword.casefold(), keyword)
+    return tuple(keywords.values())
+
+
 def resolve(versions: Iterable[Version]) -> Paper:
     """The paper the versions are: the shown version's id, venue, year and status; the
     title (a real one over a placeholder), url and track of the best-ranked version that has
-    one; all authors and affiliations; the other ids as aliases."""
+    one; all authors, affiliations, keywords (one of each, case aside) and categories, those
+    of better-ranked versions first; the other ids as aliases."""
     ranked = sorted(versions, key=shown_rank)
     shown = ranked[0]
 
@@ -281,4 +291,6 @@ def resolve(versions: Iterable[Version]) -> Paper:
         authors=author_list(ranked),
         affiliations=tuple(sorted({a for v in ranked for a in v.affiliations})),
         source_count=len(ranked),
+        keywords=merged_keywords(ranked),
+        categories=tuple(dict.fromkeys(c for v in ranked for c in v.categories)),
     )
