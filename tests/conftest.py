@@ -1,7 +1,9 @@
+import os
 import sqlite3
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from loader.build.catalog import build_catalog
 from loader.read.sources import discover
@@ -9,6 +11,23 @@ from loader.read.sources import discover
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "seeds"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+# Property tests: by default the same few hundred examples every run (derandomized, no example
+# database), so a failure is repeatable and `make test` stays short; `make test-deep`
+# (HYPOTHESIS_PROFILE=deep) tries thousands of fresh examples and keeps the failures it finds.
+# No deadline: the machine is shared, and no test is about time.
+DEFAULT_EXAMPLES = 200
+settings.register_profile(
+    "default", max_examples=DEFAULT_EXAMPLES, derandomize=True, database=None, deadline=None
+)
+settings.register_profile("deep", max_examples=5000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+def scaled_examples(count):
+    """`count` examples in a default run, for a property slower than most (a build an
+    example), and as many times more in another profile as that profile has more examples."""
+    return max(1, count * settings.default.max_examples // DEFAULT_EXAMPLES)
 
 
 @pytest.fixture(scope="session")
