@@ -30,6 +30,20 @@ def scaled_examples(count):
     return max(1, count * settings.default.max_examples // DEFAULT_EXAMPLES)
 
 
+@pytest.fixture(autouse=True)
+def datasette_without_rich_tracebacks(request, monkeypatch):
+    """Datasette prints every error it answers, each 404 and 400 too, as a rich traceback with
+    every local variable when rich is importable: a few tenths of a second a request. A pip
+    install of paper-catalog has no rich (import-linter brings it into the test environment),
+    so tests run as it does; those marked `rich_tracebacks` run with rich, as a site where it
+    is installed does."""
+    if request.node.get_closest_marker("rich_tracebacks") is None:
+        import datasette.app  # noqa: F401 (first: handle_exception is imported by it)
+        from datasette import handle_exception
+
+        monkeypatch.setattr(handle_exception, "rich", None)
+
+
 @pytest.fixture(scope="session")
 def seed_catalog(tmp_path_factory):
     """The catalog built by the real loader from the real seed files."""

@@ -263,6 +263,7 @@ def test_the_plugins_are_registered_by_the_installed_distribution():
     assert all(p["hooks"] for p in ours if p is not package[0])
 
 
+@pytest.mark.rich_tracebacks
 @pytest.mark.asyncio(loop_scope="session")
 async def test_a_datasette_without_the_catalog_is_served_as_stock(other_db):
     from datasette.app import Datasette
@@ -277,6 +278,18 @@ async def test_a_datasette_without_the_catalog_is_served_as_stock(other_db):
         assert (await stock.client.get(path)).status_code == 404, path
     # a write to a mutable database is Datasette's to answer, not refused as read-only
     assert (await stock.client.post("/other/things/-/insert")).status_code != 405
+
+
+@pytest.mark.rich_tracebacks
+@pytest.mark.asyncio(loop_scope="session")
+async def test_refused_parameters_are_answered_where_rich_is_installed(datasette):
+    """With rich importable, Datasette's error handler prints the traceback of the exception
+    being handled; a parameter refused before any view runs has none, and is still a 400."""
+    pytest.importorskip("rich")
+    for path in ("/catalog/papers?_timelimit=abc", "/catalog/papers.json?_timelimit=abc"):
+        response = await datasette.client.get(path)
+        assert response.status_code == 400, path
+        assert "_timelimit" in response.text, path
 
 
 @pytest.mark.asyncio(loop_scope="session")
