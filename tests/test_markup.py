@@ -1,11 +1,14 @@
 """loader.rules.markup: the one reading of an abstract's markup, for search (plain_text) and pages
 (render_html, title_html). Each rule is checked on a real abstract from
-tests/fixtures/real/markup/ (see SOURCE.md there); hostile input keeps its synthetic tests."""
+tests/fixtures/real/markup/ (see SOURCE.md there); hostile input keeps its synthetic tests. Every
+fast path of the reading gives what the plain reading it replaces gives, on every line of real
+text (tests/real_texts.py) and on generated text."""
 
 import functools
 import html
 import json
 import re
+import sqlite3
 import unicodedata
 from pathlib import Path
 
@@ -15,8 +18,16 @@ from hypothesis import strategies as st
 from markupsafe import Markup
 
 from loader.rules import markup
-from loader.rules.markup import plain_text, render_html, title_html, title_text
+from loader.rules.markup import (
+    plain_html,
+    plain_text,
+    read_html,
+    render_html,
+    title_html,
+    title_text,
+)
 
+from .conftest import FIXTURES
 from .html_tags import parse
 from .real_texts import REAL_TEXTS
 
@@ -898,3 +909,69 @@ def test_definition_words_found_at_each_backslash_on_real_text():
 )
 def test_definition_words_found_at_each_backslash(source):
     check_definition_words(source)
+
+
+# plain_html: the fast path for texts without markup gives the full reading's HTML, on every
+# real, seed and hostile title and abstract --------------------------------------------------
+
+CRAFTED = [
+    'Say "no" to it',
+    "It's 3 > 2 and 2 < 3",
+    "a\u00a0b",
+    "line\nbreak\tand tab",
+    "carriage\r\nreturn",
+    "nul\x00byte",
+    "bell\x07",
+    "e\u0301 composed",
+    "emoji \U0001f600 and \ufffd",
+    "&amp; an entity",
+    "<script>alert(1)</script>",
+    "$x^2$ math",
+    "",
+    " ",
+]
+
+
+def texts(seed_catalog):
+    with sqlite3.connect(seed_catalog) as connection:
+        rows = connection.execute("select label, title, abstract from papers").fetchall()
+    found = [text for row in rows for text in row if isinstance(text, str)]
+    for path in [*FIXTURES.rglob("*.jsonl"), *FIXTURES.rglob("*.json")]:
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict):
+                found += [
+                    record[k] for k in ("title", "abstract") if isinstance(record.get(k), str)
+                ]
+    # a lone surrogate never reaches a page: the loader stores UTF-8
+    return [text for text in found + CRAFTED if is_utf8(text)]
+
+
+def is_utf8(text):
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def test_plain_texts_render_as_markup_renders_them(seed_catalog):
+    checked = 0
+    for text in texts(seed_catalog):
+        fragment = plain_html(text)
+        if fragment is not None:
+            checked += 1
+            assert fragment == read_html(text, title=True) == read_html(text, title=False), repr(
+                text
+            )
+        assert title_html(text) == read_html(text, title=True), repr(text)
+        assert render_html(text) == read_html(text, title=False), repr(text)
+    assert checked > 100
+
+
+@pytest.mark.parametrize("text", ["$x$", "a <b>", "a & b", "x\ry", "x\x00y", "*em*", "http://a.b"])
+def test_texts_with_markup_or_odd_characters_take_the_full_reading(text):
+    assert plain_html(text) is None

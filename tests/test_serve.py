@@ -346,3 +346,10 @@ def test_serve_refuses_to_start_when_datasette_differs_from_the_patches(monkeypa
     assert "Request.args has changed" in result.output
     assert "Traceback" not in result.output
     assert snapshot_directories(db) == []
+
+
+@pytest.mark.asyncio
+async def test_catalog_is_served_as_catalog(datasette):
+    response = await datasette.client.get("/catalog/papers.json?_shape=array&_size=1")
+    assert response.status_code == 200
+    assert len(response.json()) == 1
