@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from .conftest import environment_without_rich
+
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = ROOT / "test-artifacts"
@@ -69,6 +71,7 @@ def datasette_server(db_path, log_dir, metadata=ROOT / "metadata.yml"):
         process = subprocess.Popen(
             serve_command(db_path, port, metadata),
             cwd=ROOT,
+            env=environment_without_rich(),
             stdout=log,
             stderr=subprocess.STDOUT,
         )

@@ -24,10 +24,47 @@ settings.register_profile("deep", max_examples=5000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
+# The test files that take longest, most of it waiting on real servers, browsers and subprocesses,
+# longest first. `make test` starts them first (its workers take a file at a time, in this
+# order), so that no worker is left with one of them at the end while the other has nothing left
+# to do. A file not named here runs after them; the order changes no result.
+LONGEST_FILES = (
+    "test_security.py",
+    "test_serve.py",
+    "test_connections.py",
+    "test_install.py",
+    "test_browser.py",
+    "test_bench_smoke.py",
+    "test_xss_browser.py",
+    "test_accessibility.py",
+    "test_fuzz_loader.py",
+    "test_crash_safety.py",
+    "test_publish.py",
+    "test_markup.py",
+    "test_url_fuzz.py",
+    "test_search_browser.py",
+    "test_labels.py",
+)
+
+
+def pytest_collection_modifyitems(items):
+    rank = {name: place for place, name in enumerate(LONGEST_FILES)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
 def scaled_examples(count):
     """`count` examples in a default run, for a property slower than most (a build an
     example), and as many times more in another profile as that profile has more examples."""
     return max(1, count * settings.default.max_examples // DEFAULT_EXAMPLES)
+
+
+def environment_without_rich():
+    """The environment for a server a test starts: this one, with rich left out of its Python
+    path (tests/without_rich/rich says why)."""
+    environment = dict(os.environ)
+    paths = [str(Path(__file__).resolve().parent / "without_rich"), environment.get("PYTHONPATH")]
+    environment["PYTHONPATH"] = os.pathsep.join(path for path in paths if path)
+    return environment
 
 
 @pytest.fixture(autouse=True)
