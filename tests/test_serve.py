@@ -56,8 +56,9 @@ def wait_until_answering(url, process, seconds=STARTUP_SECONDS):
 
 
 @contextlib.contextmanager
-def served(db, poll=0.2, workers=2, log=subprocess.DEVNULL, preexec_fn=None):
-    """`paper-catalog serve` on db as a real process; yields (base URL, process)."""
+def served(db, poll=0.2, workers=1, log=subprocess.DEVNULL, preexec_fn=None):
+    """`paper-catalog serve` on db as a real process; yields (base URL, process). One worker
+    unless the test is about several (the tests share two cores)."""
     port = free_port()
     command = [sys.executable, "-c", "from loader.cli import cli; cli()", "serve"]
     command += ["--db", str(db), "--port", str(port), "--poll", str(poll)]
@@ -144,7 +145,7 @@ def test_rebuild_while_serving_moves_the_server_to_the_new_build(tmp_path):
     seeds = discover([SEEDS])
     db = tmp_path / "catalog.db"
     build_catalog(seeds[:1], db)
-    with served(db) as (url, process):
+    with served(db, workers=2) as (url, process):
         old = paper_count(url)
         before = snapshot_directories(db)
         assert len(before) == 1 and os.path.samefile(before[0] / "catalog.db", db)
@@ -203,7 +204,7 @@ def test_rebuild_while_serving_moves_the_server_to_the_new_build(tmp_path):
 def test_server_stops_with_its_supervisor_even_on_kill_9(tmp_path):
     db = tmp_path / "catalog.db"
     build_catalog(discover([SEEDS])[:1], db)
-    with served(db) as (url, process):
+    with served(db, workers=2) as (url, process):
         process.send_signal(signal.SIGKILL)
         process.wait(10)
         deadline = time.monotonic() + 30
@@ -260,7 +261,7 @@ def test_setting_text_keeps_zero_apart_from_off():
 def test_served_site_is_catalog_whatever_the_file_and_revalidates_with_the_build(tmp_path):
     db = tmp_path / "big.db"
     build_catalog(discover([SEEDS])[:1], db)
-    with served(db, workers=1) as (url, _):
+    with served(db) as (url, _):
         page = httpx.get(f"{url}/catalog/papers", headers={"accept-encoding": "gzip"}, timeout=10)
         assert page.status_code == 200 and page.headers["content-encoding"] == "gzip"
         assert "papers" in page.text
