@@ -6,7 +6,7 @@ DB ?= catalog.db
 HOST ?= 127.0.0.1
 PORT ?= 8001
 
-.PHONY: serve test build check bench bench-build bench-build-1m bench-serve bench-throughput bench-smoke publish load throughput lint cog clean
+.PHONY: serve test test-slow test-deep build check bench bench-build bench-build-1m bench-serve bench-throughput bench-smoke publish load throughput lint cog clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -86,8 +86,23 @@ $(AXE): tests/js/package.json
 	npm install --prefix tests/js --no-audit --no-fund --silent
 	touch $@
 
+# the whole suite but the long runs (marked slow), on two workers, a test file a worker at a time
+# (module fixtures such as a browser or a server then start once), the longest files first
+# (tests/conftest.py, LONGEST_FILES); docs/testing.md
+TEST_WORKERS ?= 2
+PARALLEL = -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 test: $(BIN)/.installed $(AXE)
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q $(PARALLEL)
+
+# the long fuzz, kill and load runs only: ten times the URL combinations, 20 kill -9s of a
+# build (CRASH_KILLS=n for more), the throughput benchmark's URL mix
+test-slow: $(BIN)/.installed $(AXE)
+	$(BIN)/pytest -q $(PARALLEL) -m slow
+
+# every property test with thousands of fresh random examples each (the hypothesis profile
+# 'deep' of tests/conftest.py; the examples that fail are kept in .hypothesis/); long
+test-deep: $(BIN)/.installed
+	HYPOTHESIS_PROFILE=deep $(BIN)/pytest -q $(PARALLEL) -m hypothesis
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check loader plugins tests bench

@@ -1,7 +1,9 @@
+import os
 import sqlite3
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from loader.build.catalog import build_catalog
 from loader.read.sources import discover
@@ -9,6 +11,51 @@ from loader.read.sources import discover
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "seeds"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+# Property tests: by default the same few hundred examples every run (derandomized, no example
+# database), so a failure is repeatable and `make test` stays short; `make test-deep`
+# (HYPOTHESIS_PROFILE=deep) tries thousands of fresh examples and keeps the failures it finds.
+# No deadline: the machine is shared, and no test is about time.
+DEFAULT_EXAMPLES = 200
+settings.register_profile(
+    "default", max_examples=DEFAULT_EXAMPLES, derandomize=True, database=None, deadline=None
+)
+settings.register_profile("deep", max_examples=5000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+# The test files that take longest, most of it waiting on real servers, browsers and subprocesses,
+# longest first. `make test` starts them first (its workers take a file at a time, in this
+# order), so that no worker is left with one of them at the end while the other has nothing left
+# to do. A file not named here runs after them; the order changes no result.
+LONGEST_FILES = (
+    "test_security.py",
+    "test_serve.py",
+    "test_connections.py",
+    "test_install.py",
+    "test_browser.py",
+    "test_bench_smoke.py",
+    "test_xss_browser.py",
+    "test_accessibility.py",
+    "test_fuzz_loader.py",
+    "test_crash_safety.py",
+    "test_publish.py",
+    "test_markup.py",
+    "test_url_fuzz.py",
+    "test_search_browser.py",
+    "test_labels.py",
+)
+
+
+def pytest_collection_modifyitems(items):
+    rank = {name: place for place, name in enumerate(LONGEST_FILES)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
+def scaled_examples(count):
+    """`count` examples in a default run, for a property slower than most (a build an
+    example), and as many times more in another profile as that profile has more examples."""
+    return max(1, count * settings.default.max_examples // DEFAULT_EXAMPLES)
 
 
 @pytest.fixture(scope="session")

@@ -1,7 +1,11 @@
-"""The scale benchmark still runs end to end (at 10k papers); nothing here is about time."""
+"""The benchmarks still run end to end: the scale benchmark at 10k papers, bench/throughput.py on
+the seed catalog for a second or two a run. Nothing here is about time."""
 
 import filecmp
+import importlib.util
 import json
+import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -118,3 +122,49 @@ def test_benchmark_runs_end_to_end_at_10k(tmp_path):
     assert result.returncode == 0, result.stderr[-2000:]
     figures = json.loads(out.read_text())
     assert figures["rows"] > 0 and figures["bytes"] > 0 and figures["speedup"] > 0
+
+
+# bench/throughput.py in miniature: both servers on the seed catalog ------------------------------
+
+
+def load_throughput():
+    spec = importlib.util.spec_from_file_location("throughput", ROOT / "bench" / "throughput.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_mix_has_every_kind_and_no_repeats(seed_catalog):
+    throughput = load_throughput()
+    urls, kinds = throughput.mix_urls(seed_catalog, size=200)
+    assert len(urls) == len(set(urls)) == sum(kinds.values())
+    assert all(kinds.values()), kinds
+    assert throughput.cpu_seconds(os.getpid()) > 0
+
+
+@pytest.mark.skipif(shutil.which("wrk") is None, reason="needs wrk (Debian: apt-get install wrk)")
+@pytest.mark.parametrize(
+    "mix_connections, seconds",
+    [
+        pytest.param([], 1, id="popular"),
+        pytest.param([4], 2, id="mix-and-popular", marks=pytest.mark.slow),
+    ],
+)
+def test_tiny_run_of_both_servers(tmp_path, seed_catalog, monkeypatch, mix_connections, seconds):
+    """Each run starts its own servers: `make test` runs the popular pages only, `make
+    test-slow` the URL mix too."""
+    throughput = load_throughput()
+    db = tmp_path / "catalog.db"
+    shutil.copy(seed_catalog, db)
+    urls, kinds = throughput.mix_urls(db, size=50)
+    results = throughput.measure(db, seconds, mix_connections, urls, cache_mb=1)
+    runs = [("mix", connections) for connections in mix_connections] + [("popular", 16)]
+    assert set(results) == {
+        (server, run, connections) for server in ("stock", "ours") for run, connections in runs
+    }
+    assert all(r["errors"] == 0 for r in results.values()), results
+    # on a busy machine stock Datasette may finish nothing in a second or two; ours must
+    assert all(r["requests"] > 0 for (server, _, _), r in results.items() if server == "ours")
+    text = throughput.report(db, results, 1, kinds)
+    assert "| popular | 16 |" in text and "ours/stock" in text
+    assert ("| mix | 4 |" in text) == bool(mix_connections)

@@ -28,7 +28,9 @@ from loader.records import Entry
 
 from .conftest import ROOT, SEEDS
 
-KILLS = int(os.environ.get("CRASH_KILLS", "20"))  # CRASH_KILLS=200 for a deeper one-off run
+# kills a run: a few in `make test`, more in `make test-slow` (CRASH_KILLS=200 for a deeper one-off)
+QUICK_KILLS = 5
+SLOW_KILLS = int(os.environ.get("CRASH_KILLS", "20"))
 COPIES = 40  # of the 90 seed entries, each copy with its own abstracts: 3 600 papers
 TABLES = (
     "papers",
@@ -82,7 +84,12 @@ def big_inputs(tmp_path_factory):
     return folder
 
 
-def test_kill_9_at_random_moments_never_damages_the_previous_catalog(tmp_path, big_inputs):
+@pytest.mark.parametrize(
+    "kills",
+    [QUICK_KILLS, pytest.param(SLOW_KILLS, marks=pytest.mark.slow)],
+    ids=lambda n: f"{n}-kills",
+)
+def test_kill_9_at_random_moments_never_damages_the_previous_catalog(tmp_path, big_inputs, kills):
     target = tmp_path / "catalog.db"
     build_catalog(discover([SEEDS]), target)
     previous, previous_counts = target.read_bytes(), counts(target)
@@ -101,9 +108,9 @@ def test_kill_9_at_random_moments_never_damages_the_previous_catalog(tmp_path, b
     rng = random.Random(5)
     killed = finished = attempts = 0
     outcomes = []
-    while killed < KILLS:
+    while killed < kills:
         attempts += 1
-        assert attempts < 4 * KILLS, "the build kept finishing before it could be killed"
+        assert attempts < 4 * kills, "the build kept finishing before it could be killed"
         stale = temporaries(target)
         process = paper_catalog("build", big_inputs, "--db", target)
         # wait for this build's own temporary file, so that every kill lands mid-build
@@ -130,7 +137,7 @@ def test_kill_9_at_random_moments_never_damages_the_previous_catalog(tmp_path, b
         # the killed build's temporary may stay behind; the one before it is gone
         assert not (stale & temporaries(target))
         assert len(temporaries(target)) <= 1
-    assert outcomes.count("previous") >= KILLS // 2  # most kills land before the replace
+    assert outcomes.count("previous") >= kills // 2  # most kills land before the replace
 
     process = paper_catalog("build", SEEDS, "--db", target)
     assert process.wait() == 0, process.stderr.read()

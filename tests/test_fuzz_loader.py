@@ -5,8 +5,8 @@ Properties, through the real functions and through the CLI:
 - every block of every input file is accounted for (`unaccounted_blocks` says exactly what that
   means), and the catalog holds exactly what the parsers returned (`catalog_differences`).
 
-The run is bounded and repeatable (fixed example counts, derandomized). FUZZ_SCALE=20 in the
-environment multiplies the example counts for a deeper one-off run.
+The run is bounded and repeatable (fixed example counts, derandomized: the hypothesis profile of
+tests/conftest.py); `make test-deep` multiplies the counts with fresh examples.
 """
 
 import json
@@ -30,18 +30,14 @@ from loader.read.lines import NAME_SEPARATOR, split_authors, tidy_name
 from loader.read.sources import DUMP_PARSERS, check_sources, discover, public_paths, read_source
 from loader.records import Entry, Problem
 
-from .conftest import FIXTURES, SEEDS
-
-SCALE = int(os.environ.get("FUZZ_SCALE", "1"))
+from .conftest import FIXTURES, SEEDS, scaled_examples
 
 
-def fuzz_settings(examples):
+def fuzz_settings(examples=None):
+    """The profile's examples, or `examples` scaled by the profile for a slower property."""
+    count = {} if examples is None else {"max_examples": scaled_examples(examples)}
     return settings(
-        max_examples=examples * SCALE,
-        deadline=None,
-        derandomize=True,
-        database=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+        **count, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
     )
 
 
@@ -623,7 +619,7 @@ def write_folder(directory, files):
 # The properties
 
 
-@fuzz_settings(examples=600)
+@fuzz_settings()
 @given(case=damaged(), forced=st.sampled_from([None, None, None, "listing", "profile", "jsonl"]))
 def test_parsers_account_for_every_block_of_a_damaged_file(workdir, case, forced):
     name, data = case

@@ -1,21 +1,35 @@
 """loader.rules.markup: the one reading of an abstract's markup, for search (plain_text) and pages
 (render_html, title_html). Each rule is checked on a real abstract from
-tests/fixtures/real/markup/ (see SOURCE.md there); hostile input keeps its synthetic tests."""
+tests/fixtures/real/markup/ (see SOURCE.md there); hostile input keeps its synthetic tests. Every
+fast path of the reading gives what the plain reading it replaces gives, on every line of real
+text (tests/real_texts.py) and on generated text."""
 
+import functools
 import html
 import json
 import re
+import sqlite3
+import unicodedata
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from markupsafe import Markup
 
 from loader.rules import markup
-from loader.rules.markup import plain_text, render_html, title_html, title_text
+from loader.rules.markup import (
+    plain_html,
+    plain_text,
+    read_html,
+    render_html,
+    title_html,
+    title_text,
+)
 
+from .conftest import FIXTURES
 from .html_tags import parse
+from .real_texts import REAL_TEXTS
 
 REAL = Path(__file__).resolve().parent / "fixtures" / "real" / "markup"
 EXAMPLES = {
@@ -158,7 +172,6 @@ def test_backticks_around_math_are_no_code_span():
 QUOTE_PIECES = st.sampled_from(["`", "``", "'", "''", " ", "a", "Bo", "$x$", "$", ".", "\n"])
 
 
-@settings(deadline=None)
 @given(st.lists(QUOTE_PIECES, max_size=16).map("".join))
 def test_no_code_span_ever_holds_math(source):
     for segment in markup.parse(source):
@@ -494,7 +507,6 @@ MARKUP_PIECES = st.sampled_from(
 )  # fmt: skip
 
 
-@settings(max_examples=300, deadline=None)
 @given(st.lists(MARKUP_PIECES | st.text(max_size=5), max_size=40).map("".join))
 def test_any_input_renders_to_allowed_markup_and_plain_text(text):
     fragment = render_html(text)
@@ -502,3 +514,543 @@ def test_any_input_renders_to_allowed_markup_and_plain_text(text):
     assert "<script" not in fragment.lower()
     assert isinstance(plain_text(text), str)
     assert_safe(title_html(text))
+
+
+# fast paths: each gives what the plain reading it replaces gives, on every line of real text
+# (tests/real_texts.py) and on generated text made of the characters the fast path turns on ------
+
+
+def latex_regions_word_by_word(source):
+    """The reading latex_regions replaced: every word looked at in turn."""
+    if not markup.LATEX_MARK.search(source):
+        return [(False, source)]
+    regions, depth = [], 0
+    tokens = re.split(r"(\s+)", source)
+    for index, token in enumerate(tokens):
+        following = tokens[index + 1] if index + 1 < len(tokens) else ""
+        if token.isspace() or not token:
+            is_latex = depth > 0 or (bool(regions) and regions[-1][0] and following[:1] == "{")
+        else:
+            is_latex = depth > 0 or bool(markup.LATEX_MARK.search(token))
+            depth = max(0, depth + token.count("{") - token.count("}"))
+        if regions and regions[-1][0] == is_latex:
+            regions[-1][1] += token
+        else:
+            regions.append([is_latex, token])
+    return regions
+
+
+def nonempty(regions):
+    return [(bool(is_latex), part) for is_latex, part in regions if part]
+
+
+# the pattern latex_words replaced: a whole word with a LaTeX mark, tried at every word
+LATEX_WORD = re.compile(r"(?<!\S)\S*?(?:[\\{}~`]|--|'')\S*")
+
+
+def check_latex_regions_and_words(source):
+    assert nonempty(markup.latex_regions(source)) == nonempty(latex_regions_word_by_word(source))
+    assert "".join(part for _, part in markup.latex_regions(source)) == source
+    assert list(markup.latex_words(source)) == [w.span() for w in LATEX_WORD.finditer(source)]
+
+
+def test_latex_regions_and_words_equal_the_word_by_word_readings_on_real_text():
+    assert len(REAL_TEXTS) > 1000
+    assert len([t for t in REAL_TEXTS if markup.LATEX_MARK.search(t)]) > 100
+    assert len([t for t in REAL_TEXTS if LATEX_WORD.search(t)]) > 100
+    for source in REAL_TEXTS:
+        check_latex_regions_and_words(source)
+
+
+@given(st.text(alphabet=st.sampled_from(list("ab\\{}~-'` \t\n\u00a0\u3000$x")), max_size=60))
+def test_latex_regions_and_words_equal_the_word_by_word_readings(source):
+    check_latex_regions_and_words(source)
+
+
+@functools.cache
+def protected_texts():
+    """The texts markdown-it reads in parse(): math, escapes and quotes set aside."""
+    protected = []
+    for source in REAL_TEXTS:
+        normal = unicodedata.normalize("NFC", source)
+        normal = markup.apply_definitions(markup.PLACEHOLDER.sub("\ufffd", html.unescape(normal)))
+        protected.append(markup.set_aside(normal))
+    return protected
+
+
+def markdown_tokens(source):
+    return [(t.type, t.content) for t in markup.MARKDOWN.parseInline(source)[0].children or []]
+
+
+def check_text_without_markdown_marks(source):
+    if not markup.has_markdown_mark(source):
+        assert markdown_tokens(source) == ([("text", source)] if source else []), source
+
+
+def test_text_without_markdown_marks_is_one_text_token_on_real_text():
+    for source, _ in protected_texts():
+        check_text_without_markdown_marks(source)
+
+
+@given(
+    st.text(
+        alphabet=st.sampled_from(list("ab *_`[]()<>&#;!\\$~-'\"\t\n\r\0\u00a0:/.h\ue100")),
+        max_size=40,
+    )
+)
+def test_text_without_markdown_marks_is_one_text_token(source):
+    check_text_without_markdown_marks(source)
+
+
+def test_cached_latex_readings_equal_fresh_ones_on_real_text():
+    """read_repeated_latex_region and math_text are pure: a cached reading is a fresh one."""
+    regions = {
+        part
+        for source, _ in protected_texts()
+        for is_latex, part in markup.latex_regions(source)
+        if is_latex and not markup.PLACEHOLDER.search(part)
+    }
+    assert len(regions) > 50
+    for part in regions:
+        assert markup.read_repeated_latex_region(part) == tuple(markup.read_latex_region(part, ()))
+    maths = {p.tex for _, pieces in protected_texts() for p in pieces if isinstance(p, markup.Math)}
+    assert len(maths) > 50
+    for tex in maths:
+        assert markup.math_text(tex) == markup.math_text.__wrapped__(tex)
+
+
+def parse_without_fast_paths(source):
+    """parse() with every Markdown text read by markdown-it and no cached reading."""
+    original = (
+        markup.has_markdown_mark,
+        markup.simple_markdown_segments,
+        markup.read_repeated_latex_region,
+        markup.math_text,
+    )
+    try:
+        markup.has_markdown_mark = lambda _: True
+        markup.simple_markdown_segments = lambda text, pieces: None
+        markup.read_repeated_latex_region = lambda part: markup.read_latex_region(part, ())
+        markup.math_text = markup.math_text.__wrapped__
+        return markup.parse.__wrapped__(source)
+    finally:
+        (
+            markup.has_markdown_mark,
+            markup.simple_markdown_segments,
+            markup.read_repeated_latex_region,
+            markup.math_text,
+        ) = original
+
+
+def takes_simple_markdown(source):
+    """Whether parse(source) reads its Markdown with simple_markdown_segments."""
+    source = markup.PLACEHOLDER.sub("\ufffd", html.unescape(unicodedata.normalize("NFC", source)))
+    protected, pieces = markup.set_aside(markup.apply_definitions(source))
+    return markup.has_markdown_mark(protected) and (
+        markup.simple_markdown_segments(protected, pieces) is not None
+    )
+
+
+def test_parse_of_real_text_is_unchanged_by_the_fast_paths():
+    """parse() and its plain text against the same read through markdown-it and pylatexenc for
+    every source, caches off."""
+    assert len([t for t in REAL_TEXTS if takes_simple_markdown(t)]) > 20
+    differ = []
+    for source in REAL_TEXTS:
+        fast = markup.parse.__wrapped__(source)
+        slow = parse_without_fast_paths(source)
+        if (fast, markup.segments_text(fast)) != (slow, markup.segments_text(slow)):
+            differ.append(source)
+    assert differ == []
+
+
+MARKDOWN_PIECES = st.lists(
+    st.sampled_from(
+        ["a", "Bc", "1", " ", " ", "*", "**", "***", "`", "``", ".", ",", ";", ":", "(", ")"]
+        + ["$k$", "-", "é", "_", "\xa0", "!", "\t", "\\emph{x}", "'", '"', "\ue100", "&amp;"]
+    ),
+    max_size=16,
+).map("".join)
+# emphasis and code shaped as abstracts write them, and bent out of the simple shapes
+EMPHASIZED_WORDS = st.lists(
+    st.tuples(
+        st.sampled_from([" ", " ", "", "(", "\xa0", "a", "\t"]),
+        st.sampled_from(["*", "**", "`", "***", ""]),
+        st.sampled_from(["a", "Bc", "1", "x-y", "$k$", "\\emph{x}", "é", "e.g.", " a", "a b "]),
+        st.sampled_from(["*", "**", "`", "***", ""]),
+        st.sampled_from(["", ".", ",", ";", ":", "!", ")", "tate", "-x", "é", "*", "`"]),
+    ).map("".join),
+    min_size=1,
+    max_size=5,
+).map("".join)
+
+
+@given(MARKDOWN_PIECES)
+def test_simple_markdown_reads_as_markdown_it(source):
+    assert markup.parse.__wrapped__(source) == parse_without_fast_paths(source)
+
+
+@given(EMPHASIZED_WORDS)
+def test_simple_markdown_of_emphasized_words_reads_as_markdown_it(source):
+    assert markup.parse.__wrapped__(source) == parse_without_fast_paths(source)
+
+
+def test_simple_markdown_is_taken_where_it_is_meant_to_be():
+    """The generated texts above reach it: the shapes it takes and some it refuses."""
+    for source in ["with **S**tate-of-the-art.", "a *b c*, `code` and *d*e", "*a*"]:
+        assert takes_simple_markdown(source), source
+    for source in ["a*b*", "*a *", "***a***", "` a `", "*a*!", "*a* _b_", "*é*", "*a"]:
+        assert not takes_simple_markdown(source), source
+
+
+# the patterns markup.py had before its branches were rewritten to start with a literal
+MATH_OR_ESCAPE_BRANCHES_GROUPED = re.compile(
+    r"""
+      (?P<display>\$\$)
+    | (?P<inline>\$)
+    | \\\[(?P<bracket>.{1,2000}?)\\\]
+    | \\\((?P<paren>.{1,2000}?)\\\)
+    | (?P<open_quote>``(?=\S))
+    | (?P<close_quote>'')
+    | (?P<escape>\\[^A-Za-z0-9\s])
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+MARKUP_MARK_ONE_PATTERN = re.compile(r"[$\\*_`\[<&~{}\ue100-\uf7ff]|--|''|https?://")
+# the character-class searches holds_any replaced (and LATEX_MARK as it was before its branches
+# were each made a literal)
+MARKDOWN_MARK = re.compile(r"[*_`\[\]<&\n\r\0]")
+LATEX_MARK = re.compile(r"[\\{}~]|--|''|`")
+
+
+def matches(pattern, source):
+    found, position = [], 0
+    while match := pattern.search(source, position):
+        # set_aside reads the span, the branch and the math of \[...\] and \(...\)
+        found.append((match.span(), match.lastgroup, match["bracket"], match["paren"]))
+        position = max(match.end(), position + 1)
+    return found
+
+
+def markup_one_needle_at_a_time(source):
+    """has_markup as it was, but for URLs: every needle over the whole text."""
+    marks = [*markup.MARKUP_CHARACTERS, "--", "''"]
+    return any(mark in source for mark in marks) or bool(markup.PLACEHOLDER.search(source))
+
+
+def check_marks(source):
+    assert matches(markup.MATH_OR_ESCAPE, source) == matches(
+        MATH_OR_ESCAPE_BRANCHES_GROUPED, source
+    ), source
+    assert markup.has_markup(source) == bool(MARKUP_MARK_ONE_PATTERN.search(source)), source
+    assert markup.has_markdown_mark(source) == bool(MARKDOWN_MARK.search(source)), source
+    assert markup.has_latex_mark(source) == bool(LATEX_MARK.search(source)), source
+    spans = [m.span() for m in markup.LATEX_MARK.finditer(source)]
+    assert spans == [m.span() for m in LATEX_MARK.finditer(source)], source
+    doubled = "--" in source or "''" in source
+    assert markup.holds_doubled(source, markup.DOUBLED_MARKS) == doubled, source
+    url = "http://" in source or "https://" in source
+    assert markup.has_markup(source) == bool(markup_one_needle_at_a_time(source) or url), source
+
+
+def test_marks_are_found_as_the_patterns_found_them_on_real_text():
+    assert sum(markup.has_markdown_mark(t) for t in REAL_TEXTS) > 100
+    assert sum("--" in s for s in REAL_TEXTS) > 50 and sum("''" in s for s in REAL_TEXTS) > 20
+    assert sum("-" in s and not markup.has_markup(s) for s in REAL_TEXTS) > 500
+    for source in REAL_TEXTS:
+        check_marks(source)
+    for source, _ in protected_texts():  # with placeholders: not ASCII
+        check_marks(source)
+
+
+@given(st.text(alphabet=st.sampled_from(list("$$\\[]()`' a1\n-htps:/\ue100")), max_size=40))
+def test_math_and_escape_marks_are_found_as_the_patterns_found_them(source):
+    check_marks(source)
+
+
+@given(st.text(alphabet=st.sampled_from(list("ab *_`[]<>&\n\r\0\\{}~-'$\ue100é")), max_size=40))
+def test_markdown_and_latex_marks_are_found_as_the_patterns_found_them(source):
+    check_marks(source)
+
+
+@given(st.lists(st.sampled_from([*"-'a :/ ", "http://", "https:/"]), max_size=20).map("".join))
+def test_doubled_marks_and_urls_are_found_as_the_needles_found_them(source):
+    check_marks(source)
+
+
+def read_escaped_word(part):
+    return markup.split_text(markup.LATEX_ESCAPE.sub(r"\1", part), [])
+
+
+def test_escaped_words_read_as_pylatexenc_reads_them_on_real_text():
+    regions = {
+        part
+        for source in REAL_TEXTS
+        for is_latex, part in markup.latex_regions(source)
+        if is_latex and markup.ESCAPED_WORD.fullmatch(part)
+    }
+    assert len(regions) > 20
+    assert [p for p in regions if read_escaped_word(p) != markup.read_latex_region(p, [])] == []
+
+
+@given(
+    st.lists(
+        st.sampled_from([*"aZ09.,;:()", "\\%", "\\&", "\\$", "\\#", "\\_"]), min_size=1, max_size=12
+    ).map("".join)
+)
+def test_escaped_words_read_as_pylatexenc_reads_them(part):
+    if markup.ESCAPED_WORD.fullmatch(part):
+        assert read_escaped_word(part) == markup.read_latex_region(part, [])
+
+
+def test_every_character_split_splits_at_but_the_space_is_unprintable():
+    """collapse_spaces returns printable text without double, leading or trailing spaces
+    as it is."""
+    characters = map(chr, range(0x110000))
+    assert [c for c in characters if c.isspace() and c != " " and c.isprintable()] == []
+
+
+def test_collapse_spaces_equals_split_and_join_on_real_text():
+    """Also asked again about a text, in any order: the text last found collapsed is told by
+    identity, and every answer is split and join's."""
+    texts = REAL_TEXTS + [t + "  x" for t in REAL_TEXTS[:200]]
+    for source in texts + texts[::-1]:
+        for _ in range(2):
+            assert markup.collapse_spaces(source) == " ".join(source.split())
+    collapsed = " ".join(REAL_TEXTS[-1].split())
+    assert markup.collapse_spaces(collapsed) is collapsed
+    assert markup.LAST_COLLAPSED[0] is collapsed
+
+
+@given(
+    st.text(
+        alphabet=st.sampled_from(list("ab \t\n\r\u00a0\u2003\u200b\u3000\x1c\x85")), max_size=30
+    )
+)
+def test_collapse_spaces_equals_split_and_join(source):
+    assert markup.collapse_spaces(source) == " ".join(source.split())
+
+
+def restore_every_time(text, pieces, as_source=False):
+    """restore() without its shortcut: a pass over the text whatever the pieces."""
+
+    def back(match):
+        piece = pieces[ord(match.group(0)) - markup.PLACEHOLDER_BASE]
+        if isinstance(piece, markup.Math):
+            if not as_source:
+                return match.group(0)
+            return f"$${piece.tex}$$" if piece.display else f"${piece.tex}$"
+        return piece
+
+    return markup.PLACEHOLDER.sub(back, text)
+
+
+def test_restore_and_split_text_shortcuts_on_real_text():
+    """Without pieces a text has no placeholder (split_text does not split it), and restore
+    gives what its full pass gives, also with only math pieces (kept as placeholders)."""
+    protected = protected_texts()
+    assert sum(1 for _, pieces in protected if not pieces) > 100
+    only_math = [(t, p) for t, p in protected if p and all(isinstance(x, markup.Math) for x in p)]
+    assert len(only_math) > 20
+    for protected_text, pieces in protected:
+        for as_source in (False, True):
+            assert markup.restore(protected_text, pieces, as_source) == restore_every_time(
+                protected_text, pieces, as_source
+            )
+        assert pieces or not markup.PLACEHOLDER.search(protected_text)
+
+
+def check_printable(source):
+    assert markup.is_printable(source) == source.isprintable(), source
+
+
+def test_printable_told_by_translate_on_real_text():
+    for source in REAL_TEXTS:
+        check_printable(source)
+
+
+@given(st.text(alphabet=st.sampled_from(list("a \t\n\x00\x1f\x7f~\x85é\u200b")), max_size=20))
+def test_printable_told_by_translate(source):
+    check_printable(source)
+
+
+# the pattern simple_markdown_segments found its marks with
+MARK_RUN = re.compile(r"\*+|`+")
+
+
+def test_mark_runs_equal_the_pattern_on_real_text():
+    assert sum(len(MARK_RUN.findall(source)) > 1 for source in REAL_TEXTS) > 20
+    for source in REAL_TEXTS:
+        assert markup.mark_runs(source) == [m.span() for m in MARK_RUN.finditer(source)], source
+
+
+@given(st.text(alphabet=st.sampled_from(list("*`a ")), max_size=20))
+def test_mark_runs_equal_the_pattern(source):
+    assert markup.mark_runs(source) == [m.span() for m in MARK_RUN.finditer(source)]
+
+
+def split_text_as_it_was(text, pieces):
+    """split_text with every text split at placeholders and searched for URLs."""
+    segments = []
+    for part in re.split("([\ue100-\uf7ff])", text) if pieces else [text]:
+        if not part:
+            continue
+        if markup.PLACEHOLDER.fullmatch(part):
+            piece = pieces[ord(part) - markup.PLACEHOLDER_BASE]
+            segments.append(piece if isinstance(piece, markup.Math) else markup.Text(piece))
+            continue
+        position = 0
+        for url in markup.BARE_URL.finditer(part):
+            segments.append(markup.Text(part[position : url.start()]))
+            segments.append(markup.Link(url.group(0), ()))
+            position = url.end()
+        segments.append(markup.Text(part[position:]))
+    return [segment for segment in segments if segment != markup.Text("")]
+
+
+def check_split_text(source):
+    protected, pieces = markup.set_aside(source)
+    for reading in (markup.restore(protected, pieces), protected, source):
+        assert markup.split_text(reading, pieces) == split_text_as_it_was(reading, pieces), source
+
+
+def test_split_text_skipping_ascii_and_colonless_text_on_real_text():
+    assert sum(markup.set_aside(s)[1] != [] and s.isascii() for s in REAL_TEXTS) > 100
+    assert sum("http" in s for s in REAL_TEXTS) > 20
+    for source in REAL_TEXTS:
+        check_split_text(source)
+
+
+@given(
+    st.lists(
+        st.sampled_from([*"a :/.$\\`'", "$x$", "\\$", "``a''", "http://a.b", "https://x", "é"]),
+        max_size=16,
+    ).map("".join)
+)
+def test_split_text_skipping_ascii_and_colonless_text(source):
+    check_split_text(source)
+
+
+def set_aside_searching_from_each_end(text):
+    """set_aside with the pattern searched from where the last match ended."""
+    original = markup.first_mark
+    try:
+        markup.first_mark = lambda text, position: position
+        return markup.set_aside(text)
+    finally:
+        markup.first_mark = original
+
+
+def check_set_aside(source):
+    assert markup.set_aside(source) == set_aside_searching_from_each_end(source), source
+    for match in markup.MATH_OR_ESCAPE.finditer(source):
+        assert source[match.start()] in markup.MATH_OR_ESCAPE_STARTS, source
+
+
+def test_set_aside_skipping_to_the_first_mark_on_real_text():
+    assert sum(len(markup.set_aside(s)[1]) > 1 for s in REAL_TEXTS) > 100
+    for source in REAL_TEXTS:
+        check_set_aside(source)
+
+
+@given(
+    st.lists(
+        st.sampled_from([*"a $\\`'()[]{}\n.", "$$", "``", "''", "\\(", "\\)", "\\[", "\\]", "é"]),
+        max_size=20,
+    ).map("".join)
+)
+def test_set_aside_skipping_to_the_first_mark(source):
+    check_set_aside(source)
+
+
+def check_definition_words(source):
+    found = markup.holds_definition_word(source)
+    assert found == markup.holds_any(source, markup.DEFINITION_WORDS), source
+    if markup.DEFINITION.search(source):
+        assert found, source
+
+
+def test_definition_words_found_at_each_backslash_on_real_text():
+    assert sum("\\" in s for s in REAL_TEXTS) > 100
+    assert any(markup.holds_definition_word(s) for s in REAL_TEXTS)
+    for source in REAL_TEXTS:
+        check_definition_words(source)
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [*markup.DEFINITION_WORDS, "\\", "\\\\", "new", "command", "def", "a", "{", "}"]
+            + ["\\R", "$", " ", "re", "*"]
+        ),
+        max_size=10,
+    ).map("".join)
+)
+def test_definition_words_found_at_each_backslash(source):
+    check_definition_words(source)
+
+
+# plain_html: the fast path for texts without markup gives the full reading's HTML, on every
+# real, seed and hostile title and abstract --------------------------------------------------
+
+CRAFTED = [
+    'Say "no" to it',
+    "It's 3 > 2 and 2 < 3",
+    "a\u00a0b",
+    "line\nbreak\tand tab",
+    "carriage\r\nreturn",
+    "nul\x00byte",
+    "bell\x07",
+    "e\u0301 composed",
+    "emoji \U0001f600 and \ufffd",
+    "&amp; an entity",
+    "<script>alert(1)</script>",
+    "$x^2$ math",
+    "",
+    " ",
+]
+
+
+def texts(seed_catalog):
+    with sqlite3.connect(seed_catalog) as connection:
+        rows = connection.execute("select label, title, abstract from papers").fetchall()
+    found = [text for row in rows for text in row if isinstance(text, str)]
+    for path in [*FIXTURES.rglob("*.jsonl"), *FIXTURES.rglob("*.json")]:
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict):
+                found += [
+                    record[k] for k in ("title", "abstract") if isinstance(record.get(k), str)
+                ]
+    # a lone surrogate never reaches a page: the loader stores UTF-8
+    return [text for text in found + CRAFTED if is_utf8(text)]
+
+
+def is_utf8(text):
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def test_plain_texts_render_as_markup_renders_them(seed_catalog):
+    checked = 0
+    for text in texts(seed_catalog):
+        fragment = plain_html(text)
+        if fragment is not None:
+            checked += 1
+            assert fragment == read_html(text, title=True) == read_html(text, title=False), repr(
+                text
+            )
+        assert title_html(text) == read_html(text, title=True), repr(text)
+        assert render_html(text) == read_html(text, title=False), repr(text)
+    assert checked > 100
+
+
+@pytest.mark.parametrize("text", ["$x$", "a <b>", "a & b", "x\ry", "x\x00y", "*em*", "http://a.b"])
+def test_texts_with_markup_or_odd_characters_take_the_full_reading(text):
+    assert plain_html(text) is None

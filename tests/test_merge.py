@@ -2,11 +2,16 @@
 catalogs built from the real fixtures of each rule (tests/fixtures/real/merge/)."""
 
 import json
+import re
+import unicodedata
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from loader.records import Entry
+from loader.rules import merge
 from loader.rules.merge import (
     Version,
     VersionGroups,
@@ -24,6 +29,7 @@ from loader.rules.normalize import paper_id, plain_text
 
 from . import merge_fixtures
 from .merge_fixtures import records, site
+from .real_texts import REAL_TEXTS, plain_texts
 
 build_fixtures = merge_fixtures.build_fixtures
 
@@ -298,3 +304,55 @@ async def test_an_alias_redirects_to_its_paper(build_fixtures):
     assert response.headers["location"] == f"/catalog/papers/{pid}.json?_shape=objects"
     assert (await client.get(f"/catalog/papers/{pid}")).status_code == 200
     assert (await client.get("/catalog/papers/0123456789abcdef")).status_code == 404
+
+
+# fast path: letters_and_digits gives what the pattern it replaces gives, on every line of real
+# text (tests/real_texts.py), their plain text, and generated text ----------------------------
+
+
+def letters_and_digits_by_pattern(source):
+    """The reading letters_and_digits replaced: casefold, NFKD, one pattern."""
+    normal = unicodedata.normalize("NFKD", source.casefold())
+    return merge.NOT_LETTER_OR_DIGIT.sub("", normal)
+
+
+def test_letters_and_digits_equal_the_pattern_on_real_text():
+    plain = plain_texts()
+    assert sum(not t.isascii() for t in plain) > 500
+    for source in REAL_TEXTS + plain:
+        assert merge.letters_and_digits(source) == letters_and_digits_by_pattern(source), source
+
+
+@given(
+    st.text(
+        alphabet=st.sampled_from(
+            list("aAZ_9 -.,–’“ε∞ℓαéÉ\u0301\u0345½℡Ⅸ％İ\ud800\x00ᴬΑ\U0001d6a8\U0001d400ﬁﬃßKΣς")
+        ),
+        max_size=30,
+    )
+)
+def test_letters_and_digits_equal_the_pattern(source):
+    """With readings that hold another character read ('𝚨' -> 'Α' -> 'α'): the whole pass."""
+    assert merge.letters_and_digits(source) == letters_and_digits_by_pattern(source)
+
+
+def test_ascii_casefold_is_lower():
+    ascii_text = "".join(map(chr, range(128)))
+    assert ascii_text.casefold() == ascii_text.lower()
+
+
+def test_word_characters_are_alphanumerics_or_underscore():
+    """letters_and_digits drops what str.isalnum() refuses where it dropped `[\\W_]`."""
+    word = re.compile(r"\w")
+    differ = [
+        c for c in map(chr, range(0x110000)) if bool(word.fullmatch(c)) != (c.isalnum() or c == "_")
+    ]
+    assert differ == []
+
+
+def test_no_combining_mark_of_a_reading_is_a_letter():
+    """letters_and_digits reads each character alone: NFKD reorders only combining marks (a
+    nonzero combining class), and it drops every one of those."""
+    for code in range(0x110000):
+        reading = unicodedata.normalize("NFKD", chr(code).casefold())
+        assert not any(unicodedata.combining(c) and c.isalnum() for c in reading), hex(code)

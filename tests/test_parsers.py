@@ -3,12 +3,18 @@
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from loader.read.lines import split_authors
+from loader.read import listing
+from loader.read.entries import read_block
+from loader.read.lines import Block, line_problem, split_authors, too_long
 from loader.read.sources import detect_format, read_source
 from loader.records import Entry, Problem
+from loader.rules.normalize import TRACK_SEPARATOR
 
 from .conftest import FIXTURES
+from .real_texts import REAL_TEXTS
 
 ABSTRACT = "We study a problem and propose a method that works well in practice."
 
@@ -608,3 +614,53 @@ def test_paper_copilot_slot_without_a_letter_is_skipped(tmp_path):
     source, entries, problems = parse(tmp_path, json.dumps(dump), "aistats2022.json")
     assert source.format == "paperlists" and not problems
     assert entries[0].authors == record.authors
+
+
+# ---------------------------------------------------------------------------------------------
+# Fast paths of the text formats: each gives what the plain reading it replaces gives, on every
+# line of real text (tests/real_texts.py) and on generated lines
+
+
+def shapes_checking_every_line(path, block, classify):
+    """read_block as it was: line_problem asked about every line."""
+    shapes = []
+    for offset, line in enumerate(block.lines):
+        problem = line_problem(path, block.line + offset, line)
+        shapes.append(("problem", problem) if problem else classify(line))
+    for index in range(1, len(shapes) - 1):
+        sandwiched = shapes[index - 1][0] == shapes[index + 1][0] == "text"
+        if sandwiched and shapes[index][0] != "problem":
+            shapes[index] = ("text", block.lines[index])
+    return shapes
+
+
+def classify_by_length(line):
+    return ("text", line) if len(line) > 3 else ("authors", line)
+
+
+def check_block(block_lines):
+    block = Block(7, block_lines)
+    assert read_block("f.txt", block, classify_by_length) == shapes_checking_every_line(
+        "f.txt", block, classify_by_length
+    )
+
+
+def test_read_block_finds_the_problems_line_problem_finds_on_real_text():
+    real = [line.strip() for line in REAL_TEXTS if line.strip()]
+    for start in range(0, len(real), 5):
+        check_block(real[start : start + 5])
+    check_block(["ok", "a\0b", "\udcff", too_long(1 << 21), "plain"])
+
+
+@given(st.lists(st.text(alphabet=st.sampled_from(list("ab \0\udcff\ud800é")), min_size=1)))
+def test_read_block_finds_the_problems_line_problem_finds(block_lines):
+    check_block(block_lines)
+
+
+def test_cached_track_lines_read_as_fresh_ones_on_real_text():
+    listing.is_track.cache_clear()
+    tracks = [t.strip() for t in REAL_TEXTS if TRACK_SEPARATOR in t and len(t) <= 200]
+    assert sum(listing.is_track(line) for line in tracks) > 20
+    for line in tracks + tracks:  # the second time from the cache
+        assert listing.is_track(line) == listing.is_track.__wrapped__(line), line
+    assert listing.is_track.cache_info().hits >= len(tracks)

@@ -257,7 +257,7 @@ def test_concurrent_bombs_against_a_real_server_leave_pages_answering(tmp_path, 
         else:
             results[key] = (response.status_code, time.perf_counter() - started)
 
-    with served(db) as (url, supervisor):
+    with served(db, workers=2) as (url, supervisor):
         pid = server_pid(supervisor)
         threads = [
             threading.Thread(target=fetch, args=(("bomb", i, sql), "/catalog.json", {"sql": sql}))
@@ -407,7 +407,7 @@ def test_huge_results_against_a_real_server_are_refused_with_memory_flat(tmp_pat
         response = httpx.get(f"{url}{path}", params=params, timeout=120)
         results[key] = (response.status_code, len(response.content))
 
-    with served(db) as (url, supervisor):
+    with served(db, workers=2) as (url, supervisor):
         pid = server_pid(supervisor)
         threads = [
             threading.Thread(target=fetch, args=((i, sql[:40]), f"/catalog{fmt}", {"sql": sql}))
@@ -633,7 +633,7 @@ def test_pages_do_not_queue_behind_visitors_slow_sql_against_a_real_server(tmp_p
         response = httpx.get(f"{url}{path}", timeout=120)
         pages.append((path, response.status_code, len(finished)))
 
-    with served(db) as (url, _):
+    with served(db, workers=2) as (url, _):
         threads = [threading.Thread(target=slow) for _ in range(slow_count)]
         for thread in threads:
             thread.start()

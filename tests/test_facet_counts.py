@@ -1,6 +1,6 @@
-"""The papers table's facet boxes, counted for all boxes of a kind in one query
-(plugins/facets.py), against the counts Datasette's own facet queries give: the same values,
-counts, order and links, on the seeds plus the real conference papers."""
+"""The papers table's facet boxes (loader/web/facet_counts.py, plugins/facets.py), counted for all
+boxes of a kind in one query or in memory, against the counts Datasette's own facet queries
+give: the same values, counts, order and links, on the seeds plus the real conference papers."""
 
 import asyncio
 import sqlite3
@@ -9,7 +9,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 import pytest_asyncio
 
-from loader.web import facet_counts as facet_memory
+from loader.web import facet_counts
 
 from .conftest import second_datasette
 from .plugin_files import load_plugin
@@ -57,14 +57,14 @@ def count_in_sql(site):
     """Never read the link tables into memory for this site: its boxes come from SQL."""
     done = asyncio.get_running_loop().create_future()
     done.set_result(None)
-    facet_memory._indexes[site.get_database("catalog")] = done
+    facet_counts._indexes[site.get_database("catalog")] = done
 
 
 @pytest_asyncio.fixture(params=["memory", "sql"])
 async def counted_site(request, site, sql_site):
     """The search catalog's site, its link boxes counted from memory or from SQL."""
     if request.param == "memory":
-        assert await facet_memory.loaded_indexes(site.get_database("catalog"), LINKS)
+        assert await facet_counts.loaded_indexes(site.get_database("catalog"), LINKS)
         return site
     count_in_sql(sql_site)
     return sql_site
@@ -192,7 +192,7 @@ PAGES = [
 @pytest.mark.parametrize("page", ["papers.json", "papers"])
 async def test_boxes_counted_in_memory_are_the_sql_boxes(site, sql_site, query, page):
     """Values, labels, counts, order, truncation and links: the same from both countings."""
-    assert await facet_memory.loaded_indexes(site.get_database("catalog"), LINKS)
+    assert await facet_counts.loaded_indexes(site.get_database("catalog"), LINKS)
     count_in_sql(sql_site)
     memory = await site.client.get(f"/catalog/{page}?{query}")
     sql = await sql_site.client.get(f"/catalog/{page}?{query}")
@@ -232,7 +232,7 @@ def test_counts_in_memory_break_ties_by_value_and_stop_at_the_limit(tmp_path):
             """
         )
     with sqlite3.connect(path) as connection:
-        index = facet_memory.read_link_index(connection, LINKS["authors"])
+        index = facet_counts.read_link_index(connection, LINKS["authors"])
         rowids = [rowid for (rowid,) in connection.execute("select rowid from papers")]
         (third,) = connection.execute("select rowid from papers where id = 'p3'").fetchone()
         expected = connection.execute(
@@ -241,26 +241,26 @@ def test_counts_in_memory_break_ties_by_value_and_stop_at_the_limit(tmp_path):
             " order by count(*) desc, authors.name"
         ).fetchall()
     assert expected == [(2, 2), (1, 2), (4, 1), (3, 1)]
-    assert facet_memory.count_links(index, rowids, 10) == expected
-    assert facet_memory.count_links(index, rowids, 3) == expected[:3]
-    assert facet_memory.count_links(index, [third], 10) == [(2, 1), (4, 1)]
-    assert facet_memory.count_links(index, [], 10) == []
+    assert facet_counts.count_links(index, rowids, 10) == expected
+    assert facet_counts.count_links(index, rowids, 3) == expected[:3]
+    assert facet_counts.count_links(index, [third], 10) == [(2, 1), (4, 1)]
+    assert facet_counts.count_links(index, [], 10) == []
 
 
 def test_a_catalog_without_link_tables_is_counted_in_sql(tmp_path):
     path = tmp_path / "other.db"
     with sqlite3.connect(path) as connection:
         connection.execute("create table papers (id text primary key)")
-    assert facet_memory.read_indexes(path, LINKS) is None
+    assert facet_counts.read_indexes(path, LINKS) is None
 
 
 @pytest.mark.parametrize(("query", "where"), FILTERS)
 def test_column_counts_in_memory_are_the_facet_tables_of_sql(search_catalog, query, where):
     """Summed from each match's combination: what a group by over `papers` gives."""
     with sqlite3.connect(search_catalog) as connection:
-        memory = facet_memory.read_combo_index(connection)
+        memory = facet_counts.read_combo_index(connection)
         rowids = [r for (r,) in connection.execute(f"select rowid from papers where {where}")]
-        counted = facet_memory.count_columns(memory, rowids, [*COLUMNS, "title"], 4)
+        counted = facet_counts.count_columns(memory, rowids, [*COLUMNS, "title"], 4)
         assert set(counted) == set(COLUMNS), "title is not in the facet table: counted in SQL"
         for column in COLUMNS:
             expected = connection.execute(
@@ -272,12 +272,12 @@ def test_column_counts_in_memory_are_the_facet_tables_of_sql(search_catalog, que
 
 def test_a_paper_without_a_combination_is_counted_in_sql(search_catalog, tmp_path):
     with sqlite3.connect(search_catalog) as connection:
-        memory = facet_memory.read_combo_index(connection)
+        memory = facet_counts.read_combo_index(connection)
         (last,) = connection.execute("select max(rowid) from papers").fetchone()
-    missing = facet_memory.ComboIndex(memory.of_paper[:-1], memory.values)
-    assert facet_memory.count_columns(missing, [1, last], COLUMNS, 4) == {}
+    missing = facet_counts.ComboIndex(memory.of_paper[:-1], memory.values)
+    assert facet_counts.count_columns(missing, [1, last], COLUMNS, 4) == {}
     memory.of_paper[1] = 0
-    assert facet_memory.count_columns(memory, [1, last], COLUMNS, 4) == {}
+    assert facet_counts.count_columns(memory, [1, last], COLUMNS, 4) == {}
 
 
 def test_values_sort_as_sqlite_sorts_them():
@@ -286,4 +286,4 @@ def test_values_sort_as_sqlite_sorts_them():
         connection.execute("create table t (v)")
         connection.executemany("insert into t values (?)", [(value,) for value in values])
         expected = [value for (value,) in connection.execute("select v from t order by v")]
-    assert sorted(values, key=facet_memory.sqlite_order) == expected
+    assert sorted(values, key=facet_counts.sqlite_order) == expected

@@ -1,5 +1,7 @@
-"""What the served app keeps between requests (loader/serve/app.py): the schema, read once for a
-build that never changes, and answers to Datasette's schema look-ups; pages stay the same."""
+"""What the served app (loader/serve/app.py) keeps between requests through
+loader/web/datasette_coupling.py: the schema, read once for a build that never changes, answers
+to Datasette's schema look-ups, permissions and request arguments, and plain searches counted
+from the full-text index; pages stay the same."""
 
 import re
 
@@ -17,7 +19,6 @@ from loader.web.datasette_coupling import (
     remember_schema_lookups,
     remember_table_permissions,
 )
-from loader.web.index_only import index_only
 
 from .conftest import ROOT
 
@@ -137,27 +138,6 @@ async def test_a_plain_search_is_counted_from_the_index_alone(datasette, seed_ca
     assert [sql.startswith("select count(*) from papers_fts") for sql in counts] == (
         [True] if plain_search else [False] * len(counts)
     )
-
-
-def test_only_a_plain_search_of_papers_is_read_from_the_index():
-    search = "rowid in (select rowid from papers_fts where papers_fts match escape_fts(:search))"
-    assert index_only(f"select count(*) from papers where {search} ") == (
-        "select count(*) from papers_fts where papers_fts match escape_fts(:search)"
-    )
-    assert index_only(f"select rowid from papers where {search}") == (
-        "select rowid from papers_fts where papers_fts match escape_fts(:search)"
-    )
-    for sql in (
-        f"select count(*) from papers where year = :p0 and {search}",
-        f"select count(*) from authors where {search}",
-        f"select id from papers where {search}",
-        f"select count(*) from papers where {search} or 1",
-        (
-            "select count(*) from papers where rowid in (select rowid from papers_fts where"
-            ' "label" match :search_label)'
-        ),
-    ):
-        assert index_only(sql) is None, sql
 
 
 @pytest.mark.asyncio
