@@ -534,10 +534,14 @@ class CatalogWriter:
         )
         return {row[0] for row in rows}
 
-    def finish(self, merged: set[str], renamed: dict[int, str]) -> Summary:
+    def finish(
+        self, merged: set[str], renamed: dict[int, str], unlisted: set[int] | None = None
+    ) -> Summary:
         """The small tables, lists and counts, once the merge stage has written the merged
         papers (`merged`: the ids whose lists changed) and renamed authors (`renamed`: author
-        id -> the first spelling they no longer show)."""
+        id -> the first spelling they no longer show). `unlisted`: authors no paper lists any
+        more (every paper of theirs lists them under another spelling), left out."""
+        unlisted = unlisted or set()
         self.db.execute("drop table temp.version_keys")
         # cast: sqlite-utils asks for dict[str, Any], which a TypedDict is not (a TypedDict
         # may not take any key); the rows are plain dicts
@@ -549,9 +553,13 @@ class CatalogWriter:
             (
                 (author_id, self.author_names[author_id], key, 0)
                 for key, author_id in self.author_keys.items()
+                if author_id not in unlisted
             ),
         )
-        self.db.conn.executemany(INSERTS["author_variants"], self.variant_rows(renamed))
+        self.db.conn.executemany(
+            INSERTS["author_variants"],
+            (row for row in self.variant_rows(renamed) if row[0] not in unlisted),
+        )
         self.db.table("tracks").insert_all(
             (
                 {"id": i, "name": name, "area": area, "subarea": subarea, "paper_count": 0}
@@ -585,7 +593,7 @@ class CatalogWriter:
         add_facet_table(self.db.conn, self.facet_rows())
         return Summary(
             len(self.paper_ids) - self.aliases,
-            len(self.author_keys),
+            len(self.author_keys) - len(unlisted),
             len(self.tracks),
             len(self.affiliations),
             self.problems,
