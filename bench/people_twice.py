@@ -13,6 +13,7 @@ surname and an initial: `Xi Chen` / `Xu Chen` are counted, and are often two peo
 """
 
 import argparse
+import itertools
 import sqlite3
 import sys
 from pathlib import Path
@@ -20,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from loader.rules.people import edit_distance_at_most_one  # noqa: E402
+from loader.rules.people import edit_distance_at_most_one
 
 
 def first_words_agree(first: str, second: str) -> bool:
@@ -46,15 +47,12 @@ def pairs_of(connection: sqlite3.Connection) -> list[tuple[str, int, str, str]]:
         "order by paper_id, position is null, position"
     )
     found = []
-    paper, listed = None, []
-    for pid, sources, key, name in [*rows, (None, 0, "", "")]:
-        if pid != paper:
-            for i, (key_a, name_a) in enumerate(listed):
-                for key_b, name_b in listed[i + 1 :]:
-                    if look_alike(key_a, key_b):
-                        found.append((paper, paper_sources, name_a, name_b))
-            paper, paper_sources, listed = pid, sources, []
-        listed.append((key, name))
+    for (paper, sources), group in itertools.groupby(rows, key=lambda row: row[:2]):
+        listed = [(key, name) for _, _, key, name in group]
+        for i, (key_a, name_a) in enumerate(listed):
+            for key_b, name_b in listed[i + 1 :]:
+                if look_alike(key_a, key_b):
+                    found.append((paper, sources, name_a, name_b))
     return found
 
 

@@ -23,6 +23,10 @@ from collections.abc import Callable, Iterator, Sequence
 
 from loader.records import Version
 
+# versions with more lists than this are no one paper's versions but papers a source gave one
+# placeholder abstract (README: what it does not do yet), and every two lists are compared
+MAX_LISTS = 32
+
 
 def edit_distance_at_most_one(first: str, second: str) -> bool:
     """Whether one insertion, deletion or substitution (or none) turns one into the other."""
@@ -190,7 +194,7 @@ def one_person_ids(
             tuple(people.find(a) for _, a in sorted((p, a) for a, p in v.authors if p))
             for v in versions
         }
-        if len(lists) < 2:
+        if not 2 <= len(lists) <= MAX_LISTS:
             break
         pairs = one_person_pairs(sorted(lists), key_of)
         changed = False
