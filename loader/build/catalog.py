@@ -14,6 +14,7 @@ from loader.build import atomic
 from loader.build.consolidate import (
     distinguish_labels,
     merge_versions,
+    name_affiliations,
     name_authors,
     unlisted_authors,
 )
@@ -217,6 +218,7 @@ def write_rows(
         unlisted = unlisted_authors(writer, replaced)
         distinguish_labels(writer)
         renamed = name_authors(writer)
+        name_affiliations(writer)
         # returning drops the writer: its id and name maps are freed for indexes and FTS
         summary = writer.finish(merged, renamed, unlisted)
         summary.left_out = left_out

@@ -1,7 +1,7 @@
 """The merge stage, after the stream: the merge policy (loader/rules/merge.py) applied to what
 the writer wrote. Entries that are versions of one paper become that paper, listing each
-person once (loader/rules/people.py), and each author spelled more than one way is shown under
-the spelling the name rules pick. This module reads the rows back and decides; the writer
+person once (loader/rules/people.py), and each author and affiliation written more than one
+way is shown under the name the rules pick. This module reads the rows back and decides; the writer
 writes the result."""
 
 import itertools
@@ -13,6 +13,7 @@ from loader.records import Version
 from loader.rules.labels import distinguished_labels
 from loader.rules.merge import DIRECT, VersionGroups, direct_matches, resolve, title_matches
 from loader.rules.names import display_name, name_key
+from loader.rules.normalize import shown_affiliation_name
 from loader.rules.people import one_person_ids
 
 # new labels may meet other papers' labels: telling those apart again, a few times at most
@@ -167,3 +168,11 @@ def name_authors(writer: CatalogWriter) -> dict[int, str]:
             writer.name_author(author_id, name)
             renamed[author_id] = first
     return renamed
+
+
+def name_affiliations(writer: CatalogWriter) -> None:
+    """Each affiliation written more than one way (one slug: case and spacing aside) named by
+    the name the rules pick from the counts."""
+    for affiliation_id in sorted(writer.other_affiliation_names):
+        counts = writer.affiliation_name_counts(affiliation_id)
+        writer.name_affiliation(affiliation_id, shown_affiliation_name(counts))

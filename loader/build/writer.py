@@ -118,7 +118,10 @@ class CatalogWriter:
         # tracks only repeated entries gave: a merged paper may show one
         self.repeated_tracks: dict[str, Track] = {}
         self.affiliations: dict[str, int] = {}  # slug -> id
-        self.affiliation_names: list[str] = [""]  # affiliation id -> name
+        self.affiliation_names: list[str] = [""]  # affiliation id -> first name seen (then shown)
+        self.affiliation_entries = array.array("L", [0])  # affiliation id -> entries giving it
+        # affiliation id -> Counter of names other than the first (a slug written two ways)
+        self.other_affiliation_names: dict[int, collections.Counter[str]] = {}
         self.categories: dict[str, int] = {}  # name -> id
         self.category_names: list[str] = [""]  # category id -> name
         # rows of the STREAMED tables not yet written (flush); the small tables' at the end
@@ -208,10 +211,16 @@ class CatalogWriter:
         return known[0], track.name, known[1]
 
     def affiliation_id(self, affiliation: Affiliation) -> int:
+        """The affiliation of a slug, counting the name once for the entry that gives it."""
         affiliation_id = self.affiliations.get(affiliation.slug)
         if affiliation_id is None:
             affiliation_id = self.affiliations[affiliation.slug] = len(self.affiliation_names)
             self.affiliation_names.append(affiliation.name)
+            self.affiliation_entries.append(0)
+        elif affiliation.name != self.affiliation_names[affiliation_id]:
+            others = self.other_affiliation_names.setdefault(affiliation_id, collections.Counter())
+            others[affiliation.name] += 1
+        self.affiliation_entries[affiliation_id] += 1
         return affiliation_id
 
     def category_id(self, name: str) -> int:
@@ -485,6 +494,16 @@ class CatalogWriter:
         the one seen first."""
         others = self.other_spellings[author_id]
         return {first: self.author_entries[author_id] - sum(others.values()), **others}
+
+    def affiliation_name_counts(self, affiliation_id: int) -> dict[str, int]:
+        """{name: entries giving it} of an affiliation written more than one way."""
+        others = self.other_affiliation_names[affiliation_id]
+        first = self.affiliation_names[affiliation_id]
+        return {first: self.affiliation_entries[affiliation_id] - sum(others.values()), **others}
+
+    def name_affiliation(self, affiliation_id: int, name: str) -> None:
+        """Show an affiliation under `name` (the merge stage picks it among its names)."""
+        self.affiliation_names[affiliation_id] = name
 
     def name_author(self, author_id: int, name: str) -> None:
         """Show an author under `name` (the merge stage picks it among their spellings)."""
