@@ -43,7 +43,7 @@ def institution_names(mirror: Path, commit: str) -> collections.Counter[str]:
         if not path.endswith(".json"):
             continue
         shown = subprocess.run(
-            ["git", "-C", str(mirror), "show", f"{commit}:{path}"], capture_output=True
+            ["git", "-C", str(mirror), "show", f"{commit}:{path}"], capture_output=True, check=False
         )
         if shown.returncode != 0:  # a file the clone holds no content of
             continue

@@ -180,15 +180,15 @@ def affiliation_cell(value, datasette, database):
     found = kept_linked_names.kept(*key)
     if found is not None:
         return found
+    slugs = json_names(value)
+    if not slugs:  # no name to read: not a list, or an empty one
+        return kept_linked_names(*key)
 
     async def render():
-        slugs = json_names(value)
-        names = {}
-        if slugs:
-            rows = await datasette.get_database(database).execute(
-                AFFILIATION_NAMES_SQL, {"slugs": json.dumps(slugs)}
-            )
-            names = {row["slug"]: row["name"] for row in rows}
+        rows = await datasette.get_database(database).execute(
+            AFFILIATION_NAMES_SQL, {"slugs": json.dumps(slugs)}
+        )
+        names = {row["slug"]: row["name"] for row in rows}
         rendering = linked_names(value, "affiliations", datasette, database, names)
         return kept_linked_names.keep(key, rendering)
 

@@ -70,9 +70,7 @@ def slug_name(slug: str) -> str:
 
 
 def shown_affiliation_name(counts: Mapping[str, int]) -> str:
-    """Of the names one affiliation is written with ({name: entries using it}), the most used
-    with a capital letter, then the smallest string: never the first in file order."""
-    return min(
-        counts,
-        key=lambda name: (not any(c.isupper() for c in name), -counts[name], name),
-    )
+    """Of the names one affiliation is written with ({name: entries using it}; one slug, so
+    they differ in case or spacing alone), the most used, then the smallest string: never the
+    first in file order."""
+    return min(counts, key=lambda name: (-counts[name], name))
