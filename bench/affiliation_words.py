@@ -86,7 +86,10 @@ def module_text(table: dict[str, str], names: int, commit: str) -> str:
         '"""',
         "",
         "WORDS = {",
-        *(f"    {word!r}: {form!r}," for word, form in table.items()),
+        *(
+            f"    {json.dumps(word, ensure_ascii=False)}: {json.dumps(form, ensure_ascii=False)},"
+            for word, form in table.items()
+        ),
         "}",
         "",
     ]
