@@ -148,8 +148,10 @@ def one_person_pairs(
         for second in lists[i + 1 :]:
             for ours, theirs, beside in stretches(first, second):
                 if len(ours) == 1 and len(theirs) == 1 and beside:
-                    key, other = key_of(ours[0]), key_of(theirs[0])
-                    if edit_distance_at_most_one(key, other) or initials_apart(key, other):
+                    our_key, their_key = key_of(ours[0]), key_of(theirs[0])
+                    if edit_distance_at_most_one(our_key, their_key) or initials_apart(
+                        our_key, their_key
+                    ):
                         pairs.append((ours[0], theirs[0]))
                     continue
                 # a stretch may be long (a collaboration's hundreds of names): only names
@@ -161,9 +163,9 @@ def one_person_pairs(
                 for author in ours:
                     key = key_of(author)
                     words = key.split() or [""]
-                    for other in by_ends.get((words[0], words[-1]), ()):
-                        if initials_apart(key, key_of(other)):
-                            pairs.append((author, other))
+                    for candidate in by_ends.get((words[0], words[-1]), ()):
+                        if initials_apart(key, key_of(candidate)):
+                            pairs.append((author, candidate))
     return pairs
 
 
