@@ -11,7 +11,13 @@ from collections.abc import Collection, Iterable, Iterator
 import sqlite_utils
 
 from loader.build import atomic
-from loader.build.consolidate import distinguish_labels, merge_versions, name_authors
+from loader.build.consolidate import (
+    distinguish_labels,
+    merge_versions,
+    name_affiliations,
+    name_authors,
+    unlisted_authors,
+)
 from loader.build.full_text import SHADOW_TABLES as FTS_SHADOW_TABLES
 from loader.build.full_text import CatalogCheckFailed, SideIndex
 from loader.build.prepare import InputPath, Progress, prepared_sources, worker_count
@@ -208,10 +214,12 @@ def write_rows(
                 )
         db.execute(f"pragma cache_size = -{CACHE_KB}")
         writer.end_stream()
-        merged = merge_versions(writer)
+        merged, replaced = merge_versions(writer)
+        unlisted = unlisted_authors(writer, replaced)
         distinguish_labels(writer)
         renamed = name_authors(writer)
+        name_affiliations(writer)
         # returning drops the writer: its id and name maps are freed for indexes and FTS
-        summary = writer.finish(merged, renamed)
+        summary = writer.finish(merged, renamed, unlisted)
         summary.left_out = left_out
         return summary
