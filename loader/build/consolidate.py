@@ -34,6 +34,13 @@ def stored_version(writer: CatalogWriter, pid: str) -> Version:
     categories = execute(
         "select category_id from paper_categories where paper_id = ? order by position", [pid]
     ).fetchall()
+    # its paper_sources row: the one of this id that no later entry (a duplicate) has
+    later = {(version.source_id, version.line) for version in writer.duplicates.get(pid, ())}
+    source_id, line = next(
+        row
+        for row in execute("select source_id, line from paper_sources where paper_id = ?", [pid])
+        if row not in later
+    )
     return Version(
         pid,
         title,
@@ -47,6 +54,8 @@ def stored_version(writer: CatalogWriter, pid: str) -> Version:
         tuple(row[0] for row in affiliations),
         tuple(json.loads(keywords)) if keywords else (),
         tuple(row[0] for row in categories),
+        source_id,
+        line,
     )
 
 
@@ -106,6 +115,7 @@ def merge_versions(writer: CatalogWriter) -> set[str]:
         paper = resolve(versions)
         if writer.write_paper(paper, stored[paper.id]):
             changed.add(paper.id)
+        writer.write_versions(paper.id, versions)
     return changed
 
 
