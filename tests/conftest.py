@@ -37,6 +37,7 @@ LONGEST_FILES = (
     "test_bench_smoke.py",
     "test_xss_browser.py",
     "test_accessibility.py",
+    "test_pages_browser.py",
     "test_fuzz_loader.py",
     "test_crash_safety.py",
     "test_publish.py",

@@ -562,9 +562,9 @@ async def test_author_search_ranks_namesakes_by_paper_count(datasette, query):
     found = await datasette.client.get("/catalog/authors.json?_search=zhang&_shape=array")
     counts = [author["paper_count"] for author in found.json()]
     assert len(counts) > 2 and counts == sorted(counts, reverse=True)
-    assert counts[0] == query(
-        "select max(paper_count) from authors where name like '%zhang%'"
-    )[0][0]
+    assert (
+        counts[0] == query("select max(paper_count) from authors where name like '%zhang%'")[0][0]
+    )
     # the page says how it is sorted, and an order the URL chooses stays
     html = await get_ok(datasette, "/catalog/authors?_search=zhang")
     assert "sorted by paper_count descending" in html
@@ -582,7 +582,9 @@ async def test_author_search_ranks_namesakes_by_paper_count(datasette, query):
 @pytest.mark.asyncio
 async def test_home_looks_an_author_up_by_paper_count(datasette):
     html = await get_ok(datasette, "/")
-    form = re.search(r'<form class="search-box author-lookup" action="([^"]+)"(.*?)</form>', html, re.DOTALL)
+    form = re.search(
+        r'<form class="search-box author-lookup" action="([^"]+)"(.*?)</form>', html, re.DOTALL
+    )
     assert form and form.group(1) == "/catalog/authors"
     assert '<input id="home-author" type="search" name="_search"' in form.group(2)
     assert '<input type="hidden" name="_sort_desc" value="paper_count">' in form.group(2)

@@ -66,9 +66,7 @@ def own_title(title: str | None, paper_title: str | None) -> str | None:
     return title
 
 
-def paper_versions(
-    rows: Iterable[Mapping[str, Any]], paper_title: str | None
-) -> list[Version]:
+def paper_versions(rows: Iterable[Mapping[str, Any]], paper_title: str | None) -> list[Version]:
     """The versions of a paper from its paper_sources rows (with `path` and `format` of their
     source), oldest first; entries that give the same venue, year, status, title and link
     are one version."""
