@@ -37,6 +37,13 @@ def stored_version(writer: CatalogWriter, pid: str) -> Version:
     categories = execute(
         "select category_id from paper_categories where paper_id = ? order by position", [pid]
     ).fetchall()
+    # its paper_sources row: the one of this id that no later entry (a duplicate) has
+    later = {(version.source_id, version.line) for version in writer.duplicates.get(pid, ())}
+    source_id, line = next(
+        row
+        for row in execute("select source_id, line from paper_sources where paper_id = ?", [pid])
+        if row not in later
+    )
     return Version(
         pid,
         title,
@@ -50,6 +57,8 @@ def stored_version(writer: CatalogWriter, pid: str) -> Version:
         tuple(row[0] for row in affiliations),
         tuple(json.loads(keywords)) if keywords else (),
         tuple(row[0] for row in categories),
+        source_id,
+        line,
     )
 
 
@@ -123,6 +132,7 @@ def merge_versions(writer: CatalogWriter) -> tuple[set[str], set[int]]:
         paper = resolve(versions, people)
         if writer.write_paper(paper, stored[paper.id]):
             changed.add(paper.id)
+        writer.write_versions(paper.id, versions)
     return changed, replaced
 
 

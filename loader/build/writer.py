@@ -235,7 +235,7 @@ class CatalogWriter:
         written, kept for the merge after the stream."""
         pid = entry.paper_id
         self.pending["paper_sources"].append(
-            (pid, source_id, entry.line, entry.venue, entry.year, entry.status)
+            (pid, source_id, entry.line, entry.venue, entry.year, entry.status, None, None)
         )
         self.pending["version_keys"].extend(
             (key, kind, pid, entry.title_key) for kind, key in entry.version_keys
@@ -261,6 +261,8 @@ class CatalogWriter:
                     tuple(affiliations.values()),
                     entry.keywords,
                     tuple(categories),
+                    source_id,
+                    entry.line,
                 )
             )
             return
@@ -419,6 +421,19 @@ class CatalogWriter:
         if paper.title:
             self.label_keys[rowid - 1] = hash(paper.title)
         return bool(paper.aliases) or authors_changed or affiliations_changed
+
+    def write_versions(self, paper_id: str, versions: Iterable[Version]) -> None:
+        """The title and link of each entry of a paper of several, on its paper_sources row
+        (the paper page lists them as its versions)."""
+        self.db.conn.executemany(
+            "update paper_sources set title = ?, url = ? "
+            "where paper_id = ? and source_id = ? and line = ?",
+            (
+                (version.title, version.url, paper_id, version.source_id, version.line)
+                for version in versions
+                if version.title or version.url
+            ),
+        )
 
     def rows_sharing_labels(self) -> list[int]:
         """Rowids of the papers whose label's hash another paper's label has (equal labels,
