@@ -3,7 +3,8 @@
 import pytest
 
 from loader.web.bibtex import KeyMaker, entry_key, field_text, format_entry
-from loader.web.search_request import SearchError, best_words, edit_distance, parse_search
+from loader.web.search_request import SearchError, parse_search
+from loader.web.spelling import edit_distance, ranked_words
 
 
 def test_parameters_are_checked_and_clamped():
@@ -50,4 +51,6 @@ def test_edit_distance_counts_swaps_as_one():
     assert edit_distance("modle", "model") == 1
     assert edit_distance("difusion", "diffusion") == 1
     assert edit_distance("", "abc") == 3
-    assert best_words("modle", {"model", "modules", "mode", "xyz"}) == ["mode", "model"]
+    # fewest edits first, then the word of more papers
+    papers = {"model": 5670, "modules": 224, "mode": 210, "xyz": 9}
+    assert ranked_words("modle", papers) == ["model", "mode"]

@@ -16,6 +16,7 @@ from loader.build.full_text import SHADOW_TABLES as FTS_SHADOW_TABLES
 from loader.build.full_text import CatalogCheckFailed, SideIndex
 from loader.build.prepare import InputPath, Progress, prepared_sources, worker_count
 from loader.build.schema import PAGE_SIZE
+from loader.build.vocabulary import write_search_vocabulary
 from loader.build.writer import CatalogWriter, Summary
 from loader.read.sources import public_paths
 from loader.records import LeftOut, Problem
@@ -48,6 +49,7 @@ def finish_database(db: sqlite_utils.Database, full_text: SideIndex) -> None:
     full_text.copy_into(db.conn)
     # per-term document counts: "related papers" picks a paper's rarest terms from it
     db.execute("create virtual table papers_fts_vocab using fts5vocab(papers_fts, 'row')")
+    write_search_vocabulary(db.conn)
     analyze(db)
     check_integrity(db)
     # checked in the side database while the lines above ran
