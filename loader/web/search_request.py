@@ -72,7 +72,7 @@ class SearchRequest:
     sort: str
     page: int
     size: int
-    query: Query = Query()  # q parsed (loader/web/search_syntax.py)
+    query: Query = dataclasses.field(default_factory=Query)  # q parsed (search_syntax.py)
 
     @property
     def offset(self) -> int:

@@ -183,7 +183,9 @@ def is_rare(conn: sqlite3.Connection, word: str) -> bool:
 
 def is_written(conn: sqlite3.Connection, word: str) -> bool:
     """Some paper writes this word (not only words the index stems alike)."""
-    return any(spelling.holds_word(row, word) for row in fetch(conn, spelling.literal_uses_sql(word)))
+    return any(
+        spelling.holds_word(row, word) for row in fetch(conn, spelling.literal_uses_sql(word))
+    )
 
 
 def find_replacements(conn: sqlite3.Connection, word: str) -> list[str]:

@@ -65,7 +65,9 @@ class Query:
         """The FTS5 MATCH expression, None when there is nothing to search for."""
         if not self.groups:
             return None
-        alternatives = ["(" + " OR ".join(t.fts() for t in g) + ")" for g in self.groups if len(g) > 1]
+        alternatives = [
+            "(" + " OR ".join(t.fts() for t in g) + ")" for g in self.groups if len(g) > 1
+        ]
         # terms side by side, FTS5's implicit AND, which also ignores a string the tokenizer
         # finds no word in, where an explicit AND would match nothing
         single = " ".join(group[0].fts() for group in self.groups if len(group) == 1)
@@ -129,7 +131,9 @@ class Lexeme:
 
 def lexemes(q: str) -> list[Lexeme]:
     """q split into operators and terms; whitespace separates them, and a quote starts or
-    ends a phrase (an unclosed one runs to the end)."""
+    ends a phrase (an unclosed one runs to the end). Control characters are spaces: SQLite
+    would end the expression's string at a NUL."""
+    q = "".join(" " if unicodedata.category(c) == "Cc" else c for c in q)
     found: list[Lexeme] = []
     position, length = 0, len(q)
     while position < length:
@@ -146,7 +150,7 @@ def lexemes(q: str) -> list[Lexeme]:
             position = named.end()
             if position == length or q[position].isspace():
                 raise QueryError(
-                    f"{named.group(0)} needs a word or a \"phrase\" right after it, as in "
+                    f'{named.group(0)} needs a word or a "phrase" right after it, as in '
                     f"{field}:diffusion."
                 )
         if q[position] == '"':
@@ -176,7 +180,7 @@ def lexemes(q: str) -> list[Lexeme]:
 def check_prefix(term: Term) -> None:
     spans = word_spans(term.text)
     if not spans or spans[-1][1] - spans[-1][0] < MIN_PREFIX_LETTERS:
-        shown = term.text + "*"
+        shown = (f'"{term.text}"' if term.phrase else term.text) + "*"
         raise QueryError(
             f"A prefix search needs at least {MIN_PREFIX_LETTERS} letters before the *"
             f" (not {shown[:40]!r}): diffus* finds diffusion, diffuse, ..."
@@ -196,31 +200,16 @@ def parse_query(q: str) -> Query:
         )
     joined = False  # the term before was followed by OR
     for index, item in enumerate(items):
-        following = items[index + 1] if index + 1 < len(items) else None
         if item.operator is not None:
-            next_term = following is not None and following.term is not None
-            if item.operator == "NOT":
-                if not next_term:
-                    raise QueryError("NOT needs a word after it (write not to search for the word).")
-                continue
-            before = index > 0 and items[index - 1].term is not None
-            if not (before and next_term):
-                raise QueryError(
-                    f"{item.operator} needs a word on each side (write"
-                    f" {item.operator.lower()} to search for the word)."
-                )
-            if item.operator == "OR":
-                if items[index - 1].dash or following.dash or is_negated(items, index - 1):
-                    raise QueryError(
-                        "OR joins words to find, not words to leave out: write a OR b -c."
-                    )
-                joined = True
+            check_operator(items, index)
+            joined = item.operator == "OR"
             continue
         term = item.term
-        assert term is not None
+        if term is None:
+            continue
         if term.prefix:
             check_prefix(term)
-        if item.dash or is_negated(items, index):
+        if excludes(items, index):
             excluded.append(term)
         elif joined:
             groups[-1].append(term)
@@ -240,6 +229,27 @@ def parse_query(q: str) -> Query:
     return query
 
 
-def is_negated(items: list[Lexeme], index: int) -> bool:
-    """The term at index follows NOT."""
-    return index > 0 and items[index - 1].operator == "NOT"
+def term_at(items: list[Lexeme], index: int) -> Term | None:
+    return items[index].term if 0 <= index < len(items) else None
+
+
+def excludes(items: list[Lexeme], index: int) -> bool:
+    """The term at index is typed with a dash or follows NOT."""
+    return items[index].dash or (index > 0 and items[index - 1].operator == "NOT")
+
+
+def check_operator(items: list[Lexeme], index: int) -> None:
+    """An operator needs a word after it; OR and AND a word before it too; OR joins only
+    words to find."""
+    operator = items[index].operator
+    if operator == "NOT":
+        if term_at(items, index + 1) is None:
+            raise QueryError("NOT needs a word after it (write not to search for the word).")
+        return
+    if term_at(items, index - 1) is None or term_at(items, index + 1) is None:
+        raise QueryError(
+            f"{operator} needs a word on each side (write {str(operator).lower()} to search"
+            " for the word)."
+        )
+    if operator == "OR" and (excludes(items, index - 1) or excludes(items, index + 1)):
+        raise QueryError("OR joins words to find, not words to leave out: write a OR b -c.")

@@ -66,8 +66,7 @@ def worth_checking(word: str) -> bool:
 def papers_holding_sql(word: str) -> tuple[str, Params]:
     """How many papers hold the word, counted up to MIN_PAPERS (a short read for any word)."""
     return (
-        "select count(*) from (select 1 from papers_fts where papers_fts match :word"
-        " limit :enough)"
+        "select count(*) from (select 1 from papers_fts where papers_fts match :word limit :enough)"
     ), {"word": '"' + word.replace('"', "") + '"', "enough": MIN_PAPERS}
 
 
