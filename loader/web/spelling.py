@@ -41,8 +41,6 @@ MAX_MISSPELT = 3
 MIN_WORD = 3
 # letters a stem may leave off the end of its word without a cost (`ation`, `ing`)
 FREE_SUFFIX = 4
-# a stem shorter than the word by more than this is no candidate (`optim` for optimization)
-MAX_CUT = 8
 Params = dict[str, Any]
 # a word's span in the query: (start, end)
 Span = tuple[int, int]
@@ -50,13 +48,15 @@ Span = tuple[int, int]
 
 def fold(word: str) -> str:
     """A word as the index compares it: lower case, accents removed."""
+    if word.isascii():
+        return word.lower()
     decomposed = unicodedata.normalize("NFKD", word).casefold()
     return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def max_edits(word: str) -> int:
-    """How far a suggestion may be from the word typed: 1 for `teh`, 3 at most."""
-    return max(1, min(3, len(word) // 3))
+    """How far a suggestion may be from the word typed: 1 for `teh`, 2 from 6 letters on."""
+    return max(1, min(2, len(word) // 3))
 
 
 def worth_checking(word: str) -> bool:
@@ -82,7 +82,8 @@ def starts(word: str) -> list[str]:
 def candidates_sql(word: str) -> tuple[str, Params]:
     """The vocabulary's stems that could be this word cut short, with their papers."""
     params: Params = {
-        "shortest": max(MIN_WORD, len(word) - MAX_CUT),
+        # a shorter stem leaves more than FREE_SUFFIX letters off, each an edit
+        "shortest": max(MIN_WORD, len(word) - FREE_SUFFIX - max_edits(word)),
         "longest": len(word) + max_edits(word),
     }
     ranges = []
@@ -96,20 +97,28 @@ def candidates_sql(word: str) -> tuple[str, Params]:
     ), params
 
 
-def next_row(word: str, stem: str, rows: Sequence[list[int]]) -> list[int]:
+def next_row(
+    word: str, stem: str, rows: Sequence[list[int]], cap: int | None = None
+) -> list[int]:
     """Row len(rows) of the edit-distance table of `stem` (rows) against `word` (columns),
     from the rows before it: row[k] is the distance from stem[:len(rows)] to word[:k].
     Insertions, deletions, substitutions and swaps of neighbours (`modle` -> `model`: 1) each
-    count one."""
+    count one. With a cap, distances past it are cap + 1 and only the cells within cap of
+    the diagonal are computed (the others are past it: each row or column apart is an
+    edit)."""
     i = len(rows)
     a = stem[i - 1]
     previous = rows[-1]
-    current = [i]
-    for j, b in enumerate(word, 1):
-        cost = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a != b))
+    far = len(word) + len(stem) + 1 if cap is None else cap + 1
+    low, high = (1, len(word)) if cap is None else (max(1, i - cap), min(len(word), i + cap))
+    current = [far] * (len(word) + 1)
+    current[0] = min(i, far)
+    for j in range(low, high + 1):
+        b = word[j - 1]
+        cost = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a != b), far)
         if i > 1 and j > 1 and a == word[j - 2] and stem[i - 2] == b:
             cost = min(cost, rows[-2][j - 2] + 1)
-        current.append(cost)
+        current[j] = cost
     return current
 
 
@@ -154,16 +163,19 @@ def best_stems(word: str, rows: Sequence[tuple[str, int]]) -> list[tuple[str, in
     bound = max_edits(word)
     stems = [stem for stem, _ in rows]
     table = [list(range(len(word) + 1))]
+    smallest = [0]  # each row's smallest distance
     before = ""
     scored = []
     index = 0
     while index < len(rows):
         stem, papers = rows[index]
-        del table[min(common_length(before, stem), len(table) - 1) + 1 :]
+        kept = min(common_length(before, stem), len(table) - 1) + 1
+        del table[kept:], smallest[kept:]
         before = stem
-        while len(table) <= len(stem) and min(table[-1]) <= bound:
-            table.append(next_row(word, stem, table))
-        if min(table[-1]) > bound:
+        while len(table) <= len(stem) and smallest[-1] <= bound:
+            table.append(next_row(word, stem, table, bound))
+            smallest.append(min(table[-1]))
+        if smallest[-1] > bound:
             # no stem starting with these letters comes within bound
             index = bisect.bisect_left(stems, stem[: len(table) - 1] + "\U0010ffff", index)
             continue
