@@ -97,9 +97,7 @@ def candidates_sql(word: str) -> tuple[str, Params]:
     ), params
 
 
-def next_row(
-    word: str, stem: str, rows: Sequence[list[int]], cap: int | None = None
-) -> list[int]:
+def next_row(word: str, stem: str, rows: Sequence[list[int]], cap: int | None = None) -> list[int]:
     """Row len(rows) of the edit-distance table of `stem` (rows) against `word` (columns),
     from the rows before it: row[k] is the distance from stem[:len(rows)] to word[:k].
     Insertions, deletions, substitutions and swaps of neighbours (`modle` -> `model`: 1) each
