@@ -8,10 +8,12 @@ stems (`diffus`), not words, so a suggestion takes three steps:
    least MIN_PAPERS papers) that start as the word does (its first two letters, or those two
    swapped, or its first and third: `nueral` finds `neural`), each scored by the edits that
    make it the start of the word (a stem is a word cut short: `imit` for `imitaton`);
-2. the best CANDIDATE_STEMS of them, fewest edits then most papers, are looked up in the index,
-   whose highlight() shows each as the words papers write (`diffus` -> diffusion, diffuse);
+2. the best CANDIDATE_STEMS of them, fewest edits then most papers, become words: the stem
+   with the rest of the typed word (`diffus` + `ion`), kept when some paper writes it, and for
+   the best HIGHLIGHTED_STEMS the words papers write, read from the index's highlight()
+   (`imit` -> imitation, imitate; the way to a word when the typo is in its ending);
 3. those words are ranked by their edit distance to the typed word, then by their stem's
-   papers, and the best is checked to be in at least MIN_PAPERS papers itself.
+   papers, and each offered one is checked to be in at least MIN_PAPERS papers itself.
 
 Suggestions replace words in the query as typed, so phrases, fields, operators, hyphens and
 the rest of the query stay as they were (`self-supervsed -graph` -> `self-supervised -graph`).
