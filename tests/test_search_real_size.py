@@ -147,7 +147,7 @@ async def test_a_prefix_finds_the_words_it_starts(client, word, texts):
     assert response.status_code == 400 and "at least 2 letters" in response.text
 
 
-async def test_fields_limit_a_term_to_titles_authors_or_abstracts(client, word, texts):
+async def test_title_limits_a_term_to_titles(client, word, texts):
     in_titles = await finds_between(
         client,
         "title:diffusion",
@@ -155,15 +155,18 @@ async def test_fields_limit_a_term_to_titles_authors_or_abstracts(client, word, 
         holding(texts, "diffus", columns=(0,)),
     )
     assert 0 < in_titles < len(word("diffusion")), "papers with it in the abstract only"
-    await finds_between(
-        client,
-        "author:levine",
-        holding(texts, r"levine\b", columns=(1,)),
-        holding(texts, "levin", columns=(1,)),
-    )
-    assert word("levine") and (await found(client, "abstract:levine"))[0] == len(
-        holding(texts, "levin", columns=(2,))
-    )
+
+
+async def test_author_limits_a_term_to_author_names(client, word, texts):
+    by_levine = holding(texts, "levin", columns=(1,))
+    await finds_between(client, "author:levine", holding(texts, r"levine\b", (1,)), by_levine)
+    assert len(by_levine) < len(word("levine") | word("policy"))
+    assert (await found(client, "author:levine policy"))[0] == len(by_levine & word("policy"))
+
+
+async def test_abstract_limits_a_term_or_phrase_to_abstracts(client, word, texts):
+    in_abstracts = (await found(client, "abstract:levine"))[0]
+    assert in_abstracts == len(holding(texts, "levin", columns=(2,))) < len(word("levine"))
     await finds_between(
         client,
         'abstract:"graph neural"',
