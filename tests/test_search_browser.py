@@ -102,8 +102,8 @@ def test_exports_download_a_file(search_site, browser):
 
 def test_a_misspelling_offers_the_right_word(search_site, browser):
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    page.goto(search_site + "/search?q=imitaton")
-    page.get_by_role("link", name="imitation").click()
+    page.goto(search_site + "/search?q=gradeint")
+    page.get_by_role("link", name="gradient", exact=True).click()
     page.wait_for_load_state()
     assert total(page) > 0
     screenshot(page, "search-suggestion")

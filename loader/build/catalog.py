@@ -6,6 +6,7 @@ entries written (writer.py), versions merged, shared labels told apart and autho
 
 import contextlib
 import gc
+import sqlite3
 from collections.abc import Collection, Iterable, Iterator
 
 import sqlite_utils
@@ -22,6 +23,7 @@ from loader.build.full_text import SHADOW_TABLES as FTS_SHADOW_TABLES
 from loader.build.full_text import CatalogCheckFailed, SideIndex
 from loader.build.prepare import InputPath, Progress, prepared_sources, worker_count
 from loader.build.schema import PAGE_SIZE
+from loader.build.vocabulary import write_search_vocabulary
 from loader.build.writer import CatalogWriter, Summary
 from loader.read.sources import public_paths
 from loader.records import LeftOut, Problem
@@ -54,6 +56,12 @@ def finish_database(db: sqlite_utils.Database, full_text: SideIndex) -> None:
     full_text.copy_into(db.conn)
     # per-term document counts: "related papers" picks a paper's rarest terms from it
     db.execute("create virtual table papers_fts_vocab using fts5vocab(papers_fts, 'row')")
+    try:
+        write_search_vocabulary(db.conn)
+    except sqlite3.DatabaseError:
+        # the copied index reads as damaged: its own check, on the side database, says how
+        full_text.checked()
+        raise
     analyze(db)
     check_integrity(db)
     # checked in the side database while the lines above ran
