@@ -111,9 +111,9 @@ def linked_names(value, column, datasette, database, affiliation_names=None):
         links = [link(f"{author_page}?{urlencode({'name': name})}", name) for name in names]
     else:
         papers = table_url(datasette, database, "papers")
-        names = affiliation_names or {}
+        known = affiliation_names or {}
         shown = (
-            (lambda slug: names.get(slug) or affiliation_name(slug))
+            (lambda slug: known.get(slug) or affiliation_name(slug))
             if column == "affiliations"
             else str
         )
