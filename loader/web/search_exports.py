@@ -11,6 +11,11 @@ sorted every match again for every batch: a thousand times over for a million ma
 What grows with the matches is the rowids and, for BibTeX, the keys given out (8 bytes each,
 loader/web/bibtex.py KeyMaker); the figures at 1M: docs/benchmark.md.
 
+The statement that orders every match is the one step whose cost grows with the matches (a
+page ranks them all too, but keeps only its best few): it may take ORDER_LIMIT_FACTOR times
+a statement's time limit, so that exporting the whole catalog, or a word in half of it, is not
+refused on a busy server. Every other step keeps the statement's limit.
+
 The order and the first batch are read before the answer starts: a search that passes its
 time limit there is an error answer, never a 200. An error once the first byte is out aborts
 the download (loader/web/export_stream.py), and so does the client leaving.
@@ -33,6 +38,8 @@ from loader.web.export_stream import AbortingStream, Receive, StreamWriter
 from loader.web.time_limit import within_time_limit
 
 EXPORT_BATCH = 1000
+# the ordering statement's time limit, in statements' time limits (see above)
+ORDER_LIMIT_FACTOR = 10
 # rows taken from the ordering statement at a time: tuples for these only, then integers
 ORDER_FETCH_ROWS = 10_000
 CSV_COLUMNS = (
@@ -82,8 +89,9 @@ def export_name(request: search.SearchRequest, extension: str) -> str:
 def order_matches(
     conn: sqlite3.Connection, request: search.SearchRequest, limit_ms: int | None
 ) -> array:
-    """The rowids of every match in the page's order, in one time-limited statement."""
-    with within_time_limit(conn, limit_ms):
+    """The rowids of every match in the page's order, in one statement of at most
+    ORDER_LIMIT_FACTOR times `limit_ms`."""
+    with within_time_limit(conn, None if limit_ms is None else limit_ms * ORDER_LIMIT_FACTOR):
         exact = search_run.find_exact_rowids(conn, request)
         sql, params = search.page_sql(request, exact, limit=-1)
         cursor = conn.cursor()
