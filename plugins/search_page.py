@@ -18,7 +18,7 @@ from loader.web import search_request as search
 from loader.web import search_results as search_run
 from loader.web.catalog_scope import catalog_database, catalog_name, serves_catalog
 from loader.web.request_scope import mark_incomplete
-from loader.web.search_exports import export_response
+from loader.web.search_exports import export_response, order_time_limit
 
 PAGE_LINKS_AROUND = 2
 # per Datasette instance: a synchronous overlay of its template environment (render_partial)
@@ -54,13 +54,14 @@ class Searcher:
 
     async def export(self, extension, http_request):
         """Every match as a download; QueryInterrupted before it starts."""
-        description = http_request.path + "?" + http_request.query_string
+        config = self.datasette.plugin_config(PLUGIN)
         return await export_response(
             self.run,
             self.request,
             extension,
             self.limits.sql_ms,
-            description,
+            order_time_limit(self.limits.sql_ms, config),
+            http_request.path + "?" + http_request.query_string,
             receive=http_request.receive,
         )
 

@@ -26,15 +26,17 @@ def slug_words(text: object) -> list[str]:
     return re.findall(r"[a-z0-9]+", ascii_text)
 
 
-def shortened(words: list[str], limit: int) -> str:
-    """The words joined by `-`, cut after the last whole word that fits `limit` (the first
-    word cut to fit when even it does not)."""
-    name = ""
-    for word in words:
-        candidate = f"{name}-{word}" if name else word
-        if len(candidate) > limit:
-            return name or word[:limit]
-        name = candidate
+def shortened(stem: str, words: list[str], limit: int) -> str:
+    """The stem and words joined by `-`, cut after the last whole word that fits `limit`; a
+    first word too long for the room left is cut to fit, so the name still says something."""
+    name = stem[:limit].rstrip("-")
+    for index, word in enumerate(words):
+        room = limit - len(name) - 1
+        if len(word) > room:
+            if index == 0 and room > 0:
+                name = f"{name}-{word[:room]}"
+            break
+        name = f"{name}-{word}"
     return name
 
 
@@ -42,13 +44,13 @@ def export_file_name(stem: str, parts: Iterable[object], extension: str) -> str:
     """`<stem>-<words of each part>.<extension>`, ASCII, at most MAX_NAME_CHARACTERS before the
     extension. `parts` are what was searched: query text, filter values. Parts given that
     leave no word name the file `<stem>-search`; no parts at all, `<stem>`."""
-    stem_words = slug_words(stem) or ["export"]
+    stem_slug = "-".join(slug_words(stem)) or "export"
     given = list(parts)
     words = [word for part in given for word in slug_words(part)]
     if given and not words:
         words = [FALLBACK_WORD]
     extension = "".join(slug_words(extension)) or "txt"
-    return f"{shortened(stem_words + words, MAX_NAME_CHARACTERS)}.{extension}"
+    return f"{shortened(stem_slug, words, MAX_NAME_CHARACTERS)}.{extension}"
 
 
 def attachment(file_name: str) -> str:

@@ -13,8 +13,9 @@ loader/web/bibtex.py KeyMaker); the figures at 1M: docs/benchmark.md.
 
 The statement that orders every match is the one step whose cost grows with the matches (a
 page ranks them all too, but keeps only its best few): it may take ORDER_LIMIT_FACTOR times
-a statement's time limit, so that exporting the whole catalog, or a word in half of it, is not
-refused on a busy server. Every other step keeps the statement's limit.
+a statement's time limit (or the search plugin's `export_order_time_limit_ms`), so that
+exporting the whole catalog, or a word in half of it, is not refused on a busy server. Every
+other step keeps the statement's limit.
 
 The order and the first batch are read before the answer starts: a search that passes its
 time limit there is an error answer, never a 200. An error once the first byte is out aborts
@@ -26,7 +27,7 @@ import io
 import json
 import sqlite3
 from array import array
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from loader.web import search_request as search
@@ -86,12 +87,21 @@ def export_name(request: search.SearchRequest, extension: str) -> str:
     return export_file_name(FILE_STEM, parts, extension)
 
 
+def order_time_limit(sql_ms: int | None, plugin_config: Mapping[str, Any] | None) -> int | None:
+    """The ordering statement's time limit: the plugin's `export_order_time_limit_ms`, else
+    ORDER_LIMIT_FACTOR statements' limits (None: no limit)."""
+    configured = (plugin_config or {}).get("export_order_time_limit_ms")
+    if configured is not None:
+        return int(configured)
+    return None if sql_ms is None else sql_ms * ORDER_LIMIT_FACTOR
+
+
 def order_matches(
     conn: sqlite3.Connection, request: search.SearchRequest, limit_ms: int | None
 ) -> array:
     """The rowids of every match in the page's order, in one statement of at most
-    ORDER_LIMIT_FACTOR times `limit_ms`."""
-    with within_time_limit(conn, None if limit_ms is None else limit_ms * ORDER_LIMIT_FACTOR):
+    `limit_ms` (order_time_limit)."""
+    with within_time_limit(conn, limit_ms):
         exact = search_run.find_exact_rowids(conn, request)
         sql, params = search.page_sql(request, exact, limit=-1)
         cursor = conn.cursor()
@@ -186,12 +196,14 @@ async def export_response(
     request: search.SearchRequest,
     extension: str,
     limit_ms: int | None,
+    order_limit_ms: int | None,
     description: str,
     receive: Receive | None = None,
 ) -> AbortingStream:
-    """The download of every match as `extension` (csv, bib or json). Reads the order and the
-    first batch first: QueryInterrupted then, before any answer is sent."""
-    rowids = await run(lambda conn: order_matches(conn, request, limit_ms))
+    """The download of every match as `extension` (csv, bib or json). Reads the order (within
+    `order_limit_ms`) and the first batch (each batch within `limit_ms`) first:
+    QueryInterrupted then, before any answer is sent."""
+    rowids = await run(lambda conn: order_matches(conn, request, order_limit_ms))
     first = await run(lambda conn: read_papers(conn, request, rowids[:EXPORT_BATCH], limit_ms))
     text = ExportText(extension, len(rowids))
 
