@@ -51,3 +51,13 @@ def test_edit_distance_counts_swaps_as_one():
     assert edit_distance("difusion", "diffusion") == 1
     assert edit_distance("", "abc") == 3
     assert best_words("modle", {"model", "modules", "mode", "xyz"}) == ["mode", "model"]
+
+
+def test_bibtex_keys_stay_unique_over_many_copies_of_one_key():
+    keys = KeyMaker()
+    made = [keys.unique("levine2020offline") for _ in range(3000)]
+    assert len(set(made)) == 3000
+    assert made[:2] == ["levine2020offline", "levine2020offlinea"]
+    assert made[26:28] == ["levine2020offlinez", "levine2020offlineaa"]
+    taken = keys.unique("levine2020offlinea")
+    assert taken not in made and taken.startswith("levine2020offlinea")

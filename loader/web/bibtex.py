@@ -61,17 +61,25 @@ class KeyMaker:
 
     The keys given out are kept as 64-bit digests (IdSet), not strings: an export of a million
     papers keeps a million keys. Two keys with one digest (about one chance in 10^7 over a
-    million keys) only give the second a suffix it did not need: keys stay unique."""
+    million keys) only give the second a suffix it did not need: keys stay unique. A key given
+    out again remembers its next suffix, so its thousandth copy tries one suffix, not a
+    thousand."""
 
     def __init__(self) -> None:
         self.seen = IdSet()
+        self.next_suffix: dict[int, int] = {}  # digests of keys given out more than once
 
     def unique(self, key: str) -> str:
-        candidate, index = key, 0
-        while not self.seen.add(key_digest(candidate)):
+        digest = key_digest(key)
+        if self.seen.add(digest):
+            return key
+        index = self.next_suffix.get(digest, 0)
+        while True:
             candidate = key + suffix(index)
             index += 1
-        return candidate
+            if self.seen.add(key_digest(candidate)):
+                self.next_suffix[digest] = index
+                return candidate
 
 
 def suffix(index: int) -> str:

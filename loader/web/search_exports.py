@@ -15,7 +15,10 @@ The statement that orders every match is the one step whose cost grows with the 
 page ranks them all too, but keeps only its best few): it may take ORDER_LIMIT_FACTOR times
 a statement's time limit (or the search plugin's `export_order_time_limit_ms`), so that
 exporting the whole catalog, or a word in half of it, is not refused on a busy server. Every
-other step keeps the statement's limit.
+other step keeps the statement's limit: a batch past it (on a busy server the limit is wall
+time shared with everything else) is read again as two halves, down to RETRY_BATCH papers, so
+a long export survives a burst of load without any step holding a SQL thread longer than a
+statement may.
 
 The order and the first batch are read before the answer starts: a search that passes its
 time limit there is an error answer, never a 200. An error once the first byte is out aborts
@@ -30,6 +33,8 @@ from array import array
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
+from datasette.database import QueryInterrupted
+
 from loader.web import search_request as search
 from loader.web import search_results as search_run
 from loader.web.bibtex import KeyMaker, format_entry
@@ -41,6 +46,8 @@ from loader.web.time_limit import within_time_limit
 EXPORT_BATCH = 1000
 # the ordering statement's time limit, in statements' time limits (see above)
 ORDER_LIMIT_FACTOR = 10
+# the smallest batch read again in halves after passing its time limit
+RETRY_BATCH = 50
 # rows taken from the ordering statement at a time: tuples for these only, then integers
 ORDER_FETCH_ROWS = 10_000
 CSV_COLUMNS = (
@@ -125,6 +132,21 @@ def read_papers(
         return search_run.fetch_results(conn, request, rowids, with_snippets=False)
 
 
+async def read_batch(
+    run: Run, request: search.SearchRequest, rowids: Sequence[int], limit_ms: int | None
+) -> list[Result]:
+    """The papers of these rowids, each step within `limit_ms`: a batch past it is read again
+    as two halves, down to RETRY_BATCH papers (then QueryInterrupted)."""
+    try:
+        return await run(lambda conn: read_papers(conn, request, rowids, limit_ms))
+    except QueryInterrupted:
+        if len(rowids) <= RETRY_BATCH:
+            raise
+    middle = len(rowids) // 2
+    first = await read_batch(run, request, rowids[:middle], limit_ms)
+    return first + await read_batch(run, request, rowids[middle:], limit_ms)
+
+
 def csv_line(result: Result) -> str:
     buffer = io.StringIO()
     csv.writer(buffer).writerow(
@@ -204,7 +226,7 @@ async def export_response(
     `order_limit_ms`) and the first batch (each batch within `limit_ms`) first:
     QueryInterrupted then, before any answer is sent."""
     rowids = await run(lambda conn: order_matches(conn, request, order_limit_ms))
-    first = await run(lambda conn: read_papers(conn, request, rowids[:EXPORT_BATCH], limit_ms))
+    first = await read_batch(run, request, rowids[:EXPORT_BATCH], limit_ms)
     text = ExportText(extension, len(rowids))
 
     async def stream(writer: StreamWriter) -> None:
@@ -213,7 +235,7 @@ async def export_response(
         await writer.write(opening)
         for start in range(EXPORT_BATCH, len(rowids), EXPORT_BATCH):
             batch = rowids[start : start + EXPORT_BATCH]
-            results = await run(lambda conn: read_papers(conn, request, batch, limit_ms))
+            results = await read_batch(run, request, batch, limit_ms)
             await writer.write(text.papers(results))
         await writer.write(text.end())
 
