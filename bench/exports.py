@@ -44,8 +44,8 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from loader.web import search_request as search  # noqa: E402
-from loader.web.search_exports import CSV_COLUMNS  # noqa: E402
+from loader.web import search_request as search
+from loader.web.search_exports import CSV_COLUMNS
 
 SAMPLE_SECONDS = 0.1
 STARTUP_SECONDS = 600
@@ -152,7 +152,9 @@ def inline(sql, params):
     numbers as they are, text quoted."""
     for name in sorted(params, key=len, reverse=True):
         value = params[name]
-        literal = str(value) if isinstance(value, int) else "'" + str(value).replace("'", "''") + "'"
+        literal = (
+            str(value) if isinstance(value, int) else "'" + str(value).replace("'", "''") + "'"
+        )
         sql = sql.replace(f":{name}", literal)
     return sql
 
@@ -259,7 +261,12 @@ def run(catalog, out):
                 ("every paper, CSV", "/search.csv", COUNTERS["csv"], every),
                 ("every paper, JSON", "/search.json?_all=1", COUNTERS["json"], every),
                 ("every paper, BibTeX", "/search.bib", COUNTERS["bib"], every),
-                (f"`{COMMON_WORD}` ranked, CSV", f"/search.csv?q={COMMON_WORD}", COUNTERS["csv"], word),
+                (
+                    f"`{COMMON_WORD}` ranked, CSV",
+                    f"/search.csv?q={COMMON_WORD}",
+                    COUNTERS["csv"],
+                    word,
+                ),
                 ("papers table CSV stream", table_url, COUNTERS["csv"], table),
             ]
             results = [measure_case(*case, site, worker) for case in cases]
@@ -285,11 +292,15 @@ def run(catalog, out):
 
 def markdown(figures):
     lines = [
-        f"{figures['papers']:,} papers, {figures['date']}, load average "
-        f"{figures['machine']['load_average'][0]:.1f}, SQLite {figures['machine']['sqlite']}.",
+        (
+            f"{figures['papers']:,} papers, {figures['date']}, load average "
+            f"{figures['machine']['load_average'][0]:.1f}, SQLite {figures['machine']['sqlite']}."
+        ),
         "",
-        "| export | rows | complete | s | raw s | time / raw | worker own MB before / peak "
-        "| worker RSS MB before / peak | raw peak MB |",
+        (
+            "| export | rows | complete | s | raw s | time / raw | worker own MB before / peak "
+            "| worker RSS MB before / peak | raw peak MB |"
+        ),
         "|---|---:|---|---:|---:|---:|---:|---:|---:|",
     ]
     for c in figures["cases"]:

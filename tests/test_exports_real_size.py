@@ -13,7 +13,6 @@ import csv
 import io
 import json
 import logging
-import os
 import re
 import shutil
 import sqlite3
@@ -24,6 +23,7 @@ import httpx
 import pytest
 import pytest_asyncio
 import yaml
+from datasette.database import QueryInterrupted
 
 from loader.serve.app import DEFAULT_CACHE_BYTES
 from loader.web import search_exports
@@ -385,9 +385,7 @@ async def test_an_error_after_the_first_byte_aborts_the_download(catalog_copy, m
     pairs = BETWEEN_1000_AND_2000["word"]
     query = urlencode(pairs)
     with caplog.at_level(logging.ERROR, logger="paper_catalog.exports"):
-        answer = await drive(
-            app, "/search.csv", query, on_first_body=lambda: wipe(catalog_copy)
-        )
+        answer = await drive(app, "/search.csv", query, on_first_body=lambda: wipe(catalog_copy))
     assert answer.status == 200 and not answer.complete
     text = answer.text()
     assert text.startswith(",".join(search_exports.CSV_COLUMNS))
@@ -437,18 +435,66 @@ def test_a_failed_export_is_a_failed_download_for_a_real_client(catalog_copy, tm
     wiped; each transfer ends without the last chunk of its chunked body, as curl
     (exit 18) and browsers report a failed download, and the server logs both."""
     log_path = tmp_path / "serve.log"
-    with log_path.open("w") as log, served(catalog_copy, poll=3600, log=log) as (url, _):
-        with httpx.Client(base_url=url, timeout=60) as http:
-            urls = ["/search.csv?q=the", "/catalog/papers.csv?_search=the&_stream=on&_size=max"]
-            with contextlib.ExitStack() as stack:
-                streams = [stack.enter_context(http.stream("GET", u)) for u in urls]
-                pieces = [stream.iter_raw() for stream in streams]
-                for stream, piece in zip(streams, pieces):
-                    assert stream.status_code == 200 and next(piece)
-                wipe(catalog_copy)
-                for piece in pieces:
-                    with pytest.raises(httpx.RemoteProtocolError, match="incomplete chunked"):
-                        for _ in piece:
-                            pass
+    urls = ["/search.csv?q=the", "/catalog/papers.csv?_search=the&_stream=on&_size=max"]
+    with contextlib.ExitStack() as stack:
+        log = stack.enter_context(log_path.open("w"))
+        url, _ = stack.enter_context(served(catalog_copy, poll=3600, log=log))
+        http = stack.enter_context(httpx.Client(base_url=url, timeout=60))
+        streams = [stack.enter_context(http.stream("GET", u)) for u in urls]
+        pieces = [stream.iter_raw() for stream in streams]
+        for stream, piece in zip(streams, pieces):
+            assert stream.status_code == 200 and next(piece)
+        wipe(catalog_copy)
+        for piece in pieces:
+            with pytest.raises(httpx.RemoteProtocolError, match="incomplete chunked"):
+                for _ in piece:
+                    pass
     logged = log_path.read_text()
     assert logged.count("download aborted") == 2, logged[-2000:]
+
+
+class InstructionBudget:
+    """Steps run on one connection that SQLite interrupts past `budget` thousand virtual
+    machine instructions: a server that affords only so much work a step, deterministically
+    (a time limit is the same interruption, after a time that depends on the machine)."""
+
+    def __init__(self, connection, budget=None):
+        self.connection = connection
+        self.budget = budget
+        self.used = 0
+
+    async def __call__(self, step):
+        self.used = 0
+
+        def count():
+            self.used += 1
+            return self.budget is not None and self.used > self.budget
+
+        self.connection.set_progress_handler(count, 1000)
+        try:
+            return step(self.connection)
+        except sqlite3.OperationalError as error:
+            raise QueryInterrupted(error, "", {}) from error
+        finally:
+            self.connection.set_progress_handler(None, 1000)
+
+
+@on_the_session_loop
+async def test_a_batch_past_its_limit_is_read_again_in_halves(real_size_catalog):
+    connection = sqlite3.connect(real_size_catalog)
+    request = search.parse_search(COMMON)
+    rowids = search_exports.order_matches(connection, request, None)[:1000]
+    unlimited = InstructionBudget(connection)
+    whole = await search_exports.read_batch(unlimited, request, rowids, None)
+    assert [paper["id"] for paper in whole] == [
+        paper["id"] for paper in search_run.fetch_results(connection, request, rowids, False)
+    ]
+    # enough for a quarter of the batch in one step, not for half of it
+    busy = InstructionBudget(connection, budget=unlimited.used // 3)
+    with pytest.raises(QueryInterrupted):
+        await busy(lambda conn: search_exports.read_papers(conn, request, rowids, None))
+    assert await search_exports.read_batch(busy, request, rowids, None) == whole
+    hopeless = InstructionBudget(connection, budget=0)
+    with pytest.raises(QueryInterrupted):
+        await search_exports.read_batch(hopeless, request, rowids, None)
+    connection.close()

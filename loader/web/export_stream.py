@@ -89,7 +89,9 @@ class AbortingStream:
         return {
             "type": "http.response.start",
             "status": self.status,
-            "headers": [[key.encode("latin-1"), value.encode("latin-1")] for key, value in headers.items()],
+            "headers": [
+                [key.encode("latin-1"), value.encode("latin-1")] for key, value in headers.items()
+            ],
         }
 
     async def asgi_send(self, send: Send) -> None:
