@@ -7,7 +7,9 @@ same rows in the same order (the export's columns, authors and affiliations join
 export joins them), then curl downloads the export (no gzip: the bytes a reader saves). Both
 write into `grep -c`, which counts the rows (CSV lines that start with an id, BibTeX entries,
 JSON results), so both sides pay for a reader and each count is checked against the total.
-While curl runs, the worker's memory is sampled every SAMPLE_SECONDS from /proc: its own
+The worker's CPU time (every thread) is read from /proc before and after, the sqlite3
+process's from the kernel when it ends: on a machine shared with other work, CPU time is the
+steadier measure, wall time the one a reader waits. While curl runs, the worker's memory is sampled every SAMPLE_SECONDS from /proc: its own
 memory (RssAnon: Python's heap, SQLite's caches and sorter) and its resident size (VmRSS, which
 also counts the catalog's pages the site's connections map, plugins/limits.py, file pages the
 OS shares and can drop). The raw side's peak is the sqlite3 process's peak RSS. The catalog
@@ -133,8 +135,15 @@ class MemorySampler(threading.Thread):
         self.peak = (max(self.peak[0], anon), max(self.peak[1], rss))
 
 
+def cpu_seconds(pid):
+    """User and system CPU time a process has used, every thread counted."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def timed_pipeline(producer, counter):
-    """Run `producer | counter`: (seconds, rows counted, producer's peak RSS in MB)."""
+    """Run `producer | counter`: (seconds, rows counted, producer's peak RSS in MB, producer's
+    CPU seconds)."""
     start = time.perf_counter()
     source = subprocess.Popen(producer, stdout=subprocess.PIPE)
     count = subprocess.Popen(counter, shell=True, stdin=source.stdout, stdout=subprocess.PIPE)
@@ -144,7 +153,8 @@ def timed_pipeline(producer, counter):
     seconds = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"failed ({status}): {shlex.join(map(str, producer))}")
-    return seconds, int(output.strip() or 0), usage.ru_maxrss / 1024
+    cpu = usage.ru_utime + usage.ru_stime
+    return seconds, int(output.strip() or 0), usage.ru_maxrss / 1024, cpu
 
 
 def inline(sql, params):
@@ -175,14 +185,16 @@ def raw_search_sql(pairs):
 
 def measure_case(name, url, counter, raw, site, worker):
     print(name, flush=True)
-    raw_s, raw_rows, raw_mb = timed_pipeline(
+    raw_s, raw_rows, raw_mb, raw_cpu = timed_pipeline(
         ["sqlite3", "-csv", f"file:{site['catalog']}?immutable=1", raw], COUNTERS["csv"]
     )
     sampler = MemorySampler(worker)
     sampler.start()
-    served_s, served_rows, _ = timed_pipeline(
+    cpu_before = cpu_seconds(worker)
+    served_s, served_rows, _, _ = timed_pipeline(
         ["curl", "-sS", "--fail", "-o", "-", site["url"] + url], counter
     )
+    served_cpu = cpu_seconds(worker) - cpu_before
     sampler.stop()
     return {
         "case": name,
@@ -193,6 +205,9 @@ def measure_case(name, url, counter, raw, site, worker):
         "seconds": round(served_s, 1),
         "raw_seconds": round(raw_s, 1),
         "time_ratio": round(served_s / raw_s, 2),
+        "worker_cpu_seconds": round(served_cpu, 1),
+        "raw_cpu_seconds": round(raw_cpu, 1),
+        "cpu_ratio": round(served_cpu / raw_cpu, 2),
         "worker_anon_mb_before": round(sampler.before[0] / 1024),
         "worker_anon_mb_peak": round(sampler.peak[0] / 1024),
         "worker_rss_mb_before": round(sampler.before[1] / 1024),
@@ -298,15 +313,17 @@ def markdown(figures):
         ),
         "",
         (
-            "| export | rows | complete | s | raw s | time / raw | worker own MB before / peak "
-            "| worker RSS MB before / peak | raw peak MB |"
+            "| export | rows | complete | s | raw s | time / raw | worker CPU s | raw CPU s "
+            "| CPU / raw | worker own MB before / peak | worker RSS MB before / peak "
+            "| raw peak MB |"
         ),
-        "|---|---:|---|---:|---:|---:|---:|---:|---:|",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for c in figures["cases"]:
         lines.append(
             f"| {c['case']} (`{c['url']}`) | {c['rows']:,} | {'yes' if c['complete'] else 'NO'} "
             f"| {c['seconds']} | {c['raw_seconds']} | {c['time_ratio']}x "
+            f"| {c['worker_cpu_seconds']} | {c['raw_cpu_seconds']} | {c['cpu_ratio']}x "
             f"| {c['worker_anon_mb_before']} / {c['worker_anon_mb_peak']} "
             f"| {c['worker_rss_mb_before']} / {c['worker_rss_mb_peak']} | {c['raw_peak_mb']} |"
         )
