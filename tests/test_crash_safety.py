@@ -29,7 +29,7 @@ from loader.records import Entry
 from .conftest import ROOT, SEEDS
 
 # kills a run: a few in `make test`, more in `make test-slow` (CRASH_KILLS=200 for a deeper one-off)
-QUICK_KILLS = 5
+QUICK_KILLS = 3
 SLOW_KILLS = int(os.environ.get("CRASH_KILLS", "20"))
 COPIES = 40  # of the 90 seed entries, each copy with its own abstracts: 3 600 papers
 TABLES = (

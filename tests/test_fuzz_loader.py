@@ -639,7 +639,7 @@ def previous_catalog(tmp_path_factory):
     return build_seeds(tmp_path_factory.mktemp("previous") / "catalog.db").read_bytes()
 
 
-@fuzz_settings(examples=100)
+@fuzz_settings(examples=40)
 @given(folder=damaged_folders())
 def test_build_of_a_damaged_folder_loads_or_reports_every_block(workdir, previous_catalog, folder):
     files = write_folder(workdir / "inputs", folder)

@@ -1,7 +1,8 @@
 """`pip install .` (not editable) into a fresh virtualenv, used from a folder outside the checkout:
 the installed paper-catalog builds a catalog of any name and serves it as `catalog` with the
 site's metadata, plugins, templates and static files. Once with the versions installed here, and
-once with the lowest versions pyproject.toml declares (its floors), so a wrong floor fails."""
+once (`make test-slow`) with the lowest versions pyproject.toml declares (its floors), so a
+wrong floor fails."""
 
 import shutil
 import subprocess
@@ -32,7 +33,10 @@ def run(command, cwd, environment, status=0):
     return result.stdout + result.stderr
 
 
-@pytest.mark.parametrize("versions", PINS)
+@pytest.mark.parametrize(
+    "versions",
+    ["installed here", pytest.param("floors", marks=pytest.mark.slow)],
+)
 def test_installed_site_builds_and_serves_any_file_from_any_folder(versions, tmp_path):
     source = copy_source(ROOT, tmp_path / "checkout")
     pins = PINS[versions]()

@@ -617,11 +617,11 @@ def test_no_absolute_path_in_any_public_response(tmp_path, seed_catalog):
 
 
 def test_pages_do_not_queue_behind_visitors_slow_sql_against_a_real_server(tmp_path, seed_catalog):
-    """Sixteen queries that each run to the time limit, then three pages at once: each page is
+    """Eight queries that each run to the time limit, then three pages at once: each page is
     answered while most of them still wait (before plugins/sql_queue.py, behind all but two)."""
     db = tmp_path / "catalog.db"
     shutil.copy(seed_catalog, db)
-    slow_count = 16
+    slow_count = 8
     finished = []
     pages = []
 
