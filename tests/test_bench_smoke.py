@@ -169,3 +169,23 @@ def test_tiny_run_of_both_servers(tmp_path, seed_catalog, monkeypatch, mix_conne
     text = throughput.report(db, results, 1, kinds)
     assert "| popular | 16 |" in text and "ours/stock" in text
     assert ("| mix | 4 |" in text) == bool(mix_connections)
+
+
+@pytest.mark.slow
+def test_the_exports_benchmark_runs_end_to_end(real_size_catalog, tmp_path):
+    """bench/exports.py on the 11,452 papers of tests/real_size.py: every case complete."""
+    out = tmp_path / "exports.json"
+    catalog = tmp_path / "catalog.db"
+    shutil.copyfile(real_size_catalog, catalog)  # the site's snapshots go beside it
+    subprocess.run(
+        [sys.executable, BENCH / "exports.py", catalog, "--out", out],
+        check=True,
+        capture_output=True,
+        cwd=ROOT,
+    )
+    figures = json.loads(out.read_text())
+    assert [case["complete"] for case in figures["cases"]] == [True] * 5
+    assert {case["rows"] for case in figures["cases"] if "every paper" in case["case"]} == {
+        figures["papers"]
+    }
+    assert out.with_suffix(".md").read_text().count("| yes |") == 5

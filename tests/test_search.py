@@ -411,10 +411,14 @@ async def test_every_export_holds_every_match(site):
     assert [row["id"] for row in rows] == [result["id"] for result in ordered]
 
 
-async def test_exports_download(site):
-    for extension in ("csv", "bib"):
-        response = await site.client.get(f"/search.{extension}?venue=ICLR")
-        assert response.headers["content-disposition"].startswith("attachment;")
+async def test_exports_download_named_after_the_search(site):
+    for extension, query in (("csv", ""), ("bib", ""), ("json", "&_all=1")):
+        url = f"/search.{extension}?q=imitation&year=2018&venue=ICLR{query}"
+        response = await site.client.get(url)
+        assert response.status_code == 200
+        assert response.headers["content-disposition"] == (
+            f'attachment; filename="papers-imitation-iclr-2018.{extension}"'
+        )
     page = (await site.client.get("/search?q=learning")).text
     assert 'href="/search.csv?q=learning" download' in page
 
@@ -440,9 +444,12 @@ async def test_the_page_links_results_authors_and_facets(site):
     assert "Custom SQL" not in html
 
 
-async def test_zero_results_say_so(site):
+async def test_zero_results_say_so_and_offer_no_download(site):
     html = (await site.client.get("/search?q=zzzzqqq")).text
     assert "No papers match" in html
+    assert "Download all" not in html and "/search.csv" not in html
+    some = (await site.client.get("/search?q=learning")).text
+    assert "Download all" in some and "/search.csv" in some
 
 
 # --- BibTeX ---------------------------------------------------------------------------------

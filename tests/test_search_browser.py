@@ -96,7 +96,7 @@ def test_exports_download_a_file(search_site, browser):
     for label, extension in (("CSV", "csv"), ("BibTeX", "bib")):
         with page.expect_download() as download:
             page.locator(".exports").get_by_role("link", name=label).click()
-        assert download.value.suggested_filename == f"papers-search.{extension}"
+        assert download.value.suggested_filename == f"papers-imitation-iclr.{extension}"
     page.close()
 
 

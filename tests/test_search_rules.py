@@ -88,3 +88,13 @@ def test_the_walk_over_stems_finds_what_a_full_table_for_each_finds(word, stems)
             scored.append((score, -papers, stem, stem + word[cut:]))
     expected = [(stem, -papers, completed) for _, papers, stem, completed in sorted(scored)]
     assert best_stems(word, rows) == expected[:CANDIDATE_STEMS]
+
+
+def test_bibtex_keys_stay_unique_over_many_copies_of_one_key():
+    keys = KeyMaker()
+    made = [keys.unique("levine2020offline") for _ in range(3000)]
+    assert len(set(made)) == 3000
+    assert made[:2] == ["levine2020offline", "levine2020offlinea"]
+    assert made[26:28] == ["levine2020offlinez", "levine2020offlineaa"]
+    taken = keys.unique("levine2020offlinea")
+    assert taken not in made and taken.startswith("levine2020offlinea")

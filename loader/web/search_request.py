@@ -238,11 +238,9 @@ def hits_sql(
     """`hits`: every paper matching q and the filters (but `leave_out`'s), with its sort keys.
 
     The facet columns are read from the narrow facet table, never from `papers`' wide rows,
-    which are much slower to read a track's papers in year order from.
-    With no words and no filter, `papers`' year index orders every paper."""
+    which are much slower to read a track's papers, or every paper, in year order from (the
+    year index holds only papers with a year, and cannot give the `year is null` order)."""
     names = [name for name in request.filters if name != leave_out]
-    if request.expression is None and not names:
-        return "select rowid, year, 0 as exact, 0 as rank from papers"
     if request.expression is None:
         rowid, exact, rank, source = "paper_facets.paper", "0", "0", "paper_facets"
     else:
