@@ -5,8 +5,9 @@ environment (PAPER_CATALOG_SITE, JSON); not a user command.
 
 uvicorn's own multi-process supervisor starts the workers, replaces any that die and stops them
 all on SIGTERM; this module only fixes the settings: the connection deadlines and cap of
-loader/serve/connections.py, no access log (the reverse proxy in front keeps one; a line per request
-costs CPU and, under a flood, the disk), and a bounded graceful shutdown.
+loader/serve/connections.py, the drain of loader/serve/drain.py, no access log (the reverse proxy
+in front keeps one; a line per request costs CPU and, under a flood, the disk), and a bounded
+graceful shutdown.
 """
 
 import argparse
@@ -73,7 +74,7 @@ def server_config(workers: int) -> uvicorn.Config:
         "loader.serve.workers:worker_app",
         factory=True,
         workers=workers,
-        http="loader.serve.connections:HeadDeadlineProtocol",
+        http="loader.serve.drain:DrainingProtocol",
         timeout_keep_alive=HEAD_TIMEOUT_SECONDS,
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
         backlog=ACCEPT_BATCH,  # also the kernel's queue: asyncio ties the two together
