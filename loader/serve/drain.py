@@ -23,8 +23,10 @@ response still running then (a long export) is cut.
 """
 
 import asyncio
+import weakref
 
 import h11
+from uvicorn.server import ServerState
 
 from loader.serve.connections import HeadDeadlineProtocol
 
@@ -32,25 +34,28 @@ from loader.serve.connections import HeadDeadlineProtocol
 # before it could see the close arrives well within this on any network a server is used over
 DRAIN_IDLE_SECONDS = 0.5
 CLOSE_HEADER = (b"connection", b"close")
+# the servers (their shared state) shutting down: set by the first connection told to shut
+# down, so a connection accepted just before the server stopped listening drains too
+DRAINING: "weakref.WeakSet[ServerState]" = weakref.WeakSet()
 
 
 class DrainingProtocol(HeadDeadlineProtocol):
     """The worker's HTTP protocol: HeadDeadlineProtocol, plus the drain above."""
 
-    # per worker process: set by the first connection told to shut down, so a connection the
-    # worker accepted just before it stopped listening drains too
-    draining = False
-
     # ignore[override]: uvicorn's own signature, which narrows asyncio's BaseTransport
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         self.idle_close: asyncio.TimerHandle | None = None
         super().connection_made(transport)
-        if type(self).draining and not transport.is_closing():
+        if self.draining and not transport.is_closing():
             self.drain()
+
+    @property
+    def draining(self) -> bool:
+        return self.server_state in DRAINING
 
     def shutdown(self) -> None:
         """Called by uvicorn on every open connection when the worker starts shutting down."""
-        type(self).draining = True
+        DRAINING.add(self.server_state)
         self.drain()
 
     def drain(self) -> None:
@@ -67,7 +72,7 @@ class DrainingProtocol(HeadDeadlineProtocol):
         super().handle_events()
         # a request that arrived while draining (or was waiting behind a pipelined one)
         if (
-            type(self).draining
+            self.draining
             and self.cycle is not None
             and not self.cycle.response_started
             and not self.transport.is_closing()
@@ -76,7 +81,7 @@ class DrainingProtocol(HeadDeadlineProtocol):
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
-        if type(self).draining and not self.transport.is_closing() and self.is_idle():
+        if self.draining and not self.transport.is_closing() and self.is_idle():
             self.arm_idle_close()
 
     def connection_lost(self, exc: Exception | None) -> None:

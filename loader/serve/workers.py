@@ -11,11 +11,14 @@ graceful shutdown.
 """
 
 import argparse
+import asyncio
+import fcntl
 import logging
 import os
 import socket
 import sys
 import time
+from pathlib import Path
 
 import uvicorn
 from uvicorn.config import STARTUP_FAILURE
@@ -24,15 +27,17 @@ from uvicorn.supervisors import Multiprocess
 from loader.lifetime import die_with_parent
 from loader.serve.app import ENVIRONMENT_VARIABLE, Site, StartedSite, create_app
 from loader.serve.connections import ACCEPT_BATCH, raise_descriptor_limit
+from loader.serve.supervisor import (
+    GATE_VARIABLE,
+    READY_POLL_SECONDS,
+    READY_PREFIX,
+    usable_cores,
+)
 
 # seconds a connection has to send each complete request head (see loader/serve/connections.py)
 HEAD_TIMEOUT_SECONDS = 5
 GRACEFUL_SHUTDOWN_SECONDS = 5
 LOG_INTERVAL_SECONDS = 10.0
-
-
-def usable_cores() -> int:
-    return len(os.sched_getaffinity(0))
 
 
 class OncePerInterval(logging.Filter):
@@ -60,13 +65,33 @@ def stop_with_parent() -> None:
         sys.exit(1)  # the parent died before the signal was set
 
 
+async def wait_at_gate(gate: Path) -> None:
+    """Say this worker is ready, then wait until the supervisor unlocks the gate (the previous
+    build's workers are gone): uvicorn takes no connection before the app's startup is done."""
+    (gate.parent / f"{READY_PREFIX}{os.getpid()}").touch()
+    descriptor = os.open(gate, os.O_RDONLY)
+    try:
+        while True:
+            try:
+                fcntl.flock(descriptor, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                await asyncio.sleep(READY_POLL_SECONDS)
+    finally:
+        os.close(descriptor)
+
+
 def worker_app() -> StartedSite:
     """uvicorn's app factory, called once in each worker process."""
     stop_with_parent()
     raise_descriptor_limit()
     for name in ("uvicorn.error", "asyncio"):
         logging.getLogger(name).addFilter(OncePerInterval())
-    return create_app(Site.from_environment())
+    site = create_app(Site.from_environment())
+    gate = os.environ.get(GATE_VARIABLE)
+    if gate:
+        site.prepare = [*site.prepare, lambda: wait_at_gate(Path(gate))]
+    return site
 
 
 def server_config(workers: int) -> uvicorn.Config:
