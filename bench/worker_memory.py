@@ -8,7 +8,7 @@ each worker's resident memory (VmRSS, and its anonymous and file-backed parts, f
 Example (a 1M catalog: a narrower stream, since the whole table is 3.7 GB of CSV):
 
     nice .venv/bin/python bench/worker_memory.py --db /tmp/bench/1m/catalog.db \\
-        --term reasoning --stream-filter area=Theory --rounds 2
+        --term reasoning --stream-filter 'area=Theory&_nocol=abstract_plain' --rounds 2
 """
 
 import argparse
@@ -104,15 +104,18 @@ def resident_mb(pid):
 
 def export_paths(term, stream_filter=""):
     query = urllib.parse.urlencode({"q": term, "_all": "1"})
-    stream = "/catalog/papers.csv?_stream=1&_size=max" + (f"&{stream_filter}" if stream_filter else "")
+    stream = "/catalog/papers.csv?_stream=1&_size=max" + (
+        f"&{stream_filter}" if stream_filter else ""
+    )
     return [f"/search.csv?{query}", f"/search.bib?{query}", f"/search.json?{query}", stream]
 
 
 def download(url):
-    """Reads the whole answer, as a client saving it would; returns (status, bytes)."""
+    """Reads the whole answer, as a client saving it would; returns (status, bytes of the
+    answer once decompressed)."""
     size = 0
     with httpx.stream("GET", url, timeout=EXPORT_TIMEOUT_SECONDS) as response:
-        for chunk in response.iter_raw():
+        for chunk in response.iter_bytes():
             size += len(chunk)
     return response.status_code, size
 
@@ -138,8 +141,13 @@ def main():
     paths = export_paths(args.term, args.stream_filter)
     with serving(args.db, args.workers, args.cache_mb) as (url, supervisor):
         pids = worker_pids(supervisor.pid)
+        answers = []
         print(f"catalog {args.db} ({os.path.getsize(args.db) / 1e6:.0f} MB), workers {pids}")
-        print("| after | " + " | ".join(f"worker {n + 1} RSS (anon + file) MB" for n in range(len(pids))) + " |")
+        print(
+            "| after | "
+            + " | ".join(f"worker {n + 1} RSS (anon + file) MB" for n in range(len(pids)))
+            + " |"
+        )
         print("|---|" + "---:|" * len(pids))
 
         def row(label):
@@ -153,10 +161,15 @@ def main():
         for number in range(1, args.rounds + 1):
             began = time.monotonic()
             results = run_exports(url, paths, args.concurrency)
-            row(f"round {number} ({len(paths)} exports, {time.monotonic() - began:.0f} s)")
-        print("\nEach round (the answers as sent, gzip where the client took it):")
-        for path, status, size in results:
-            print(f"- `{path}`: {status}, {size / 1e6:.1f} MB")
+            seconds = time.monotonic() - began
+            total = sum(size for _, _, size in results) / 1e6
+            row(f"round {number} ({len(paths)} exports, {total:.0f} MB in {seconds:.0f} s)")
+            answers.append(results)
+        # a step of an export past the time limit ends it early with a note: a shorter answer
+        print("\nAnswers, round by round (status, MB once decompressed):")
+        for number, path in enumerate(paths):
+            cells = ", ".join(f"{r[number][1]} {r[number][2] / 1e6:.1f}" for r in answers)
+            print(f"- `{path}`: {cells}")
 
 
 if __name__ == "__main__":

@@ -58,8 +58,6 @@ def test_a_worker_stays_within_its_budget_after_large_exports(real_size_catalog,
 
 
 @pytest.mark.slow
-def test_two_workers_stay_within_their_budget_after_rounds_of_exports(
-    real_size_catalog, tmp_path
-):
+def test_two_workers_stay_within_their_budget_after_rounds_of_exports(real_size_catalog, tmp_path):
     before, after = exports_and_memory(real_size_catalog, tmp_path, rounds=5, workers=2)
     check(real_size_catalog, before, after)

@@ -99,7 +99,9 @@ class DrainingProtocol(HeadDeadlineProtocol):
     def is_idle(self) -> bool:
         """No request in flight, and not a byte of the next one received."""
         in_flight = self.cycle is not None and not self.cycle.response_complete
-        return not in_flight and self.conn.their_state is h11.IDLE and not self.conn.trailing_data[0]
+        return (
+            not in_flight and self.conn.their_state is h11.IDLE and not self.conn.trailing_data[0]
+        )
 
     def arm_idle_close(self) -> None:
         self.cancel_idle_close()
