@@ -15,6 +15,7 @@ import argparse
 import concurrent.futures
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -110,6 +111,19 @@ def export_paths(term, stream_filter=""):
     return [f"/search.csv?{query}", f"/search.bib?{query}", f"/search.json?{query}", stream]
 
 
+def page_paths(db, papers):
+    """Pages that fill each worker's caches: every area's filtered table (the facet counts' link
+    tables), searches (rendered cells) and `papers` paper pages (related papers' word counts)."""
+    with sqlite3.connect(f"file:{db}?mode=ro&immutable=1", uri=True) as connection:
+        areas = [row[0] for row in connection.execute("select distinct area from papers")]
+        ids = [row[0] for row in connection.execute("select id from papers limit ?", (papers,))]
+    quote = urllib.parse.quote
+    paths = [f"/catalog/papers?area={quote(area)}" for area in areas if area]
+    paths += [f"/catalog/search?q={term}" for term in ("learning", "model", "graph", "robust")]
+    paths += [f"/catalog/papers?_search={term}" for term in ("learning", "model", "graph")]
+    return paths + [f"/catalog/papers/{quote(paper)}" for paper in ids]
+
+
 def download(url):
     """Reads the whole answer, as a client saving it would; returns (status, bytes of the
     answer once decompressed)."""
@@ -137,6 +151,9 @@ def main():
     parser.add_argument("--term", default="the", help="a search term that matches many papers")
     parser.add_argument("--stream-filter", default="", help="a filter for the streamed CSV")
     parser.add_argument("--cache-mb", type=int, default=None)
+    parser.add_argument(
+        "--pages", type=int, default=300, help="paper pages asked before the exports"
+    )
     args = parser.parse_args()
     paths = export_paths(args.term, args.stream_filter)
     with serving(args.db, args.workers, args.cache_mb) as (url, supervisor):
@@ -158,6 +175,12 @@ def main():
             print(f"| {label} | " + " | ".join(cells) + " |", flush=True)
 
         row("start")
+        pages = page_paths(args.db, args.pages)
+        began = time.monotonic()
+        statuses = [status for _, status, _ in run_exports(url, pages, args.concurrency)]
+        row(
+            f"{len(pages)} pages ({statuses.count(200)} answered 200, {time.monotonic() - began:.0f} s)"
+        )
         for number in range(1, args.rounds + 1):
             began = time.monotonic()
             results = run_exports(url, paths, args.concurrency)
