@@ -1,23 +1,18 @@
 """Security headers of the served app (loader/serve/security_headers.py) and its
-Content-Security-Policy (loader/web/content_policy.py): on every page kind, on 304s, on answers
-from the response cache and on the answers the HTTP protocol writes itself; every inline script a page writes allowed by its hash and nothing else;
+Content-Security-Policy (loader/web/content_policy.py): on every page kind, on 304s and on answers
+from the response cache (the HTTP protocol's own answers: tests/test_connections.py); every inline script a page writes allowed by its hash and nothing else;
 and in real Chromium no page reports a policy violation while its scripts (the SQL editor, the
 table menus, the search facets) still run."""
 
-import asyncio
 import re
-import socket
 import sqlite3
 from contextlib import closing
 from urllib.parse import quote
 
-import h11
 import httpx
 import pytest
 import pytest_asyncio
-import uvicorn
 
-from loader.serve.connections import HeadDeadlineProtocol
 from loader.serve.response_cache import ResponseCache
 from loader.serve.security_headers import SecurityHeaders
 from loader.web import content_policy
@@ -288,56 +283,3 @@ def test_another_site_cannot_frame_a_page(search_site, browser):
     assert frame.url.startswith("chrome-error://")
     assert "Skip to content" not in frame.content()
     page.close()
-
-
-class RefusingProtocol(HeadDeadlineProtocol):
-    """The workers' protocol with a connection cap of none: every connection is over it."""
-
-    max_connections = 0
-
-
-async def protocol_answer(protocol, request):
-    """What a real uvicorn server with `protocol` answers `request` with, read to the close."""
-
-    async def app(scope, receive, send):
-        raise AssertionError("the protocol answers, never the app")
-
-    with socket.socket() as listener:
-        listener.bind(("127.0.0.1", 0))
-        config = uvicorn.Config(app, http=protocol, lifespan="off", log_level="critical")
-        server = uvicorn.Server(config)
-        serving = asyncio.create_task(server.serve(sockets=[listener]))
-        try:
-            while not server.started:
-                await asyncio.sleep(0.01)
-            reader, writer = await asyncio.open_connection(*listener.getsockname())
-            writer.write(request)
-            answer = await asyncio.wait_for(reader.read(), 10)
-            writer.close()
-        finally:
-            server.should_exit = True
-            await asyncio.wait_for(serving, 10)
-    client = h11.Connection(h11.CLIENT)
-    client.send(h11.Request(method="GET", target="/", headers=[("host", "x")]))
-    client.receive_data(answer)
-    head = client.next_event()
-    assert isinstance(head, h11.Response), answer
-    return head.status_code, {name.decode(): value.decode() for name, value in head.headers}
-
-
-@pytest.mark.parametrize(
-    ("protocol", "request_bytes", "status"),
-    [
-        (HeadDeadlineProtocol, b"NOT HTTP AT ALL\r\n\r\n", 400),
-        (RefusingProtocol, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", 503),
-    ],
-    ids=["malformed request", "over the connection cap"],
-)
-@pytest.mark.asyncio(loop_scope="session")
-async def test_the_protocols_own_answers_carry_the_headers(protocol, request_bytes, status):
-    answered, headers = await protocol_answer(protocol, request_bytes)
-    assert answered == status
-    for name, value in FIXED.items():
-        assert headers[name] == value, name
-    assert headers["content-security-policy"] == "default-src 'none'; frame-ancestors 'none'"
-    assert headers["connection"] == "close"
