@@ -36,8 +36,10 @@ def exports_and_memory(catalog, tmp_path, rounds, workers):
         pids = bench.worker_pids(process.pid)
         assert len(pids) == workers
         before = [bench.resident_mb(pid) for pid in pids]
+        # the two that read the most rows: every match of a common word, the whole table
+        paths = [path for path in bench.export_paths(TERM) if ".csv" in path]
         for _ in range(rounds):
-            results = bench.run_exports(url, bench.export_paths(TERM), concurrency=3)
+            results = bench.run_exports(url, paths, concurrency=len(paths))
             assert all(status == 200 and size > 0 for _, status, size in results), results
         after = [bench.resident_mb(pid) for pid in pids]
     print(f"\nworker memory (MB) before {before}, after {after}")
