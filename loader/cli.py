@@ -202,9 +202,10 @@ def serve(
 
     One worker process per core answers requests. The server reads a hard-linked snapshot of
     the build under .serving/ beside --db, never --db itself. Rebuild whenever you like: when
-    --db is replaced, the new build is inspected while the old one keeps answering, then the
-    workers are replaced (new connections wait a second or two meanwhile) and the old snapshot
-    is removed.
+    --db is replaced, the new build is inspected and its workers started while the old ones keep
+    answering; the old workers then finish their requests and close their connections cleanly,
+    the new ones take over (new connections wait for that, not for a whole start) and the old
+    snapshot is removed.
 
     Example:
 

@@ -32,6 +32,7 @@ LONGEST_FILES = (
     "test_security.py",
     "test_serve.py",
     "test_connections.py",
+    "test_worker_memory.py",
     "test_install.py",
     "test_browser.py",
     "test_bench_smoke.py",
