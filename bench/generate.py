@@ -56,14 +56,18 @@ ABSTRACT_KINDS = {"math": 1260, "macro": 559, "wrapped": 423, "plain": 11763}
 # ... by the number of authors they list (1 to 12)
 AUTHOR_COUNTS = [959, 3929, 4153, 2650, 1237, 583, 258, 125, 49, 52, 5, 5]
 TRACK_SHARE = 0.13  # of its listing entries with a track line: 1,283 of 9,716
-WORD_SWAP_SHARE = 0.25
+WORD_SWAP_SHARE = 0.4
 SYMBOL_SWAP_SHARE = 0.5
 # about 1.4 distinct authors a paper, as the large real sample (19,268 for 13,851 papers)
 PEOPLE_PER_PAPER = 2
 AUTHOR_EXPONENT = 0.55
 MATH = re.compile(r"(\$[^$]*\$)")
-WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{4,}")
+WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
 LETTER = re.compile(r"[^\W\d_]")
+# a name a paper gives its method or data: CamelCase (NoisyNet, RevNet) or capitals (ADMM)
+NAMED = re.compile(
+    r"(?<![\\A-Za-z])(?:[A-Z]+[a-z]+[A-Z][A-Za-z]*|[a-z]+[A-Z][A-Za-z]*|[A-Z]{2,}[a-z]*)(?![A-Za-z])"
+)
 SYMBOL = re.compile(r"(?<![\\A-Za-z])[A-Za-z](?![A-Za-z])|[0-9]")
 
 
@@ -119,7 +123,7 @@ class Corpus:
             {
                 (given, family)
                 for given, family in (n for n in names if len(n) == 2)
-                if LETTER.search(given) and LETTER.match(family) and not given.islower()
+                if LETTER.search(given) and family[:1].isupper() and not given.islower()
             }
         )
         self.given = [given for given, _ in names]
@@ -147,12 +151,26 @@ class Corpus:
         """A real text's words swapped in part for other real words, its math symbols
         redrawn: the same shapes, another paper."""
         parts = MATH.split(text)
+        names = {}  # each name the paper gives, renamed alike wherever it recurs
         for index, part in enumerate(parts):
             if index % 2:
                 parts[index] = SYMBOL.sub(self.other_symbol, part)
             else:
+                part = NAMED.sub(lambda match: self.other_name(match.group(), names), part)
                 parts[index] = WORD.sub(self.other_word, part)
         return "".join(parts)
+
+    def other_name(self, name, names):
+        """A name of the same shape: two real words in CamelCase, or as many capitals."""
+        if name not in names:
+            capitals = len(name) - len(name.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+            if capitals >= 2:
+                letters = "".join(chr(65 + self.rng.randrange(26)) for _ in range(capitals))
+                names[name] = letters + name[capitals:]
+            else:
+                first, second = (self.words[self.rng.randrange(len(self.words))] for _ in "ab")
+                names[name] = first.capitalize() + second.capitalize()
+        return names[name]
 
     def other_word(self, match):
         word = match.group()

@@ -108,9 +108,7 @@ def build_catalog(
     """
     with atomic.building(db_path) as temporary:
         prepared = (
-            PreparedCache(cache_folder(db_path), forced_format, arxiv_categories)
-            if cache
-            else None
+            PreparedCache(cache_folder(db_path), forced_format, arxiv_categories) if cache else None
         )
         summary = write_catalog(
             files,
@@ -211,7 +209,8 @@ def write_rows(
     planned = plan_files(files, cache)
     unread = files_to_read(planned)
     # only the files the cache does not hold are parsed, by workers when they are large
-    workers = worker_count(unread, workers, forced_format) if unread else 0
+    cached = len(unread) < len(planned)
+    workers = worker_count(unread, workers, forced_format, cached) if unread else 0
     sources = prepared_sources(
         files, forced_format, workers, arxiv_categories, progress, cache, planned
     )

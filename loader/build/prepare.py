@@ -49,6 +49,9 @@ from loader.rules.normalize import affiliation_name, affiliation_slug, paper_id,
 # parsing and normalizing is pure, per file, and most of the CPU time: worker processes do it
 # while this one writes SQLite. Below this much input starting them costs more than it saves.
 PARALLEL_MIN_BYTES = 8_000_000
+# where other files come from the cache, from this much input on a worker prepares the rest
+# meanwhile: the writer is then busy with the cached entries
+PARALLEL_BESIDE_CACHE_MIN_BYTES = 256_000
 FILES_IN_FLIGHT = 2  # per worker: memory stays bounded whatever the corpus size
 MAX_WORKERS = 2
 # a dump written one record a line and larger than this is prepared in pieces of about this
@@ -424,9 +427,7 @@ def prepared_here(
         return source, cached_items(plan.file, cached, progress)
     source, items = prepare_source(plan.file, forced_format, arxiv_categories)
     recorder = cache.recorder(plan.key) if cache and plan.key else None
-    return source, read_whole(
-        recorded(source, items, recorder), input_bytes([plan.file]), progress
-    )
+    return source, read_whole(recorded(source, items, recorder), input_bytes([plan.file]), progress)
 
 
 def prepared_sources(
@@ -478,17 +479,28 @@ def prepared_sources(
                 yield source, read_whole(pickle.loads(payload), work.bytes, progress)
             else:
                 source = Source(display_path(plan.file), work.arguments[1], "")
-                yield source, read_pieces(
-                    queue, source, work.pieces, work, result, progress, recorder
+                yield (
+                    source,
+                    read_pieces(queue, source, work.pieces, work, result, progress, recorder),
                 )
 
 
 def worker_count(
-    files: list[InputPath], workers: int | None, forced_format: str | None = None
+    files: list[InputPath],
+    workers: int | None,
+    forced_format: str | None = None,
+    cached: bool = False,
 ) -> int:
+    """How many processes prepare `files` (0: this one), when the caller does not say;
+    `cached`: the build takes other files from the cache."""
     if workers is not None:
         return workers
-    if input_bytes(files) < PARALLEL_MIN_BYTES:
+    size = input_bytes(files)
+    if cached and size >= PARALLEL_BESIDE_CACHE_MIN_BYTES and os.cpu_count() != 1:
+        # a rebuild: this process writes the cached files' entries while a worker prepares
+        # the changed ones
+        return 1 if size < PARALLEL_MIN_BYTES else max(1, min(MAX_WORKERS, os.cpu_count() or 1))
+    if size < PARALLEL_MIN_BYTES:
         return 0
     # one file is read in this process, streamed, unless it is a large dump read in pieces
     if len(files) < 2 and not line_dump_format(files[0], forced_format):

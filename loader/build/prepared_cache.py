@@ -23,7 +23,6 @@ import fcntl
 import functools
 import gc
 import hashlib
-import importlib.metadata
 import os
 import pickle
 import secrets
@@ -63,6 +62,8 @@ def cache_folder(db_path: str | os.PathLike[str]) -> Path:
 @functools.cache
 def code_fingerprint() -> bytes:
     """A digest of the code a prepared entry comes from."""
+    import importlib.metadata  # only here: its import costs every build's start
+
     digest = hashlib.blake2b(digest_size=16)
     digest.update(sys.version.encode())
     digest.update(str(PROTOCOL).encode())
