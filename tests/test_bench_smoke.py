@@ -93,6 +93,13 @@ def test_benchmark_runs_end_to_end(tmp_path, size):
             tmp_path / "work",
             "--out",
             tmp_path / "results",
+            # the committed real sample stands in for the large one
+            "--real",
+            ROOT / "tests" / "fixtures" / "real" / "sample",
+            "--rebuild",
+            str(size),
+            "--rounds",
+            "1",
         ],
         capture_output=True,
         text=True,
@@ -101,6 +108,13 @@ def test_benchmark_runs_end_to_end(tmp_path, size):
     )
     assert result.returncode == 0, result.stderr[-2000:]
     results = json.loads((tmp_path / "results" / "latest.json").read_text())
+    real, generated = (
+        results["real"]["corpora"]["real sample"],
+        results["real"]["corpora"][f"generated, {size:,} papers"],
+    )
+    assert real["entries"] > 500 and generated["entries"] >= size
+    assert real["build_cpu_ms_per_entry"] > 0 and results["real"]["vs_real"] > 0
+    assert results["rebuild"]["same_as_cold"] and results["rebuild"]["build_s"] > 0
     (build,) = results["builds"]
     assert build["papers"] == size
     assert build["floor_s"] > 0 and build["build_s"] > 0 and build["bytes_per_paper"] > 0
