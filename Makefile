@@ -118,4 +118,4 @@ cog: $(BIN)/.installed
 	$(BIN)/cog -r docs/cli.md
 
 clean:
-	rm -rf $(VENV) $(DB) $(DB).inspect.json test-artifacts
+	rm -rf $(VENV) $(DB) $(DB).inspect.json .$(DB).cache test-artifacts

@@ -174,12 +174,11 @@ class Corpus:
 
     def other_word(self, match):
         word = match.group()
-        if self.rng.random() >= WORD_SWAP_SHARE:
+        # capitalized words stay (a sentence's first word, a proper name): a short line of
+        # a hard-wrapped abstract then never reads as a line of names
+        if not word.islower() or self.rng.random() >= WORD_SWAP_SHARE:
             return word
-        other = self.words[self.rng.randrange(len(self.words))]
-        if word[0].isupper():
-            return other[0].upper() + other[1:]
-        return other[0].lower() + other[1:]
+        return self.words[self.rng.randrange(len(self.words))].lower()
 
     def other_symbol(self, match):
         symbol = match.group()

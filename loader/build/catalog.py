@@ -178,7 +178,8 @@ def store_public_paths(db: sqlite_utils.Database) -> None:
 def cyclic_collector_paused(paused: bool) -> Iterator[None]:
     """Python's cyclic garbage collector off while `paused`, on again after (and a collection).
 
-    With workers parsing, this process only writes rows, and what it drops goes by reference
+    With workers parsing, or every entry from the cache, this process only writes rows (and
+    loads pickles: no cycles either), and what it drops goes by reference
     count (a handful of objects in cycles, where parsing in-process leaves some for every
     entry). The collector's passes would be over the writer's growing maps, again and again."""
     if not paused or not gc.isenabled():
@@ -215,7 +216,8 @@ def write_rows(
         files, forced_format, workers, arxiv_categories, progress, cache, planned
     )
     left_out = 0
-    with db.atomic(), cyclic_collector_paused(workers > 0):
+    # paused unless this process parses (no workers, files the cache does not hold)
+    with db.atomic(), cyclic_collector_paused(workers > 0 or not unread):
         # closed as soon as the last file is read: the parsing workers exit then, before
         # the merge and finish() grow this process (left to the garbage collector, they
         # would live on through it)
