@@ -271,6 +271,7 @@ async def search_view(datasette, request):
             "size": parsed.size,
             "results": [public_result(result, base_url) for result in answer.results],
             "facets": answer.facets,
+            "suggestions": answer.suggestions,
         }
         if answer.timed_out:
             body["facets_timed_out"] = answer.timed_out

@@ -371,12 +371,23 @@ async def test_client_mistakes_are_400_with_a_message(site, url, message):
 
 @pytest.mark.parametrize(
     "q",
-    ['"', '""', "AND", "OR NOT", "*", "-", "a:b", "(", "NEAR(a b)", "\x00", "é" * 300, "x\ny", "'"],
+    ['"', '""', "-", "a:b", "(", "NEAR(a b)", "^a", "{label}:x", "\x00", "é" * 300, "x\ny", "'"],
 )
 async def test_hostile_queries_answer_200(site, q):
     for path in ("/search", "/search.json", "/search.csv", "/search.bib"):
         response = await site.client.get(path, params={"q": q})
         assert response.status_code == 200, (path, q, response.text[:300])
+
+
+@pytest.mark.parametrize(
+    "q,message",
+    [("AND", "AND needs a word"), ("OR NOT", "OR needs a word"), ("*", "prefix"), ("-a", "only")],
+)
+async def test_queries_the_syntax_cannot_search_are_400_everywhere(site, q, message):
+    for path in ("/search", "/search.json", "/search.csv", "/search.bib", "/search/facets"):
+        response = await site.client.get(path, params={"q": q})
+        assert response.status_code == 400, (path, q)
+        assert message in response.text, (path, q, response.text[:300])
 
 
 # --- exports --------------------------------------------------------------------------------
@@ -438,8 +449,8 @@ async def test_zero_results_say_so(site):
 
 
 async def test_zero_results_suggest_words_the_catalog_uses(site):
-    html = (await site.client.get("/search?q=imitaton+lerning")).text
-    assert 'Did you mean <a href="/search?q=imitation+learning">imitation learning</a>' in html
+    html = (await site.client.get("/search?q=polciy+gradeint")).text
+    assert 'Did you mean <a href="/search?q=policy+gradient">policy gradient</a>' in html
 
 
 async def test_a_paper_page_shows_its_venue_and_each_versions_own(site, sql):

@@ -6,12 +6,19 @@ entries written (writer.py), versions merged, shared labels told apart and autho
 
 import contextlib
 import gc
+import sqlite3
 from collections.abc import Collection, Iterable, Iterator
 
 import sqlite_utils
 
 from loader.build import atomic
-from loader.build.consolidate import distinguish_labels, merge_versions, name_authors
+from loader.build.consolidate import (
+    distinguish_labels,
+    merge_versions,
+    name_affiliations,
+    name_authors,
+    unlisted_authors,
+)
 from loader.build.full_text import SHADOW_TABLES as FTS_SHADOW_TABLES
 from loader.build.full_text import CatalogCheckFailed, SideIndex
 from loader.build.prepare import (
@@ -24,6 +31,7 @@ from loader.build.prepare import (
 )
 from loader.build.prepared_cache import PreparedCache, cache_folder
 from loader.build.schema import PAGE_SIZE
+from loader.build.vocabulary import write_search_vocabulary
 from loader.build.writer import CatalogWriter, Summary
 from loader.read.sources import public_paths
 from loader.records import LeftOut, Problem
@@ -56,6 +64,12 @@ def finish_database(db: sqlite_utils.Database, full_text: SideIndex) -> None:
     full_text.copy_into(db.conn)
     # per-term document counts: "related papers" picks a paper's rarest terms from it
     db.execute("create virtual table papers_fts_vocab using fts5vocab(papers_fts, 'row')")
+    try:
+        write_search_vocabulary(db.conn)
+    except sqlite3.DatabaseError:
+        # the copied index reads as damaged: its own check, on the side database, says how
+        full_text.checked()
+        raise
     analyze(db)
     check_integrity(db)
     # checked in the side database while the lines above ran
@@ -242,10 +256,12 @@ def write_rows(
             cache.prune()
         db.execute(f"pragma cache_size = -{CACHE_KB}")
         writer.end_stream()
-        merged = merge_versions(writer)
+        merged, replaced = merge_versions(writer)
+        unlisted = unlisted_authors(writer, replaced)
         distinguish_labels(writer)
         renamed = name_authors(writer)
+        name_affiliations(writer)
         # returning drops the writer: its id and name maps are freed for indexes and FTS
-        summary = writer.finish(merged, renamed)
+        summary = writer.finish(merged, renamed, unlisted)
         summary.left_out = left_out
         return summary

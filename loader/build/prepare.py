@@ -164,7 +164,7 @@ def read_affiliations(texts: Iterable[str]) -> tuple[Affiliation, ...]:
 @functools.lru_cache(maxsize=SPELLING_CACHE_SIZE)
 def read_affiliation(text: str) -> Affiliation | None:
     slug = affiliation_slug(text)
-    return Affiliation(slug, affiliation_name(slug)) if slug else None
+    return Affiliation(slug, affiliation_name(text)) if slug else None
 
 
 PreparedItem = PreparedEntry | Problem | LeftOut
