@@ -392,7 +392,12 @@ def read_pieces(
                 return
             work, piece = queue.take()
 
-    yield from deduplicated(first.arguments[0], source.path, results())
+    try:
+        yield from deduplicated(first.arguments[0], source.path, results())
+    except BaseException:  # a worker died, or the build stopped reading: nothing stored
+        if recorder:
+            recorder.discard()
+        raise
     source.sha256 = pieces.sha256
     if recorder:
         recorder.commit(source.format, source.sha256)
