@@ -322,11 +322,21 @@ def read_whole(
         progress(size)
 
 
+def recorder_of(cache: PreparedCache | None, key: CacheKey | None) -> Recorder | None:
+    """A cache file to write, opened once the items start to pass (a generator never started
+    runs no cleanup)."""
+    return cache.recorder(key) if cache and key else None
+
+
 def recorded(
-    source: Source, items: Iterable[PreparedItem], recorder: Recorder | None
+    source: Source,
+    items: Iterable[PreparedItem],
+    cache: PreparedCache | None,
+    key: CacheKey | None,
 ) -> Iterator[PreparedItem]:
     """A file prepared in this process, its items stored in the cache in chunks as they
     pass; stored only when the file was read to its end."""
+    recorder = recorder_of(cache, key)
     if recorder is None:
         yield from items
         return
@@ -375,10 +385,13 @@ def read_pieces(
     first: Work,
     result: bytes,
     progress: Progress | None,
-    recorder: Recorder | None,
+    cache: PreparedCache | None = None,
+    key: CacheKey | None = None,
 ) -> Iterator[PreparedItem]:
-    """The items of a file read in pieces by the workers (deduplicated). Sets the source's
-    SHA-256 at the end (the pieces are found in the pass that hashes the file)."""
+    """The items of a file read in pieces by the workers (deduplicated), stored in the cache
+    piece by piece. Sets the source's SHA-256 at the end (the pieces are found in the pass
+    that hashes the file)."""
+    recorder = recorder_of(cache, key)
 
     def results() -> Iterator[tuple[list[PreparedItem], "array.array[int]"]]:
         work, piece = first, result
@@ -431,8 +444,8 @@ def prepared_here(
         source = Source(display_path(plan.file), cached.format, cached.sha256)
         return source, cached_items(plan.file, cached, progress)
     source, items = prepare_source(plan.file, forced_format, arxiv_categories)
-    recorder = cache.recorder(plan.key) if cache and plan.key else None
-    return source, read_whole(recorded(source, items, recorder), input_bytes([plan.file]), progress)
+    items = recorded(source, items, cache, plan.key)
+    return source, read_whole(items, input_bytes([plan.file]), progress)
 
 
 def prepared_sources(
@@ -475,19 +488,19 @@ def prepared_sources(
                 yield prepared_here(plan, cache, forced_format, arxiv_categories, progress)
                 continue
             work, result = queue.take()
-            recorder = cache.recorder(plan.key) if cache and plan.key else None
             if work.pieces is None:
                 source, payload = result
+                recorder = recorder_of(cache, plan.key)
                 if recorder:
                     recorder.add(ITEMS, payload)
                     recorder.commit(source.format, source.sha256)
                 yield source, read_whole(pickle.loads(payload), work.bytes, progress)
             else:
                 source = Source(display_path(plan.file), work.arguments[1], "")
-                yield (
-                    source,
-                    read_pieces(queue, source, work.pieces, work, result, progress, recorder),
+                pieces = read_pieces(
+                    queue, source, work.pieces, work, result, progress, cache, plan.key
                 )
+                yield source, pieces
 
 
 def worker_count(
