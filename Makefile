@@ -48,7 +48,9 @@ throughput: $(DB)
 
 # the scale benchmark, never part of `make test`, in steps that each stay under 10 minutes on
 # 2 cores (corpora and catalogs under BENCH_WORK, ~10 GB, kept between runs):
-#   bench-build       20k and 100k papers: floor and loader builds, bytes/paper
+#   bench-build       20k and 100k papers: floor and loader builds, bytes/paper; the real sample
+#                     (REAL_CORPUS) and the 20k corpus, each in turns with its floor; a rebuild
+#                     of the 20k corpus after one file changed, against the floor
 #   bench-build-1m    1M papers, the same (its figures join the others in latest.json)
 #   bench-serve       pages and /search over HTTP against their raw SQL on the 1M catalog, CSV
 #   bench-exports     every paper of the 1M catalog as CSV, JSON and BibTeX, a common word and
@@ -61,7 +63,8 @@ BENCH_WORK ?= /tmp/bench
 bench: bench-build bench-build-1m bench-serve bench-exports bench-throughput
 
 bench-build: $(BIN)/.installed
-	$(BIN)/python bench/run.py --sizes 20000 100000 --no-serve --work $(BENCH_WORK)
+	$(BIN)/python bench/run.py --sizes 20000 100000 --no-serve --work $(BENCH_WORK) \
+	  --rebuild 20000 $(if $(wildcard $(REAL_CORPUS)),--real $(REAL_CORPUS))
 
 bench-build-1m: $(BIN)/.installed
 	$(BIN)/python bench/run.py --sizes 1000000 --no-serve --keep-builds --work $(BENCH_WORK)
@@ -121,4 +124,4 @@ cog: $(BIN)/.installed
 	$(BIN)/cog -r docs/cli.md
 
 clean:
-	rm -rf $(VENV) $(DB) $(DB).inspect.json test-artifacts
+	rm -rf $(VENV) $(DB) $(DB).inspect.json .$(DB).cache test-artifacts

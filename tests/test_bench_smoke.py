@@ -81,6 +81,10 @@ def test_parallel_parsing_builds_the_same_catalog(corpus, tmp_path):
 
 @pytest.mark.parametrize("size", [2000, pytest.param(10000, marks=pytest.mark.slow)])
 def test_benchmark_runs_end_to_end(tmp_path, size):
+    # the real sample and the rebuild in the long run only (the cache: test_prepared_cache);
+    # the committed real sample stands in for the large one
+    extra = ["--real", ROOT / "tests" / "fixtures" / "real" / "sample"]
+    extra += ["--rebuild", str(size), "--rounds", "1"]
     result = subprocess.run(
         [
             sys.executable,
@@ -93,6 +97,7 @@ def test_benchmark_runs_end_to_end(tmp_path, size):
             tmp_path / "work",
             "--out",
             tmp_path / "results",
+            *(extra if size > 2000 else []),
         ],
         capture_output=True,
         text=True,
@@ -101,6 +106,12 @@ def test_benchmark_runs_end_to_end(tmp_path, size):
     )
     assert result.returncode == 0, result.stderr[-2000:]
     results = json.loads((tmp_path / "results" / "latest.json").read_text())
+    if size > 2000:
+        corpora = results["real"]["corpora"]
+        real, generated = corpora["real sample"], corpora[f"generated, {size:,} papers"]
+        assert real["entries"] > 500 and generated["entries"] >= size
+        assert real["build_cpu_ms_per_entry"] > 0 and results["real"]["vs_real"] > 0
+        assert results["rebuild"]["same_as_cold"] and results["rebuild"]["build_s"] > 0
     (build,) = results["builds"]
     assert build["papers"] == size
     assert build["floor_s"] > 0 and build["build_s"] > 0 and build["bytes_per_paper"] > 0

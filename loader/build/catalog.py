@@ -21,7 +21,15 @@ from loader.build.consolidate import (
 )
 from loader.build.full_text import SHADOW_TABLES as FTS_SHADOW_TABLES
 from loader.build.full_text import CatalogCheckFailed, SideIndex
-from loader.build.prepare import InputPath, Progress, prepared_sources, worker_count
+from loader.build.prepare import (
+    InputPath,
+    Progress,
+    files_to_read,
+    plan_files,
+    prepared_sources,
+    worker_count,
+)
+from loader.build.prepared_cache import PreparedCache, cache_folder
 from loader.build.schema import PAGE_SIZE
 from loader.build.vocabulary import write_search_vocabulary
 from loader.build.writer import CatalogWriter, Summary
@@ -98,6 +106,7 @@ def build_catalog(
     progress: Progress | None = None,
     workers: int | None = None,
     arxiv_categories: Collection[str] = (),
+    cache: bool = False,
 ) -> Summary:
     """Build a catalog from input files into db_path, replacing it atomically.
 
@@ -107,10 +116,22 @@ def build_catalog(
     ones) never change the result. `progress` is called with the bytes of input read as the
     build reads on. An arXiv snapshot keeps only the records of `arxiv_categories` (when
     given; its sources.yml entry's categories win), the others counted in the summary.
+    With `cache`, each file's prepared entries are kept in a folder beside db_path
+    (prepared_cache.py) and taken from there while the file, the options and the code are
+    the same: the catalog is the one a build without it makes.
     """
     with atomic.building(db_path) as temporary:
+        prepared = (
+            PreparedCache(cache_folder(db_path), forced_format, arxiv_categories) if cache else None
+        )
         summary = write_catalog(
-            files, str(temporary.path), forced_format, progress, workers, arxiv_categories
+            files,
+            str(temporary.path),
+            forced_format,
+            progress,
+            workers,
+            arxiv_categories,
+            prepared,
         )
         if summary.problems and not skip_invalid:
             raise BuildFailed(summary.problems)
@@ -125,6 +146,7 @@ def write_catalog(
     progress: Progress | None = None,
     workers: int | None = None,
     arxiv_categories: Collection[str] = (),
+    cache: PreparedCache | None = None,
 ) -> Summary:
     db = sqlite_utils.Database(path)
     db.execute(f"pragma page_size = {PAGE_SIZE}")
@@ -136,7 +158,7 @@ def write_catalog(
     full_text = SideIndex(path + atomic.FULL_TEXT_SUFFIX, "papers_fts", PAGE_SIZE)
     try:
         summary = write_rows(
-            db, files, forced_format, progress, workers, full_text, arxiv_categories
+            db, files, forced_format, progress, workers, full_text, arxiv_categories, cache
         )
         store_public_paths(db)
         finish_database(db, full_text)
@@ -170,7 +192,8 @@ def store_public_paths(db: sqlite_utils.Database) -> None:
 def cyclic_collector_paused(paused: bool) -> Iterator[None]:
     """Python's cyclic garbage collector off while `paused`, on again after (and a collection).
 
-    With workers parsing, this process only writes rows, and what it drops goes by reference
+    With workers parsing, or every entry from the cache, this process only writes rows (and
+    loads pickles: no cycles either), and what it drops goes by reference
     count (a handful of objects in cycles, where parsing in-process leaves some for every
     entry). The collector's passes would be over the writer's growing maps, again and again."""
     if not paused or not gc.isenabled():
@@ -192,15 +215,23 @@ def write_rows(
     workers: int | None,
     full_text: SideIndex,
     arxiv_categories: Collection[str] = (),
+    cache: PreparedCache | None = None,
 ) -> Summary:
     """Read, normalize (prepare), write, merge, finish: each stage once, in that order."""
     writer = CatalogWriter(db, full_text)
     # sorted: the same inputs in any order give the same ids and rows
     files = sorted(files, key=str)
-    workers = worker_count(files, workers, forced_format)
-    sources = prepared_sources(files, forced_format, workers, arxiv_categories, progress)
+    planned = plan_files(files, cache)
+    unread = files_to_read(planned)
+    # only the files the cache does not hold are parsed, by workers when they are large
+    cached = len(unread) < len(planned)
+    workers = worker_count(unread, workers, forced_format, cached) if unread else 0
+    sources = prepared_sources(
+        files, forced_format, workers, arxiv_categories, progress, cache, planned
+    )
     left_out = 0
-    with db.atomic(), cyclic_collector_paused(workers > 0):
+    # paused unless this process parses (no workers, files the cache does not hold)
+    with db.atomic(), cyclic_collector_paused(workers > 0 or not unread):
         # closed as soon as the last file is read: the parsing workers exit then, before
         # the merge and finish() grow this process (left to the garbage collector, they
         # would live on through it)
@@ -220,6 +251,9 @@ def write_rows(
                 writer.add_source(
                     source_id, source.path, source.format, source.sha256, entries, problems
                 )
+        if cache:
+            # bounded: what no file of this build used goes
+            cache.prune()
         db.execute(f"pragma cache_size = -{CACHE_KB}")
         writer.end_stream()
         merged, replaced = merge_versions(writer)
