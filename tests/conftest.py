@@ -54,6 +54,13 @@ def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
 
 
+# Checks that a fast path reads every real text as the slow path it replaces: `make test` reads a
+# third of the texts (every third one, the same each run), `make test-slow` all of them.
+REAL_TEXT_SHARES = pytest.mark.parametrize(
+    "share", [3, pytest.param(1, marks=pytest.mark.slow)], ids=lambda n: f"1-in-{n}"
+)
+
+
 def scaled_examples(count):
     """`count` examples in a default run, for a property slower than most (a build an
     example), and as many times more in another profile as that profile has more examples."""

@@ -1,5 +1,7 @@
-"""The benchmarks still run end to end: the scale benchmark at 2k papers (10k in `make test-slow`),
-bench/throughput.py on the seed catalog for a second or two a run. Nothing here is about time."""
+"""The benchmarks still run end to end (in `make test-slow`: they are benchmarks, not checks of the
+catalog): the scale benchmark at 2k and 10k papers, bench/throughput.py on the seed catalog for a
+second or two a run. The generator and parallel parsing are checked in `make test`. Nothing here is
+about time."""
 
 import filecmp
 import importlib.util
@@ -79,7 +81,8 @@ def test_parallel_parsing_builds_the_same_catalog(corpus, tmp_path):
     assert dumps[0] == dumps[1]
 
 
-@pytest.mark.parametrize("size", [2000, pytest.param(10000, marks=pytest.mark.slow)])
+@pytest.mark.slow
+@pytest.mark.parametrize("size", [2000, 10000])
 def test_benchmark_runs_end_to_end(tmp_path, size):
     # the real sample and the rebuild in the long run only (the cache: test_prepared_cache);
     # the committed real sample stands in for the large one
@@ -154,17 +157,17 @@ def test_mix_has_every_kind_and_no_repeats(seed_catalog):
     assert throughput.cpu_seconds(os.getpid()) > 0
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("wrk") is None, reason="needs wrk (Debian: apt-get install wrk)")
 @pytest.mark.parametrize(
     "mix_connections, seconds",
     [
         pytest.param([], 1, id="popular"),
-        pytest.param([4], 2, id="mix-and-popular", marks=pytest.mark.slow),
+        pytest.param([4], 2, id="mix-and-popular"),
     ],
 )
 def test_tiny_run_of_both_servers(tmp_path, seed_catalog, monkeypatch, mix_connections, seconds):
-    """Each run starts its own servers: `make test` runs the popular pages only, `make
-    test-slow` the URL mix too."""
+    """Each run starts its own servers: the popular pages, then the URL mix too."""
     throughput = load_throughput()
     db = tmp_path / "catalog.db"
     shutil.copy(seed_catalog, db)

@@ -13,6 +13,7 @@ from loader.rules import labels, markup
 from loader.rules.labels import LABEL_LENGTH, cut_at_word, derive_label
 from loader.rules.markup import plain_text
 
+from .conftest import REAL_TEXT_SHARES
 from .real_texts import REAL_TEXTS, plain_texts
 
 REAL = Path(__file__).resolve().parent / "fixtures" / "real" / "markup"
@@ -645,15 +646,16 @@ def check_prefilters(sentence):
         assert labels.lowered_may_hold(lower, groups) == may_hold_by_generators(sentence, *groups)
 
 
-def test_label_prefilters_on_real_sentences():
-    sentences = real_sentences()
-    assert len(sentences) > 5000
+@REAL_TEXT_SHARES
+def test_label_prefilters_on_real_sentences(share):
+    sentences = real_sentences()[::share]
+    assert len(sentences) > 5000 // share
     intro = labels.INTRO_WORDS, labels.INTRO_VERBS
     passed_over = [s for s in sentences if not labels.may_hold(s, *intro)]
-    assert len(passed_over) > 1000  # the prefilter does pass sentences over
+    assert len(passed_over) > 1000 // share  # the prefilter does pass sentences over
     assert [s for s in sentences if labels.INTRO.search(s)]
     assert [s for s in sentences if labels.NAMING.search(s)]
-    for sentence in sentences + REAL_TEXTS:
+    for sentence in sentences + REAL_TEXTS[::share]:
         check_prefilters(sentence)
 
 
@@ -704,9 +706,11 @@ def derive_label_cutting_every_sentence(source):
     return labels.cut_at_word(label)
 
 
-def test_labels_from_sentences_read_one_at_a_time_on_real_text():
-    texts = plain_texts()
-    assert sum(labels.named_method(labels.split_sentences(t)) is not None for t in texts) > 100
+@REAL_TEXT_SHARES
+def test_labels_from_sentences_read_one_at_a_time_on_real_text(share):
+    texts = plain_texts()[::share]
+    named = sum(labels.named_method(labels.split_sentences(t)) is not None for t in texts)
+    assert named > 100 // share
     differ = [t for t in texts if labels.derive_label(t) != derive_label_cutting_every_sentence(t)]
     assert differ == []
 
