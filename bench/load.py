@@ -113,7 +113,9 @@ def check_urls(url, kinds):
         raise SystemExit("URLs that do not answer 200:\n" + "\n".join(broken))
 
 
-def run_wrk(url, paths, duration, connections, threads):
+def run_wrk(url, paths, duration, connections, threads, once=False):
+    """wrk over paths, in rotation; once=True asks each path at most once (load.lua), the
+    figures then saying how many paths the run took (`paths_used`) and any asked again."""
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as listing:
         listing.write("\n".join(paths) + "\n")
     command = [WRK, "-t", str(threads), "-c", str(connections), "-d", f"{duration}s"]
@@ -121,7 +123,12 @@ def run_wrk(url, paths, duration, connections, threads):
     try:
         result = subprocess.run(
             command,
-            env={**os.environ, "LOAD_URLS": listing.name},
+            env={
+                **os.environ,
+                "LOAD_URLS": listing.name,
+                "LOAD_ONCE": "1" if once else "0",
+                "LOAD_THREADS": str(threads),
+            },
             capture_output=True,
             text=True,
             check=True,
