@@ -92,15 +92,17 @@ def distinctive_words(
     """The WORDS_SEARCHED words that say most about the paper: uses x rarity, among words in
     MIN_DOCUMENTS..MAX_DOCUMENTS-1 papers; a word is left out when a shorter word it starts
     with is in exactly as many papers (the same stem: "network", "networks")."""
+    # only words in as many papers can be the same stem: each word is checked against those
+    # alone, not against every word of the paper
+    in_as_many: dict[int, list[str]] = {}
+    for word in uses:
+        in_as_many.setdefault(documents[word], []).append(word)
     weighed = []
     for word, count in uses.items():
         found = documents[word]
         if not MIN_DOCUMENTS <= found < MAX_DOCUMENTS:
             continue
-        if any(
-            documents[other] == found and len(other) < len(word) and word.startswith(other)
-            for other in uses
-        ):
+        if any(len(other) < len(word) and word.startswith(other) for other in in_as_many[found]):
             continue
         weighed.append((-count * rarity(found, papers), found, word))
     return [word for _, _, word in sorted(weighed)[:WORDS_SEARCHED]]
