@@ -25,7 +25,7 @@ from datasette.utils.asgi import Forbidden, NotFound
 
 from loader.web.catalog_scope import catalog_database, is_catalog, row_template, serves_catalog
 from loader.web.datasette_coupling import patches_enabled
-from loader.web.related import kept_counts, related_within
+from loader.web.related import kept_counts, kept_scores, related_within
 from loader.web.request_scope import mark_incomplete
 from loader.web.time_limit import within_time_limit
 
@@ -121,8 +121,9 @@ def read_rows(connection, sql, params, time_limit_ms):
         return [dict(row) for row in connection.execute(sql, params)]
 
 
-def paper_page(connection, paper, time_limit_ms, kept):
-    """Everything the paper page shows of `paper`, its row of papers as a dict."""
+def paper_page(connection, paper, time_limit_ms, related_kept):
+    """Everything the paper page shows of `paper`, its row of papers as a dict;
+    related_kept: related_kept() of the database it is read from."""
 
     def rows(sql):
         return read_rows(connection, sql, {"id": paper["id"]}, time_limit_ms)
@@ -140,16 +141,22 @@ def paper_page(connection, paper, time_limit_ms, kept):
         "paper_keywords": json.loads(paper.get("keywords") or "[]"),
         "paper_sources": rows(PAPER_SOURCES_SQL),
         # the related_papers canned query's rows (loader/web/related.py), None past the limit
-        "related_papers": related_within(connection, paper["id"], time_limit_ms, kept),
+        "related_papers": related_within(connection, paper["id"], time_limit_ms, *related_kept),
     }
 
 
-def paper_lookups(paper_id, time_limit_ms, kept):
+def related_kept(db):
+    """The word counts and scores kept for db's related papers (read on the event loop: the
+    SQL threads share them)."""
+    return kept_counts(db), kept_scores(db)
+
+
+def paper_lookups(paper_id, time_limit_ms, related_kept):
     """Everything the paper page shows ({} for no such paper), read on the SQL thread."""
 
     def read(connection):
         found = read_rows(connection, PAPER_SQL, {"id": paper_id}, time_limit_ms)
-        return paper_page(connection, found[0], time_limit_ms, kept) if found else {}
+        return paper_page(connection, found[0], time_limit_ms, related_kept) if found else {}
 
     return read
 
@@ -157,7 +164,7 @@ def paper_lookups(paper_id, time_limit_ms, kept):
 async def paper_context(datasette, database, paper_id, request):
     db = datasette.get_database(database)
     time_limit_ms = datasette.setting("sql_time_limit_ms")
-    context = await db.execute_fn(paper_lookups(paper_id, time_limit_ms, kept_counts(db)))
+    context = await db.execute_fn(paper_lookups(paper_id, time_limit_ms, related_kept(db)))
     if context and context["related_papers"] is None:
         mark_incomplete(request.scope, "related papers")
     return context
@@ -310,7 +317,7 @@ class PageData:
         """What reads the rest of the page from its row, on the SQL thread."""
         time_limit_ms = self.ds.setting("sql_time_limit_ms")
         if table == "papers":
-            kept = kept_counts(self.ds.get_database(database))
+            kept = related_kept(self.ds.get_database(database))
             return lambda connection, paper: paper_page(connection, paper, time_limit_ms, kept)
         papers_sql = limited(await canned_sql(self.ds, database, "papers_by_author", actor))
         max_returned_rows = self.ds.setting("max_returned_rows")
