@@ -36,7 +36,8 @@ from loader.web import (
 )  # this checkout's loader, as the site imports it
 
 TRIVIAL = ("trivial page", "/-/versions.json")
-WARM_REQUESTS = 100
+# a warmed worker: the word counts and scores of related papers, rendered titles, kept
+WARM_REQUESTS = 1000
 
 
 async def started(app):
@@ -72,7 +73,8 @@ def kind_urls(server, db, requests):
     import page_kinds  # bench/page_kinds.py: each kind's URLs
 
     urls = {}
-    for kind, (ours_path, stock_path, keys) in page_kinds.kind_paths(db, 4 * requests).items():
+    searches = WARM_REQUESTS + requests
+    for kind, (ours_path, stock_path, keys) in page_kinds.kind_paths(db, searches).items():
         path = stock_path if server == "stock" and stock_path else ours_path
         warm, measured = keys[:WARM_REQUESTS], keys[WARM_REQUESTS : WARM_REQUESTS + requests]
         urls[kind] = ([path(key) for key in warm], [path(key) for key in measured])

@@ -17,7 +17,13 @@ from datasette.utils import to_css_class
 from jinja2.filters import do_urlencode
 from markupsafe import Markup, escape, soft_str
 
+from loader.web.kept_renderings import KeptRenderings
 from loader.web.rendering import title_html
+
+# per worker: the titles of the paper and author pages' lists (a paper is listed as related
+# on many pages)
+TITLES_KEPT_BYTES = 4 * 1024 * 1024
+kept_title_html = KeptRenderings(title_html, TITLES_KEPT_BYTES)
 
 
 def render_result_rows(display_rows, columns):
@@ -72,7 +78,7 @@ def plural(count, noun):
 def paper_link(papers_url, paper):
     """A paper's label (markup rendered) linked to its page."""
     url = escape(f"{papers_url}/{paper['id']}")
-    return f'<a href="{url}">{title_html(paper["label"])}</a>'
+    return f'<a href="{url}">{kept_title_html(paper["label"])}</a>'
 
 
 def render_related_items(related_papers, papers_url):
