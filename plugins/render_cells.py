@@ -162,9 +162,20 @@ kept_abstract_cell = KeptRenderings(abstract_cell, ABSTRACTS_KEPT_BYTES)
 kept_linked_names = KeptRenderings(linked_names, LINKS_KEPT_BYTES)
 
 
+# every column a cell of which is rendered here: any other cell returns at once (a table page
+# asks for each of its ~1,000 cells)
+RENDERED_COLUMNS = frozenset(
+    ("abstract", "snippet")
+    + PLAIN_TEXT_COLUMNS
+    + LIST_COLUMNS
+    + tuple(PAPER_LINK_COLUMNS)
+    + tuple(AUTHOR_LINK_COLUMNS)
+)
+
+
 @hookimpl
 def render_cell(row, value, column, table, database, datasette):
-    if value is None or not is_catalog(datasette, database):
+    if value is None or column not in RENDERED_COLUMNS or not is_catalog(datasette, database):
         return None
     if column == "abstract" and table in ("papers", None) and isinstance(value, str):
         return kept_abstract_cell(value)
