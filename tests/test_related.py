@@ -9,6 +9,7 @@ import yaml
 
 from loader.build.catalog import build_catalog
 from loader.read.sources import discover, plan_inputs
+from loader.web import related
 from loader.web.related import WordScores, related_papers, related_within, word_uses
 
 from .conftest import FIXTURES, ROOT, SEEDS
@@ -64,6 +65,16 @@ def test_scores_kept_in_a_small_budget_give_the_canned_answer(real_catalog):
     scores = WordScores(max_bytes=64 * 1024)
     assert assert_same_as_canned(real_catalog, scores) >= 100
     assert scores.max_bytes // 2 < scores.size <= scores.max_bytes  # filled: words dropped
+
+
+def test_a_worker_finding_few_words_kept_ranks_by_the_or_query(real_catalog, monkeypatch):
+    """A budget too small for any word's terms: after the trial pages the worker stops
+    keeping them, and its pages, ranked by the canned query's OR query, are still the canned
+    query's."""
+    monkeypatch.setattr(related, "TRIAL_PAGES", (2, 10))
+    scores = WordScores(max_bytes=1024)
+    assert assert_same_as_canned(real_catalog, scores) >= 100
+    assert not scores.keeping and scores.pages > 10
 
 
 def test_papers_with_equal_scores_are_ranked_as_the_canned_query_ranks_them(tmp_path):

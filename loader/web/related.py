@@ -14,8 +14,11 @@ paper's), added up in the phrases' order from 0.0, and a paper without the phras
 So each word's bm25 terms, from a MATCH of that word alone, are kept like its count
 (WordScores), and a page adds up its ten words' terms in the same order: the same doubles as
 the canned query's bm25, then the same order (ties by rowid, as SQLite's sort keeps the
-index's order) and SQLite's own round(). Same words, same weights, same scores, same order:
-the page shows what the canned query gives an SQL user (tests/test_related.py).
+index's order) and SQLite's own round(). Reading a word's terms costs more than its share of
+the OR query, so a worker that finds few of its pages' words kept (a catalog too large for its
+budget) goes back to the canned query's OR query for pages with a word not kept. Same words,
+same weights, same scores, same order either way: the page shows what the canned query gives
+an SQL user (tests/test_related.py).
 """
 
 import functools
@@ -51,6 +54,14 @@ MAX_COUNTS_KEPT = 200_000
 SCORES_KEPT_BYTES = 32 * 1024 * 1024
 # bytes a kept word costs besides its arrays: the key, the tuple, the dict slot
 SCORES_ENTRY_OVERHEAD = 300
+# Reading one word's terms costs more a paper than the OR query does (about twice, more on a
+# large catalog), so keeping them pays only when pages find most of their words kept: on a
+# catalog whose words a worker's budget cannot hold (1M papers), pages with a word not kept
+# rank by the OR query instead. Each worker tells from its own pages, once: the share of the
+# words' papers found kept on its pages TRIAL_PAGES[0]..TRIAL_PAGES[1] (before, the kept
+# terms fill up).
+TRIAL_PAGES = (250, 750)
+MIN_KEPT_SHARE = 0.5
 
 # a word: ASCII letters and digits, or any character beyond ASCII (the canned query's glob
 # '[a-z0-9]' or unicode() > 127), ended by any other character within the characters read
@@ -67,6 +78,14 @@ DOCUMENTS_SQL = f"""
 select count(*) from (
   select 1 from papers_fts where papers_fts match :expression limit {MAX_DOCUMENTS}
 )
+"""
+# the canned query's ranking: the papers matching any of the words, best SHOWN + 1
+RANKED_SQL = f"""
+select rowid, bm25(papers_fts, 10.0, 4.0, 1.0) as score
+from papers_fts
+where papers_fts match :expression
+order by score
+limit {SHOWN + 1}
 """
 # each paper matching the word alone, with its bm25 term (the function's value is minus the sum)
 WORD_SCORES_SQL = """
@@ -104,6 +123,28 @@ class WordScores:
         # word -> (rowids, terms, bytes)
         self.entries: OrderedDict[str, tuple[array, array, int]] = OrderedDict()
         self.size = 0
+        # keeping terms until the trial says they are rarely found kept
+        self.keeping = True
+        self.pages = 0
+        self.found_kept = 0  # papers (of the trial pages' words) found kept
+        self.not_kept = 0
+
+    def adds_up(self, words: list[str], documents: Mapping[str, int]) -> bool:
+        """Whether a page ranks by adding up its words' kept terms (reading those not kept),
+        rather than by the OR query; counts the page towards the trial."""
+        with self.lock:
+            kept = [word in self.entries for word in words]
+            self.pages += 1
+            if TRIAL_PAGES[0] < self.pages <= TRIAL_PAGES[1]:
+                for word, is_kept in zip(words, kept, strict=True):
+                    if is_kept:
+                        self.found_kept += documents[word]
+                    else:
+                        self.not_kept += documents[word]
+                if self.pages == TRIAL_PAGES[1]:
+                    papers = self.found_kept + self.not_kept
+                    self.keeping = self.found_kept >= MIN_KEPT_SHARE * papers
+            return self.keeping or all(kept)
 
     def of(self, connection: sqlite3.Connection, word: str) -> tuple[array, array]:
         """(rowids, bm25 terms) of the papers whose title or abstract has `word`."""
@@ -112,11 +153,12 @@ class WordScores:
             if found is not None:
                 self.entries.move_to_end(word)
                 return found[0], found[1]
-        rowids, terms = array("q"), array("d")
+        cursor = connection.cursor()
+        cursor.row_factory = None  # plain tuples: a word may be in hundreds of papers
         expression = f"{COLUMNS} : {phrase(word)}"
-        for rowid, term in connection.execute(WORD_SCORES_SQL, {"expression": expression}):
-            rowids.append(rowid)
-            terms.append(term)
+        rows = cursor.execute(WORD_SCORES_SQL, {"expression": expression}).fetchall()
+        rowids = array("q", [rowid for rowid, _ in rows])
+        terms = array("d", [term for _, term in rows])
         cost = SCORES_ENTRY_OVERHEAD + len(word) + 16 * len(rowids)
         if cost <= self.max_bytes // 16:
             with self.lock:
@@ -231,7 +273,13 @@ def related_papers(
     words = distinctive_words(uses, documents, papers)
     if not words:
         return []
-    best = ranked(connection, words, scores or WordScores())
+    scores = scores or WordScores()
+    if scores.adds_up(words, documents):
+        best = ranked(connection, words, scores)
+    else:
+        expression = f"{COLUMNS} : ({' OR '.join(phrase(word) for word in words)})"
+        rows = connection.execute(RANKED_SQL, {"expression": expression})
+        best = [(rowid, -score) for rowid, score in rows]
     others = [(rowid, total) for rowid, total in best if rowid != own][:SHOWN]
     if not others:
         return []
