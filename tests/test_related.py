@@ -67,14 +67,18 @@ def test_scores_kept_in_a_small_budget_give_the_canned_answer(real_catalog):
     assert scores.max_bytes // 2 < scores.size <= scores.max_bytes  # filled: words dropped
 
 
-def test_a_worker_finding_few_words_kept_ranks_by_the_or_query(real_catalog, monkeypatch):
-    """A budget too small for any word's terms: after the trial pages the worker stops
-    keeping them, and its pages, ranked by the canned query's OR query, are still the canned
-    query's."""
-    monkeypatch.setattr(related, "TRIAL_PAGES", (2, 10))
-    scores = WordScores(max_bytes=1024)
+def test_pages_are_the_canned_querys_through_the_trial_and_either_way_after(
+    real_catalog, monkeypatch
+):
+    """A worker adds up terms, then ranks by the OR query, then keeps the cheaper way: every
+    page is the canned query's answer whichever way it was ranked."""
+    monkeypatch.setattr(related, "TRIAL_PAGES", (5, 20, 40))
+    scores = WordScores()
     assert assert_same_as_canned(real_catalog, scores) >= 100
-    assert not scores.keeping and scores.pages > 10
+    assert all(pages > 0 for _, pages in scores.spent.values())
+    for adding in (True, False):
+        scores.adding = adding
+        assert assert_same_as_canned(real_catalog, scores) >= 100
 
 
 def test_papers_with_equal_scores_are_ranked_as_the_canned_query_ranks_them(tmp_path):

@@ -15,8 +15,8 @@ So each word's bm25 terms, from a MATCH of that word alone, are kept like its co
 (WordScores), and a page adds up its ten words' terms in the same order: the same doubles as
 the canned query's bm25, then the same order (ties by rowid, as SQLite's sort keeps the
 index's order) and SQLite's own round(). Reading a word's terms costs more than its share of
-the OR query, so a worker that finds few of its pages' words kept (a catalog too large for its
-budget) goes back to the canned query's OR query for pages with a word not kept. Same words,
+the OR query, so a worker that finds the OR query cheaper on its first pages (a catalog too
+large for its budget) goes back to it for pages with a word not kept. Same words,
 same weights, same scores, same order either way: the page shows what the canned query gives
 an SQL user (tests/test_related.py).
 """
@@ -26,6 +26,7 @@ import heapq
 import re
 import sqlite3
 import threading
+import time
 import weakref
 from array import array
 from collections import OrderedDict
@@ -54,14 +55,13 @@ MAX_COUNTS_KEPT = 200_000
 SCORES_KEPT_BYTES = 32 * 1024 * 1024
 # bytes a kept word costs besides its arrays: the key, the tuple, the dict slot
 SCORES_ENTRY_OVERHEAD = 300
-# Reading one word's terms costs more a paper than the OR query does (about twice, more on a
-# large catalog), so keeping them pays only when pages find most of their words kept: on a
-# catalog whose words a worker's budget cannot hold (1M papers), pages with a word not kept
-# rank by the OR query instead. Each worker tells from its own pages, once: the share of the
-# words' papers found kept on its pages TRIAL_PAGES[0]..TRIAL_PAGES[1] (before, the kept
-# terms fill up).
-TRIAL_PAGES = (250, 750)
-MIN_KEPT_SHARE = 0.5
+# Reading a word's terms costs more a paper than its share of the OR query does (about twice,
+# more on a large catalog), so keeping them pays only where pages find enough of their words
+# kept, which the catalog's vocabulary and size decide. Each worker measures both on its own
+# pages, once: pages TRIAL_PAGES[0]..[1] add up terms (from the first page on they fill), pages
+# [1]..[2] rank by the OR query; from then on the cheaper of the two (CPU time a page), and
+# added-up terms whenever every word's are kept.
+TRIAL_PAGES = (100, 250, 350)
 
 # a word: ASCII letters and digits, or any character beyond ASCII (the canned query's glob
 # '[a-z0-9]' or unicode() > 127), ended by any other character within the characters read
@@ -123,28 +123,35 @@ class WordScores:
         # word -> (rowids, terms, bytes)
         self.entries: OrderedDict[str, tuple[array, array, int]] = OrderedDict()
         self.size = 0
-        # keeping terms until the trial says they are rarely found kept
-        self.keeping = True
+        # ranking pages by adding up terms, until the trial finds the OR query cheaper
+        self.adding = True
+        self.decided = False
         self.pages = 0
-        self.found_kept = 0  # papers (of the trial pages' words) found kept
-        self.not_kept = 0
+        # (seconds, pages) of each way during the trial
+        self.spent = {True: [0.0, 0], False: [0.0, 0]}
 
-    def adds_up(self, words: list[str], documents: Mapping[str, int]) -> bool:
-        """Whether a page ranks by adding up its words' kept terms (reading those not kept),
-        rather than by the OR query; counts the page towards the trial."""
+    def adds_up(self, words: list[str]) -> bool:
+        """Whether this page ranks by adding up its words' terms (reading those not kept)
+        rather than by the OR query."""
         with self.lock:
-            kept = [word in self.entries for word in words]
             self.pages += 1
-            if TRIAL_PAGES[0] < self.pages <= TRIAL_PAGES[1]:
-                for word, is_kept in zip(words, kept, strict=True):
-                    if is_kept:
-                        self.found_kept += documents[word]
-                    else:
-                        self.not_kept += documents[word]
-                if self.pages == TRIAL_PAGES[1]:
-                    papers = self.found_kept + self.not_kept
-                    self.keeping = self.found_kept >= MIN_KEPT_SHARE * papers
-            return self.keeping or all(kept)
+            if TRIAL_PAGES[1] < self.pages <= TRIAL_PAGES[2]:
+                return False
+            return self.adding or all(word in self.entries for word in words)
+
+    def record(self, added_up: bool, seconds: float) -> None:
+        """What ranking the page cost (CPU seconds): counted during the trial, which ends in
+        the cheaper way."""
+        with self.lock:
+            if TRIAL_PAGES[0] < self.pages <= TRIAL_PAGES[2]:
+                spent = self.spent[added_up]
+                spent[0] += seconds
+                spent[1] += 1
+            if self.pages >= TRIAL_PAGES[2] and not self.decided:
+                # (SQL threads run pages side by side: the count may pass the end in between)
+                (adding, added), (querying, queried) = self.spent[True], self.spent[False]
+                self.adding = not (added and queried) or adding / added <= querying / queried
+                self.decided = True
 
     def of(self, connection: sqlite3.Connection, word: str) -> tuple[array, array]:
         """(rowids, bm25 terms) of the papers whose title or abstract has `word`."""
@@ -274,12 +281,15 @@ def related_papers(
     if not words:
         return []
     scores = scores or WordScores()
-    if scores.adds_up(words, documents):
+    adding = scores.adds_up(words)
+    started = time.thread_time()
+    if adding:
         best = ranked(connection, words, scores)
     else:
         expression = f"{COLUMNS} : ({' OR '.join(phrase(word) for word in words)})"
         rows = connection.execute(RANKED_SQL, {"expression": expression})
         best = [(rowid, -score) for rowid, score in rows]
+    scores.record(adding, time.thread_time() - started)
     others = [(rowid, total) for rowid, total in best if rowid != own][:SHOWN]
     if not others:
         return []
