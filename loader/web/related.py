@@ -62,6 +62,8 @@ SCORES_ENTRY_OVERHEAD = 300
 # [1]..[2] rank by the OR query; from then on the cheaper of the two (CPU time a page), and
 # added-up terms whenever every word's are kept.
 TRIAL_PAGES = (100, 250, 350)
+# added-up terms get cheaper as more are kept, the OR query does not: it must win clearly
+ADDING_MARGIN = 1.5
 
 # a word: ASCII letters and digits, or any character beyond ASCII (the canned query's glob
 # '[a-z0-9]' or unicode() > 127), ended by any other character within the characters read
@@ -150,7 +152,9 @@ class WordScores:
             if self.pages >= TRIAL_PAGES[2] and not self.decided:
                 # (SQL threads run pages side by side: the count may pass the end in between)
                 (adding, added), (querying, queried) = self.spent[True], self.spent[False]
-                self.adding = not (added and queried) or adding / added <= querying / queried
+                self.adding = (
+                    not (added and queried) or adding / added <= ADDING_MARGIN * querying / queried
+                )
                 self.decided = True
 
     def of(self, connection: sqlite3.Connection, word: str) -> tuple[array, array]:
