@@ -394,3 +394,24 @@ def test_the_plugins_load_whatever_is_imported_first(first):
     entry_points = importlib.metadata.entry_points(group="datasette")
     ours = [entry for entry in entry_points if entry.value.startswith("paper_catalog_site.")]
     assert int(result.stdout) == len(ours)
+
+
+@pytest.mark.parametrize("first_rows", [1000, 5])
+def test_empty_columns_are_those_without_a_value_in_any_row(seed_catalog, monkeypatch, first_rows):
+    """plugins/papers_columns.py: the first rows, then one pass for the columns they leave
+    unsure (5 first rows: some columns are found only by the pass)."""
+    import sqlite3
+
+    papers_columns = load_plugin("papers_columns")
+    monkeypatch.setattr(papers_columns, "FIRST_ROWS", first_rows)
+    connection = sqlite3.connect(seed_catalog)
+    columns = [row[1] for row in connection.execute("pragma table_info(papers)")]
+    expected = [
+        column
+        for column in columns
+        if not connection.execute(
+            f"select exists(select 1 from papers where [{column}] is not null)"
+        ).fetchone()[0]
+    ]
+    assert papers_columns.empty_columns(connection, columns) == expected
+    assert expected and set(expected) < set(columns)
