@@ -6,7 +6,7 @@ DB ?= catalog.db
 HOST ?= 127.0.0.1
 PORT ?= 8001
 
-.PHONY: serve test test-slow test-deep build check bench bench-build bench-build-1m bench-serve bench-throughput bench-kinds bench-kinds-1m bench-smoke publish load throughput lint cog clean
+.PHONY: serve test test-slow test-deep build check bench bench-build bench-build-1m bench-serve bench-exports bench-throughput bench-kinds bench-kinds-1m bench-smoke publish load throughput lint cog clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -48,21 +48,26 @@ throughput: $(DB)
 
 # the scale benchmark, never part of `make test`, in steps that each stay under 10 minutes on
 # 2 cores (corpora and catalogs under BENCH_WORK, ~10 GB, kept between runs):
-#   bench-build       20k and 100k papers: floor and loader builds, bytes/paper
+#   bench-build       20k and 100k papers: floor and loader builds, bytes/paper; the real sample
+#                     (REAL_CORPUS) and the 20k corpus, each in turns with its floor; a rebuild
+#                     of the 20k corpus after one file changed, against the floor
 #   bench-build-1m    1M papers, the same (its figures join the others in latest.json)
 #   bench-serve       pages and /search over HTTP against their raw SQL on the 1M catalog, CSV
+#   bench-exports     every paper of the 1M catalog as CSV, JSON and BibTeX, a common word and
+#                     the papers table's CSV stream, against sqlite3 reading the same rows
 #   bench-throughput  ours against stock Datasette, same URL mix (wrk): the 20k catalog, then
 #                     the real sample (REAL_CORPUS) when there is one
 #   bench-kinds       each page kind on URLs that never repeat, ours (2 workers) against stock
 #                     (wrk, alternating runs): the 20k catalog and the real sample; ~5 min each
 #   bench-kinds-1m    the same on the 1M catalog
-# results: bench/results/latest.{md,json}, csv_writer.json, bench/out/throughput-{catalog,real}-*,
-# bench/out/page-kinds-{catalog,real}.*
+# results: bench/results/latest.{md,json}, csv_writer.json, exports.json,
+# bench/out/throughput-{catalog,real}-*, bench/out/page-kinds-{catalog,real}.*
 BENCH_WORK ?= /tmp/bench
-bench: bench-build bench-build-1m bench-serve bench-throughput bench-kinds bench-kinds-1m
+bench: bench-build bench-build-1m bench-serve bench-exports bench-throughput bench-kinds bench-kinds-1m
 
 bench-build: $(BIN)/.installed
-	$(BIN)/python bench/run.py --sizes 20000 100000 --no-serve --work $(BENCH_WORK)
+	$(BIN)/python bench/run.py --sizes 20000 100000 --no-serve --work $(BENCH_WORK) \
+	  --rebuild 20000 $(if $(wildcard $(REAL_CORPUS)),--real $(REAL_CORPUS))
 
 bench-build-1m: $(BIN)/.installed
 	$(BIN)/python bench/run.py --sizes 1000000 --no-serve --keep-builds --work $(BENCH_WORK)
@@ -70,6 +75,9 @@ bench-build-1m: $(BIN)/.installed
 bench-serve: $(BIN)/.installed
 	$(BIN)/python bench/run.py --sizes 1000000 --serve-only --work $(BENCH_WORK)
 	$(BIN)/python bench/csv_writer.py $(BENCH_WORK)/1m/catalog.db --out bench/results/csv_writer.json
+
+bench-exports: $(BIN)/.installed
+	$(BIN)/python bench/exports.py $(BENCH_WORK)/1m/catalog.db --out bench/results/exports.json
 
 # the issue's own mix is on real papers: when a large real sample is on this machine
 # (tests/fixtures/real/make_samples.py --large writes one), it is built and measured too
@@ -129,4 +137,4 @@ cog: $(BIN)/.installed
 	$(BIN)/cog -r docs/cli.md
 
 clean:
-	rm -rf $(VENV) $(DB) $(DB).inspect.json test-artifacts
+	rm -rf $(VENV) $(DB) $(DB).inspect.json .$(DB).cache test-artifacts

@@ -1,9 +1,25 @@
-"""A deterministic synthetic corpus in the real seed formats, at any size.
+"""A deterministic corpus in the real seed formats, at any size, drawn from real papers.
 
-Listing pages (论文检索, `Area · Subarea`, authors with ` 等` when cut short) and author profile
-pages (owner first, `A, B, C et al. · slug1, slug2`), with ~1.5 KB abstracts carrying some LaTeX
-and Markdown markup, Zipf-distributed authors, affiliations and vocabulary, and a few papers that
-appear in two files (re-spaced, cut short, with and without a track) so the loader's merge runs.
+Listing pages (论文检索, an optional track line, authors cut short with ` 等`) and author
+profile pages (owner first, `A, B, C et al. · slug1, slug2`), made from the real public
+metadata committed in tests/fixtures/real/sample/ (ICLR, ICML, NeurIPS, UAI and arXiv; origin
+and licences in tests/fixtures/real/README.md):
+
+- each abstract is a real abstract with about a quarter of its words (outside math) swapped
+  for other words of the real abstracts, and the digits and one-letter symbols of its math
+  redrawn, so it keeps the real text's sentences, markup and line breaks and is still a
+  paper of its own; which kind of abstract (plain, hard-wrapped, with TeX macros, with
+  `$...$` math) at the rates of the large real sample (`make_samples.py --large`), whose
+  committed part over-represents the rare shapes;
+- author lists as long as the large real sample's, of people whose names join a real given
+  part (initials, parentheses, titles, case as written) to a real family name, reused with
+  Zipf weights so that a catalog has about as many authors a paper as the real sample;
+- the real track lines (ICLR keywords) on the real share of listing entries, the real
+  affiliation slugs on profile pages;
+- ~4% of papers again in a later listing page, re-spaced and with their full author list,
+  so the loader's merge runs.
+
+Same seed, same bytes.
 
 Example:
 
@@ -13,502 +29,67 @@ Example:
 import argparse
 import itertools
 import random
+import re
+import sys
+import unicodedata
 from bisect import bisect
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+REAL_SAMPLE = ROOT / "tests" / "fixtures" / "real" / "sample"
+sys.path.insert(0, str(ROOT))
+
+from loader.read.sources import plan_inputs, read_source
+from loader.records import Entry
 
 SEED = 20240601
 LISTING_SIZE = 1000  # entries per listing page
 PROFILE_SIZE = 100  # entries per profile page
-PROFILE_SHARE = 0.35  # papers first seen on a profile page
+# pages that are profile pages: ~5% of the papers (the real sample: under 1%), so that a
+# catalog has affiliations
+PROFILE_SHARE = 0.35
 DUPLICATE_SHARE = 0.04  # papers that appear again in a later listing page
-MARKUP_SHARE = 0.45  # seeds: 41 of 90 abstracts change when markup is removed
-VARIANT_SHARE = 0.005  # author mentions spelled lowercase or decomposed
 LISTING_AUTHOR_LIMIT = 10  # listing pages cut longer lists short with 等
 PROFILE_AUTHOR_LIMIT = 3  # profile pages show three names, then "et al."
+# the large real sample's 14,005 entries (make_samples.py --large), by kind of abstract: with
+# `$...$` math, with a TeX macro and no math, hard-wrapped with no markup, the rest
+ABSTRACT_KINDS = {"math": 1260, "macro": 559, "wrapped": 423, "plain": 11763}
+# ... by the number of authors they list (1 to 12)
+AUTHOR_COUNTS = [959, 3929, 4153, 2650, 1237, 583, 258, 125, 49, 52, 5, 5]
+TRACK_SHARE = 0.13  # of its listing entries with a track line: 1,283 of 9,716
+# mentions of a person spelled another way, as real sources do (accents dropped, a hyphen as
+# a space, a family name in capitals): the name rules merge them
+VARIANT_SHARE = 0.01
+WORD_SWAP_SHARE = 0.4
+SYMBOL_SWAP_SHARE = 0.5
+# about 1.4 distinct authors a paper, as the large real sample (19,268 for 13,851 papers)
+PEOPLE_PER_PAPER = 2
+AUTHOR_EXPONENT = 0.55
+MATH = re.compile(r"(\$[^$]*\$)")
+WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{3,}")
+LETTER = re.compile(r"[^\W\d_]")
+# a name a paper gives its method or data: CamelCase (NoisyNet, RevNet) or capitals (ADMM)
+NAMED = re.compile(
+    r"(?<![\\A-Za-z])(?:[A-Z]+[a-z]+[A-Z][A-Za-z]*|[a-z]+[A-Z][A-Za-z]*|[A-Z]{2,}[a-z]*)(?![A-Za-z])"
+)
+SYMBOL = re.compile(r"(?<![\\A-Za-z])[A-Za-z](?![A-Za-z])|[0-9]")
 
-AREAS = {
-    "Deep Learning": [
-        "Large Language Models",
-        "Attention Mechanisms",
-        "Generative Models and Autoencoders",
-        "Graph Neural Networks",
-        "Robustness",
-        "Theory",
-        "Algorithms",
-        "Everything Else",
-    ],
-    "Reinforcement Learning": [
-        "Deep RL",
-        "Batch/Offline",
-        "Multi-agent",
-        "Planning",
-        "Online",
-        "Everything Else",
-    ],
-    "Applications": [
-        "Computer Vision",
-        "Language, Speech and Dialog",
-        "Health",
-        "Chemistry, Physics, and Earth Sciences",
-        "Robotics",
-        "Time Series",
-        "Everything Else",
-    ],
-    "Theory": ["Learning Theory", "Optimization", "Probabilistic Methods", "Game Theory"],
-    "Optimization": ["Convex", "Non-Convex", "Stochastic", "Large Scale, Parallel and Distributed"],
-    "Probabilistic Methods": [
-        "Bayesian Models and Methods",
-        "Variational Inference",
-        "Monte Carlo and Sampling Methods",
-        "Gaussian Processes",
-    ],
-    "Social Aspects": [
-        "Accountability, Transparency, and Interpretability",
-        "Fairness",
-        "Privacy",
-        "Safety",
-        "Trustworthy Machine Learning",
-    ],
-    "General Machine Learning": [
-        "Representation Learning",
-        "Transfer, Multitask and Meta-learning",
-        "Evaluation",
-        "Sequential, Network, and Time Series Modeling",
-        "Supervised Learning",
-        "Unsupervised and Semi-supervised Learning",
-    ],
-}
-TRACKS = [f"{area} · {subarea}" for area, subareas in AREAS.items() for subarea in subareas]
 
-FIRST_NAMES = [
-    "Wei",
-    "Li",
-    "Jun",
-    "Hao",
-    "Yang",
-    "Xin",
-    "Jie",
-    "Yu",
-    "Chen",
-    "Lei",
-    "Tao",
-    "Bo",
-    "Yi",
-    "Ming",
-    "Hui",
-    "Jing",
-    "Fang",
-    "Lin",
-    "Ying",
-    "Kai",
-    "Rui",
-    "Zhen",
-    "Anna",
-    "Maria",
-    "Laura",
-    "Sarah",
-    "Emma",
-    "Julia",
-    "Elena",
-    "Sofia",
-    "Clara",
-    "Nina",
-    "Eva",
-    "Lena",
-    "Mia",
-    "Alice",
-    "Hannah",
-    "Marta",
-    "John",
-    "David",
-    "Michael",
-    "James",
-    "Robert",
-    "Daniel",
-    "Thomas",
-    "Peter",
-    "Paul",
-    "Mark",
-    "Andrew",
-    "Simon",
-    "Martin",
-    "Lukas",
-    "Jonas",
-    "Felix",
-    "Max",
-    "Leon",
-    "Noah",
-    "Adam",
-    "Omar",
-    "Ali",
-    "Hassan",
-    "Reza",
-    "Amir",
-    "Arjun",
-    "Rahul",
-    "Ravi",
-    "Priya",
-    "Anil",
-    "Vikram",
-    "Sanjay",
-    "Hiroshi",
-    "Takeshi",
-    "Yuki",
-    "Kenji",
-    "Akira",
-    "Haruto",
-    "Sora",
-    "Min-jun",
-    "Seo-yeon",
-    "Ji-ho",
-    "Hyun-woo",
-    "Tuan",
-    "Minh",
-    "Linh",
-    "Pierre",
-    "Antoine",
-    "Louis",
-    "Hugo",
-    "Lucas",
-    "Mathieu",
-    "Nicolas",
-    "Julien",
-    "Marco",
-    "Luca",
-    "Giulia",
-    "Matteo",
-    "Pablo",
-    "Diego",
-    "Carlos",
-    "Javier",
-    "Miguel",
-    "Ana",
-    "Lucía",
-    "Ivan",
-    "Dmitry",
-    "Sergey",
-    "Olga",
-    "Natalia",
-    "Anton",
-    "Pavel",
-    "Tomasz",
-    "Piotr",
-    "Katarzyna",
-    "Łukasz",
-    "Jiří",
-    "Zoë",
-    "Chloé",
-    "José",
-    "Björn",
-    "Søren",
-    "Åsa",
-    "Jürgen",
-    "Müge",
-    "Çağlar",
-    "Gökhan",
-    "Ömer",
-    "Ilya",
-]
-SYLLABLES = [
-    "ka",
-    "ri",
-    "to",
-    "na",
-    "mi",
-    "se",
-    "lo",
-    "ve",
-    "da",
-    "ru",
-    "chen",
-    "zhang",
-    "wang",
-    "liu",
-    "yang",
-    "huang",
-    "zhao",
-    "wu",
-    "zhou",
-    "xu",
-    "sun",
-    "ma",
-    "zhu",
-    "hu",
-    "guo",
-    "he",
-    "lin",
-    "luo",
-    "gao",
-    "zheng",
-    "liang",
-    "xie",
-    "song",
-    "tang",
-    "han",
-    "feng",
-    "deng",
-    "cao",
-    "peng",
-    "zeng",
-    "xiao",
-    "tian",
-    "dong",
-    "pan",
-    "yuan",
-    "cai",
-    "jiang",
-    "yu",
-    "du",
-    "ye",
-    "cheng",
-    "wei",
-    "su",
-    "lu",
-    "ding",
-    "shen",
-    "ren",
-    "yao",
-    "lo",
-    "ber",
-    "man",
-    "son",
-    "stein",
-    "berg",
-    "feld",
-    "ova",
-    "ski",
-    "ko",
-    "vic",
-    "ez",
-    "ar",
-    "in",
-    "el",
-    "an",
-    "or",
-    "us",
-    "is",
-    "ta",
-    "ne",
-    "sa",
-    "mo",
-    "la",
-    "ki",
-    "ha",
-    "ya",
-]
-COMMON_WORDS = [
-    "model",
-    "models",
-    "data",
-    "training",
-    "neural",
-    "network",
-    "networks",
-    "method",
-    "methods",
-    "approach",
-    "performance",
-    "results",
-    "show",
-    "propose",
-    "proposed",
-    "based",
-    "large",
-    "language",
-    "task",
-    "tasks",
-    "deep",
-    "framework",
-    "learning",
-    "problem",
-    "problems",
-    "algorithm",
-    "algorithms",
-    "using",
-    "novel",
-    "new",
-    "existing",
-    "learn",
-    "representations",
-    "representation",
-    "prediction",
-    "optimization",
-    "generalization",
-    "empirical",
-    "theoretical",
-    "analysis",
-    "experiments",
-    "benchmark",
-    "benchmarks",
-    "state-of-the-art",
-    "efficient",
-    "efficiency",
-    "inference",
-    "robust",
-    "robustness",
-    "distribution",
-    "distributions",
-    "gradient",
-    "stochastic",
-    "policy",
-    "reinforcement",
-    "agents",
-    "reward",
-    "convergence",
-    "bounds",
-    "sample",
-    "complexity",
-    "linear",
-    "nonlinear",
-    "kernel",
-    "graph",
-    "graphs",
-    "attention",
-    "transformer",
-    "transformers",
-    "diffusion",
-    "generative",
-    "adversarial",
-    "loss",
-    "function",
-    "functions",
-    "objective",
-    "regularization",
-    "supervised",
-    "unsupervised",
-    "self-supervised",
-    "contrastive",
-    "features",
-    "feature",
-    "embedding",
-    "embeddings",
-    "parameters",
-    "scale",
-    "scaling",
-    "accuracy",
-    "error",
-    "estimation",
-    "estimator",
-    "uncertainty",
-    "bayesian",
-    "variational",
-    "posterior",
-    "prior",
-    "sampling",
-    "latent",
-    "space",
-    "dimension",
-    "high-dimensional",
-    "low-rank",
-    "sparse",
-    "matrix",
-    "tensor",
-    "convex",
-    "non-convex",
-    "online",
-    "offline",
-    "adaptive",
-    "adaptation",
-    "transfer",
-    "domain",
-    "multi-task",
-    "meta-learning",
-    "few-shot",
-    "zero-shot",
-    "fine-tuning",
-    "pretraining",
-    "pretrained",
-    "alignment",
-    "reasoning",
-    "vision",
-    "image",
-    "images",
-    "video",
-    "text",
-    "speech",
-    "multimodal",
-    "retrieval",
-    "generation",
-    "privacy",
-    "fairness",
-    "safety",
-    "interpretability",
-    "causal",
-    "structure",
-    "structured",
-    "dynamics",
-    "temporal",
-    "sequential",
-    "memory",
-    "computational",
-    "cost",
-    "costs",
-    "real-world",
-    "synthetic",
-    "datasets",
-    "dataset",
-    "evaluation",
-    "metric",
-    "metrics",
-    "baseline",
-    "baselines",
-]
-GLUE = [
-    "the",
-    "of",
-    "and",
-    "to",
-    "in",
-    "a",
-    "we",
-    "that",
-    "is",
-    "for",
-    "on",
-    "with",
-    "this",
-    "by",
-    "are",
-    "as",
-    "our",
-    "which",
-    "from",
-    "be",
-    "can",
-    "it",
-    "at",
-    "an",
-    "these",
-    "both",
-    "while",
-    "than",
-    "not",
-    "into",
-    "also",
-    "under",
-    "over",
-    "such",
-    "more",
-    "their",
-    "its",
-    "has",
-    "have",
-    "between",
-]
-MARKUP = [
-    "$O(n \\log n)$",
-    "$\\varepsilon$",
-    "$1/\\varepsilon^2$",
-    "$k$",
-    "$\\ell_\\infty$",
-    "$\\alpha = 0.5$",
-    "\\emph{{{word}}}",
-    "\\textbf{{{word}}}",
-    "*{word}*",
-    "`{word}`",
-    "{number}\\%",
-    "**{Upper}**{rest}",
-]
+def abstract_kind(abstract):
+    if "$" in abstract:
+        return "math"
+    if "\\" in abstract:
+        return "macro"
+    return "wrapped" if "\n" in abstract else "plain"
+
+
+def read_real(folder=REAL_SAMPLE):
+    """The real entries of the committed sample."""
+    entries = []
+    for file in plan_inputs([folder]):
+        _, items = read_source(file)
+        entries += [item for item in items if isinstance(item, Entry) and len(item.abstract) > 100]
+    return entries
 
 
 def zipf_cumulative(size, exponent, offset=0):
@@ -521,102 +102,118 @@ def draw(rng, cumulative):
     return bisect(cumulative, rng.random() * cumulative[-1])
 
 
-def make_word(rng, syllables=(2, 4)):
-    return "".join(rng.choice(SYLLABLES) for _ in range(rng.randint(*syllables)))
-
-
 class Corpus:
     """Everything random comes from one seeded generator, drawn in a fixed order."""
 
     def __init__(self, papers, seed=SEED):
         self.rng = random.Random(seed)
-        self.total = papers
-        # ~0.75 distinct authors per paper; the most prolific on ~0.25% of papers
-        self.author_pool = max(200, papers)
-        self.author_weights = zipf_cumulative(self.author_pool, 0.95, offset=200)
-        self.surnames = self.make_unique_words(max(400, self.author_pool // 40), (1, 3))
-        slugs = ["microsoft-research", "pku", "stanford", "mit", "tsinghua", "cmu", "google"]
-        slugs += [f"univ-{w}" for w in self.make_unique_words(3000, (2, 3))]
-        self.slugs = slugs
-        self.slug_weights = zipf_cumulative(len(slugs), 1.1)
-        self.track_weights = zipf_cumulative(len(TRACKS), 0.8)
-        self.vocabulary = COMMON_WORDS + self.make_unique_words(30000, (2, 4))
-        self.vocabulary_weights = zipf_cumulative(len(self.vocabulary), 1.0)
-        self.sentences = [self.make_sentence() for _ in range(20000)]
-
-    def make_unique_words(self, count, syllables):
-        words, seen = [], set()
-        while len(words) < count:
-            word = make_word(self.rng, syllables)
-            if word not in seen and len(word) > 2:
-                seen.add(word)
-                words.append(word)
-        return words
-
-    def make_sentence(self):
-        rng, words = self.rng, []
-        for _ in range(rng.randint(14, 30)):
-            if rng.random() < 0.45:
-                words.append(rng.choice(GLUE))
-            else:
-                words.append(self.vocabulary[draw(rng, self.vocabulary_weights)])
-        words[0] = words[0].capitalize()
-        return " ".join(words) + "."
+        real = read_real()
+        self.abstracts = {kind: [] for kind in ABSTRACT_KINDS}
+        for entry in real:
+            self.abstracts[abstract_kind(entry.abstract)].append(entry.abstract)
+        self.kinds = list(ABSTRACT_KINDS)
+        self.kind_weights = list(itertools.accumulate(ABSTRACT_KINDS.values()))
+        self.count_weights = list(itertools.accumulate(AUTHOR_COUNTS))
+        self.words = [
+            word
+            for entry in real
+            for part in MATH.split(entry.abstract)[::2]
+            for word in WORD.findall(part)
+        ]
+        # "given family" names, a letter in each part (not PeerRead's `ping li 0001`); not
+        # its lowercase names, which real sources give as whole lowercase lists
+        names = [name.strip().rsplit(" ", 1) for entry in real for name in entry.authors]
+        names = sorted(
+            {
+                (given, family)
+                for given, family in (n for n in names if len(n) == 2)
+                if LETTER.search(given) and family[:1].isupper() and not given.islower()
+            }
+        )
+        self.given = [given for given, _ in names]
+        self.family = sorted({family for _, family in names})
+        # `Area · Subarea` lines: an area alone reads as one only for a venue that has it
+        self.tracks = [entry.track for entry in real if entry.track and " · " in entry.track]
+        self.slugs = sorted({slug for entry in real for slug in entry.affiliations})
+        self.author_pool = max(200, papers * PEOPLE_PER_PAPER)
+        self.author_weights = zipf_cumulative(self.author_pool, AUTHOR_EXPONENT)
+        self.people = {}
 
     def author_name(self, rank):
-        """Rank -> a stable person name; about forty first names share each surname."""
-        first = FIRST_NAMES[(rank * 7919) % len(FIRST_NAMES)]
-        surname = self.surnames[rank % len(self.surnames)].capitalize()
-        middle = rank // len(self.surnames)
-        if middle >= len(FIRST_NAMES) // 2:
-            surname = f"{surname}-{self.surnames[middle % len(self.surnames)].capitalize()}"
-        elif middle:
-            surname = f"{chr(ord('A') + middle % 26)}. {surname}"
-        return f"{first} {surname}"
-
-    def spelled(self, name):
-        """Most mentions spell a name one way; a few in lowercase or decomposed Unicode."""
-        if self.rng.random() < VARIANT_SHARE:
-            return name.lower() if self.rng.random() < 0.5 else name.replace("ü", "u\u0308")
+        """Rank -> a stable person: a real given part and a real family name, in capitals
+        where the given part is."""
+        name = self.people.get(rank)
+        if name is None:
+            given = self.given[self.rng.randrange(len(self.given))]
+            name = f"{given} {self.family[self.rng.randrange(len(self.family))]}"
+            if given.isupper():
+                name = name.upper()
+            self.people[rank] = name
         return name
 
-    def method_name(self, number):
-        """A unique method name per paper: a rare search term and a derived label."""
-        digits = []
-        while True:
-            number, digit = divmod(number, len(SYLLABLES))
-            digits.append(SYLLABLES[digit])
-            if not number:
-                break
-        word = "".join(digits)
-        return f"{word[0].upper()}{word[1:]}{self.rng.choice(['Net', 'Former', 'GAN', 'RL'])}"
+    def varied(self, text):
+        """A real text's words swapped in part for other real words, its math symbols
+        redrawn: the same shapes, another paper."""
+        parts = MATH.split(text)
+        names = {}  # each name the paper gives, renamed alike wherever it recurs
+        for index, part in enumerate(parts):
+            if index % 2:
+                parts[index] = SYMBOL.sub(self.other_symbol, part)
+            else:
+                part = NAMED.sub(lambda match: self.other_name(match.group(), names), part)
+                parts[index] = WORD.sub(self.other_word, part)
+        return "".join(parts)
 
-    def markup(self):
-        template = self.rng.choice(MARKUP)
-        word = self.rng.choice(COMMON_WORDS)
-        return template.format(
-            word=word,
-            number=f"{self.rng.randint(1, 99)}.{self.rng.randint(0, 99)}",
-            Upper=word[0].upper(),
-            rest=word[1:],
+    def spelled(self, name):
+        """Most mentions spell a name one way; a few another way that names the same person."""
+        if self.rng.random() >= VARIANT_SHARE:
+            return name
+        plain = "".join(
+            c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c)
         )
+        if plain != name:
+            return plain
+        if "-" in name:
+            return name.replace("-", " ")
+        given, _, family = name.rpartition(" ")
+        return f"{given} {family.upper()}"
 
-    def abstract(self, number):
-        rng = self.rng
-        sentences = rng.choices(self.sentences, k=max(4, int(rng.gauss(9, 2))))
-        name = self.method_name(number)
-        expansion = " ".join(w.capitalize() for w in rng.choices(COMMON_WORDS, k=3))
-        sentences.insert(
-            1, f"We propose {name} ({expansion}), a {rng.choice(COMMON_WORDS)} method."
-        )
-        if rng.random() < MARKUP_SHARE:
-            for _ in range(rng.randint(1, 3)):
-                index = rng.randrange(len(sentences))
-                sentences[index] = f"{sentences[index][:-1]} with {self.markup()}."
-        return " ".join(sentences)
+    def other_name(self, name, names):
+        """A name of the same shape: two real words in CamelCase, or as many capitals."""
+        if name not in names:
+            capitals = len(name) - len(name.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ"))
+            if capitals >= 2:
+                letters = "".join(chr(65 + self.rng.randrange(26)) for _ in range(capitals))
+                names[name] = letters + name[capitals:]
+            else:
+                first, second = (self.words[self.rng.randrange(len(self.words))] for _ in "ab")
+                names[name] = first.capitalize() + second.capitalize()
+        return names[name]
+
+    def other_word(self, match):
+        word = match.group()
+        # capitalized words stay (a sentence's first word, a proper name): a short line of
+        # a hard-wrapped abstract then never reads as a line of names
+        if not word.islower() or self.rng.random() >= WORD_SWAP_SHARE:
+            return word
+        return self.words[self.rng.randrange(len(self.words))].lower()
+
+    def other_symbol(self, match):
+        symbol = match.group()
+        if self.rng.random() >= SYMBOL_SWAP_SHARE:
+            return symbol
+        if symbol.isdigit():
+            return str(self.rng.randrange(10))
+        letter = chr(ord("a") + self.rng.randrange(26))
+        return letter.upper() if symbol.isupper() else letter
+
+    def abstract(self):
+        kind = self.kinds[bisect(self.kind_weights, self.rng.random() * self.kind_weights[-1])]
+        templates = self.abstracts[kind] or self.abstracts["plain"]
+        return self.varied(templates[self.rng.randrange(len(templates))])
 
     def authors(self, owner=None):
-        count = min(15, max(1, int(self.rng.expovariate(1 / 4.5)) + 1))
+        count = bisect(self.count_weights, self.rng.random() * self.count_weights[-1]) + 1
         ranks = [draw(self.rng, self.author_weights) for _ in range(count)]
         names = list(dict.fromkeys(self.author_name(rank) for rank in ranks))
         if owner is not None:
@@ -626,11 +223,13 @@ class Corpus:
         return names
 
     def affiliations(self):
-        count = self.rng.choice([0, 1, 1, 1, 2, 2, 3])
-        return sorted({self.slugs[draw(self.rng, self.slug_weights)] for _ in range(count)})
+        count = self.rng.choice([0, 1, 1, 1, 2])
+        return sorted({self.slugs[self.rng.randrange(len(self.slugs))] for _ in range(count)})
 
     def track(self):
-        return TRACKS[draw(self.rng, self.track_weights)]
+        if self.rng.random() >= TRACK_SHARE:
+            return None
+        return self.tracks[self.rng.randrange(len(self.tracks))]
 
 
 def listing_entry(corpus, paper, respaced=False):
@@ -639,7 +238,8 @@ def listing_entry(corpus, paper, respaced=False):
     if len(authors) > LISTING_AUTHOR_LIMIT:
         line += " 等"
     abstract = paper["abstract"].replace(". ", ".  ") if respaced else paper["abstract"]
-    return f"{paper['track']}\n\n{line}\n\n{abstract}\n"
+    track = f"{paper['track']}\n\n" if paper["track"] else ""
+    return f"{track}{line}\n\n{abstract}\n"
 
 
 def profile_entry(corpus, paper):
@@ -667,7 +267,7 @@ def generate(papers, out, seed=SEED):
             blocks = [owner + "\n"]
             for _ in range(min(PROFILE_SIZE, papers - made)):
                 paper = {
-                    "abstract": corpus.abstract(made),
+                    "abstract": corpus.abstract(),
                     "authors": corpus.authors(owner),
                     "affiliations": corpus.affiliations(),
                     "track": corpus.track(),
@@ -684,7 +284,7 @@ def generate(papers, out, seed=SEED):
                 blocks.append(listing_entry(corpus, pending.pop(), respaced=True))
             for _ in range(min(LISTING_SIZE, papers - made)):
                 paper = {
-                    "abstract": corpus.abstract(made),
+                    "abstract": corpus.abstract(),
                     "authors": corpus.authors(),
                     "affiliations": [],
                     "track": corpus.track(),

@@ -113,19 +113,35 @@ def check_urls(url, kinds):
         raise SystemExit("URLs that do not answer 200:\n" + "\n".join(broken))
 
 
+def wrk_command(url, duration, connections, threads):
+    command = [WRK, "-t", str(threads), "-c", str(connections), "-d", f"{duration}s"]
+    return command + ["--timeout", "30s", "--latency", "-s", str(LUA_SCRIPT), url]
+
+
+def url_listing(paths):
+    """The file of paths load.lua reads ($LOAD_URLS); the caller removes it."""
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as listing:
+        listing.write("\n".join(paths) + "\n")
+    return listing.name
+
+
+def wrk_figures(stdout):
+    line = next(line for line in stdout.splitlines() if line.startswith("LOAD_RESULT "))
+    figures = json.loads(line.removeprefix("LOAD_RESULT "))
+    figures["requests_per_s"] = round(figures["requests"] / figures["duration_s"], 1)
+    return figures
+
+
 def run_wrk(url, paths, duration, connections, threads, once=False):
     """wrk over paths, in rotation; once=True asks each path at most once (load.lua), the
     figures then saying how many paths the run took (`paths_used`) and any asked again."""
-    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as listing:
-        listing.write("\n".join(paths) + "\n")
-    command = [WRK, "-t", str(threads), "-c", str(connections), "-d", f"{duration}s"]
-    command += ["--timeout", "30s", "--latency", "-s", str(LUA_SCRIPT), url]
+    listing = url_listing(paths)
     try:
         result = subprocess.run(
-            command,
+            wrk_command(url, duration, connections, threads),
             env={
                 **os.environ,
-                "LOAD_URLS": listing.name,
+                "LOAD_URLS": listing,
                 "LOAD_ONCE": "1" if once else "0",
                 "LOAD_THREADS": str(threads),
             },
@@ -134,11 +150,29 @@ def run_wrk(url, paths, duration, connections, threads, once=False):
             check=True,
         )
     finally:
-        os.unlink(listing.name)
-    line = next(line for line in result.stdout.splitlines() if line.startswith("LOAD_RESULT "))
-    figures = json.loads(line.removeprefix("LOAD_RESULT "))
-    figures["requests_per_s"] = round(figures["requests"] / figures["duration_s"], 1)
-    return figures, result.stdout
+        os.unlink(listing)
+    return wrk_figures(result.stdout), result.stdout
+
+
+@contextmanager
+def wrk_until_stopped(url, paths, connections, threads):
+    """wrk running in the background until the block ends (then stopped as Ctrl-C stops it,
+    which still prints its figures); yields a dict that holds the figures afterwards."""
+    listing = url_listing(paths)
+    figures = {}
+    process = subprocess.Popen(
+        wrk_command(url, 3600, connections, threads),
+        env={**os.environ, "LOAD_URLS": listing},
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        yield figures
+    finally:
+        process.send_signal(signal.SIGINT)
+        stdout, _ = process.communicate(timeout=60)
+        os.unlink(listing)
+    figures.update(wrk_figures(stdout))
 
 
 def socket_errors(figures):

@@ -14,12 +14,14 @@ Example:
 
 import argparse
 import csv
+import hashlib
 import importlib
 import io
 import json
 import math
 import os
 import platform
+import shutil
 import socket
 import sqlite3
 import subprocess
@@ -32,8 +34,10 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
+REAL_SAMPLE = ROOT / "tests" / "fixtures" / "real" / "sample"
 sys.path.insert(0, str(ROOT))
 
+from rebuild import floor_and_build, rebuild_figures  # bench/rebuild.py
 
 COMMON_TERM = ("learning", "learn")  # as typed, and as the porter stemmer indexes it
 # /search's facets that a common term must still show at 1M (issue 13)
@@ -43,6 +47,10 @@ PAPER_PAGE_SQL = ("PAPER_SQL", "PAPER_AUTHORS_SQL", "PAPER_AFFILIATIONS_SQL", "P
 TARGETS = {
     # issue 13: the build's wall time against the floor's, per size (the largest size: 2.0x)
     "build_ratio": {20_000: 3.0, 1_000_000: 2.0},
+    # issue 26: a rebuild after one file of twenty changed, against the floor of all of them
+    "rebuild_ratio": 1.5,
+    # ... and the generated corpus's CPU an entry within 20% of the real sample's
+    "cpu_per_entry_vs_real": 0.2,
     "peak_rss_mb": 500,
     "bytes_per_paper": 3770,
     "search_ratio": 3.0,
@@ -118,14 +126,26 @@ def measure(command, **options):
     return seconds, max(peak, usage.ru_maxrss) / 1024, usage.ru_utime + usage.ru_stime
 
 
+def generator_version():
+    """The generator's code and the real sample it draws from: a corpus kept from another
+    version of either is generated again."""
+    digest = hashlib.sha256((BENCH / "generate.py").read_bytes())
+    for path in sorted(REAL_SAMPLE.iterdir()):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def ensure_corpus(size, folder):
     marker = folder / ".complete"
-    if not marker.exists():
+    made = f"{size} {generator_version()}"
+    if not marker.exists() or marker.read_text() != made:
+        if folder.exists():
+            shutil.rmtree(folder)
         subprocess.run(
             [sys.executable, BENCH / "generate.py", "--papers", str(size), "--out", folder],
             check=True,
         )
-        marker.write_text(str(size))
+        marker.write_text(made)
     for path in folder.iterdir():  # the OS file cache holds it for both builds alike
         path.read_bytes()
 
@@ -139,8 +159,9 @@ def build_figures(size, work):
         [sys.executable, BENCH / "floor.py", folder, "--db", floor_db], stdout=subprocess.DEVNULL
     )
     build = [sys.executable, "-c", "from loader.cli import cli; cli()", "build", folder]
+    # cold: every file read (the cache's rebuilds are measured by bench/rebuild.py)
     build_s, build_rss, build_cpu = measure(
-        build + ["--db", catalog], stdout=subprocess.DEVNULL, cwd=ROOT
+        build + ["--db", catalog, "--no-cache"], stdout=subprocess.DEVNULL, cwd=ROOT
     )
     connection = sqlite3.connect(f"file:{catalog}?immutable=1", uri=True)
     papers = connection.execute("select count(*) from papers").fetchone()[0]
@@ -599,6 +620,25 @@ def verdicts(results):
         if ratio:
             met = build["build_ratio"] <= ratio
             checks.append((f"build of {build['size']:,} papers within {ratio}x the floor", met))
+    rebuild = results.get("rebuild")
+    if rebuild:
+        limit = TARGETS["rebuild_ratio"]
+        checks.append(
+            (
+                f"rebuild after 1 of {rebuild['files']} files changed within {limit}x the floor",
+                rebuild["ratio"] <= limit,
+            )
+        )
+        checks.append(("rebuilt catalog row for row the cold build's", rebuild["same_as_cold"]))
+    real = results.get("real")
+    if real and "vs_real" in real:
+        within = TARGETS["cpu_per_entry_vs_real"]
+        checks.append(
+            (
+                f"generated corpus's build CPU an entry within {within:.0%} of the real sample's",
+                abs(real["vs_real"] - 1) <= within,
+            )
+        )
     peak = max(b["build_rss_mb"] for b in results["builds"])
     checks.append((f"peak RSS under {TARGETS['peak_rss_mb']} MB", peak < TARGETS["peak_rss_mb"]))
     limit = TARGETS["bytes_per_paper"]
@@ -654,6 +694,7 @@ def markdown(results):
             f"| {b['cpu_ratio']}x | {b['floor_rss_mb']} | {b['build_rss_mb']} "
             f"| {b['catalog_mb']} | {b['bytes_per_paper']:,} | {b['authors']:,} |"
         )
+    lines += real_lines(results.get("real"), results.get("rebuild"))
     serve = results.get("serve")
     if serve:
         lines += [
@@ -684,6 +725,56 @@ def markdown(results):
     return "\n".join(lines) + "\n"
 
 
+def real_lines(real, rebuild):
+    """The real sample's and the rebuild's tables (bench/rebuild.py)."""
+    lines = []
+    if real:
+        lines += [
+            "",
+            (
+                "Cold builds (`--no-cache`) and the floor timed in turns, medians of "
+                f"{real['rounds']} rounds; CPU includes the parsing workers:"
+            ),
+            "",
+            (
+                "| corpus | entries | MB | floor s | build s | ratio | CPU s floor / build "
+                "| CPU ratio | build CPU ms an entry |"
+            ),
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for name, f in real["corpora"].items():
+            lines.append(
+                f"| {name} | {f['entries']:,} | {f['corpus_mb']} | {f['floor_s']} "
+                f"| {f['build_s']} | {f['ratio']}x | {f['floor_cpu_s']} / {f['build_cpu_s']} "
+                f"| {f['cpu_ratio']}x | {f['build_cpu_ms_per_entry']} |"
+            )
+        if "vs_real" in real:
+            lines += [
+                "",
+                f"Build CPU an entry, generated corpus / real sample: {real['vs_real']}x.",
+            ]
+    if rebuild:
+        lines += [
+            "",
+            f"Rebuild of a copy of `{rebuild['corpus']}` ({rebuild['files']} files) after one "
+            f"file changed (`{rebuild['changed']}`, a new one each round), with the cache "
+            f"({rebuild['cache_mb']} MB), and the floor of the whole copy, timed in turns "
+            f"(medians of {rebuild['rounds']} rounds). The first build, which stores the "
+            f"cache: {rebuild['first_build_s']} s ({rebuild['first_build_cpu_s']} CPU-s). "
+            "The rebuilt catalog is "
+            + ("row for row" if rebuild["same_as_cold"] else "NOT")
+            + " the one a cold build makes.",
+            "",
+            "| floor s | rebuild s | ratio | CPU s floor / rebuild | CPU ratio |",
+            "|---:|---:|---:|---:|---:|",
+            (
+                f"| {rebuild['floor_s']} | {rebuild['build_s']} | {rebuild['ratio']}x "
+                f"| {rebuild['floor_cpu_s']} / {rebuild['build_cpu_s']} | {rebuild['cpu_ratio']}x |"
+            ),
+        ]
+    return lines
+
+
 def csv_line(c):
     without = c.get("without")
     columns = f", all columns but `{'`, `'.join(without)}`" if without else ", all columns"
@@ -695,6 +786,36 @@ def csv_line(c):
         f"({c['sqlite3_csv']['rows_per_s']:,} rows/s): {c['share']} of sqlite3"
         f"{'' if c['complete'] else ' (INCOMPLETE: cut short)'}."
     )
+
+
+def add_real_and_rebuild(results, args, work):
+    """The real sample against the smallest generated corpus (both cold, each in turns with
+    its floor), then the rebuild case."""
+    if args.real:
+        smallest = min(args.sizes)
+        corpus = work / f"corpus-{label(smallest)}"
+        ensure_corpus(smallest, corpus)
+        corpora = {
+            f"generated, {smallest:,} papers": floor_and_build(
+                corpus, work / f"cold-{label(smallest)}", args.rounds
+            ),
+            "real sample": floor_and_build(args.real, work / "cold-real", args.rounds),
+        }
+        generated, real = corpora.values()
+        results["real"] = {
+            "rounds": args.rounds,
+            "corpora": corpora,
+            "vs_real": round(
+                generated["build_cpu_ms_per_entry"] / real["build_cpu_ms_per_entry"], 2
+            ),
+        }
+        print(json.dumps(results["real"]), flush=True)
+    if args.rebuild:
+        corpus = work / f"corpus-{label(args.rebuild)}"
+        ensure_corpus(args.rebuild, corpus)
+        figures = rebuild_figures(corpus, work / f"rebuild-{label(args.rebuild)}", args.rounds)
+        results["rebuild"] = {**figures, "rounds": args.rounds}
+        print(json.dumps(results["rebuild"]), flush=True)
 
 
 def main():
@@ -716,6 +837,18 @@ def main():
         help="keep the last latest.json's build figures for the sizes this run does not build "
         "(`make bench` builds 1M in a step of its own)",
     )
+    parser.add_argument(
+        "--real",
+        help="a folder of real pages (tests/fixtures/real/make_samples.py --large): its cold "
+        "build and floor in turns, and the CPU an entry of the smallest corpus against it",
+    )
+    parser.add_argument(
+        "--rebuild",
+        type=int,
+        metavar="SIZE",
+        help="time a rebuild of this size's corpus after one file changed (the cache)",
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of --real and --rebuild")
     args = parser.parse_args()
     work, out = Path(args.work), Path(args.out)
     work.mkdir(parents=True, exist_ok=True)
@@ -739,6 +872,8 @@ def main():
             earlier = json.loads((out / "latest.json").read_text())["builds"]
             kept = [b for b in earlier if b["size"] not in built]
             results["builds"] = sorted(kept + results["builds"], key=lambda b: b["size"])
+    if args.real or args.rebuild:
+        add_real_and_rebuild(results, args, work)
     if not args.no_serve:
         results["serve"] = serve_figures(catalog, args.requests)
     results["machine"]["load_average_end"] = os.getloadavg()

@@ -77,18 +77,29 @@ def report(problems: Iterable[Problem]) -> None:
     help="Keep only the arXiv snapshot records in this category (cs.LG) or archive (cs); "
     "repeat for more. A sources.yml entry's arxiv_categories win for its file.",
 )
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Read and prepare every file, neither taking entries from nor storing them in the "
+    "cache beside --db.",
+)
 def build(
     paths: tuple[Path, ...],
     db: str,
     skip_invalid: bool,
     forced_format: str | None,
     arxiv_categories: tuple[str, ...],
+    no_cache: bool,
 ) -> None:
     """Build a catalog from files and folders (default: seeds/).
 
     The catalog is written to a temporary file and replaces --db only when the build
     succeeds, so a failed build leaves the previous catalog untouched. On a terminal a
     progress bar shows the input read so far.
+
+    Each file's parsed entries are kept in .NAME.cache/ beside --db (NAME: the catalog's file
+    name), so a rebuild reads again only the files that changed; the catalog is the same as
+    with --no-cache.
 
     Example:
 
@@ -109,10 +120,16 @@ def build(
                     forced_format,
                     progress=bar.update,
                     arxiv_categories=arxiv_categories,
+                    cache=not no_cache,
                 )
         else:
             summary = build_catalog(
-                files, db, skip_invalid, forced_format, arxiv_categories=arxiv_categories
+                files,
+                db,
+                skip_invalid,
+                forced_format,
+                arxiv_categories=arxiv_categories,
+                cache=not no_cache,
             )
     except BuildFailed as failure:
         report(failure.problems)
@@ -202,9 +219,10 @@ def serve(
 
     One worker process per core answers requests. The server reads a hard-linked snapshot of
     the build under .serving/ beside --db, never --db itself. Rebuild whenever you like: when
-    --db is replaced, the new build is inspected while the old one keeps answering, then the
-    workers are replaced (new connections wait a second or two meanwhile) and the old snapshot
-    is removed.
+    --db is replaced, the new build is inspected and its workers started while the old ones keep
+    answering; the old workers then finish their requests and close their connections cleanly,
+    the new ones take over (new connections wait for that, not for a whole start) and the old
+    snapshot is removed.
 
     Example:
 

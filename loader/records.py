@@ -133,6 +133,10 @@ class Version:
     affiliations: tuple[int, ...] = ()
     keywords: tuple[str, ...] = ()
     categories: tuple[int, ...] = ()  # category ids, the primary one first
+    # its row of paper_sources: the merge stage writes a merged paper's versions' titles and
+    # links there (None where no row is known, as in the policy's own tests)
+    source_id: int | None = None
+    line: int | None = None
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,17 @@ view's `data()` (filters, `_search`, `_where`, `_sort`, `_col`, `_labels`, keyse
 canned queries, `sql=`, permissions, time limits), but rows of text, integers, floats and nulls
 are quoted with `str` methods and written in ~64 KB pieces. Any other value goes through
 `csv.writer` as before, blobs become the same blob URLs, `max_csv_mb` stops at the same row
-with the same message, `_trace` wraps the CSV in the same HTML. Unlike Datasette's, a cell a
-spreadsheet would read as a formula (`=HYPERLINK(...)`, `@SUM(...)`) starts with `'`, and
-`/catalog.csv` without `sql=` is a 400 (Datasette's is a 500).
+with the same message, `_trace` wraps the CSV in the same HTML. Unlike Datasette's:
+- a cell a spreadsheet would read as a formula (`=HYPERLINK(...)`, `@SUM(...)`) starts with `'`;
+- `/catalog.csv` without `sql=` is a 400 (Datasette's is a 500);
+- an error after the first page aborts the download (loader/web/export_stream.py) instead of
+  ending the CSV with the error's text, which a browser saved as a finished file;
+- a stream sorted with `_sort`/`_sort_desc` (or a table's default sort) has every row once:
+  Datasette orders its first page by the sort column alone and the next ones by that column
+  and the primary key, continuing after the first page's last row, so rows that tie with it
+  were repeated or skipped. The stream starts instead from a `_next` before every row, so
+  every page, the first one too, is in (sort column, primary key) order (sorted_stream_start);
+- `_dl=1` names the file after the table and what filters it (`papers-applications.csv`).
 
 A copy of Datasette's DataView.as_csv (views/base.py), checked against it by
 loader/web/datasette_coupling.py: served for the catalog only, and only while the check passes;
@@ -32,16 +40,20 @@ from datasette.utils import (
     InvalidSql,
     WriteLimitExceeded,
     add_cors_headers,
+    escape_sqlite,
     path_from_row_pks,
     path_with_format,
+    tilde_encode,
 )
-from datasette.utils.asgi import AsgiStream, BadRequest, Request, Response
+from datasette.utils.asgi import BadRequest, Request, Response
 from datasette.views.base import DatasetteError
 from markupsafe import escape
 
 from loader.web.catalog_scope import catalog_name, serves_catalog
 from loader.web.csv_cells import CHECKED_STARTS, safe_row, safe_text
 from loader.web.datasette_coupling import patches_enabled
+from loader.web.export_names import attachment, export_file_name
+from loader.web.export_stream import AbortingStream
 
 CHUNK_CHARACTERS = 64 * 1024
 # Datasette's database, table and row routes, for the catalog's .csv only: plugin routes are
@@ -57,6 +69,12 @@ TRACE_PREAMBLE = (
 )
 TRACE_POSTAMBLE = "</textarea></body></html>"
 NO_QUERY = "A CSV of a database needs a query: add ?sql=select ..."
+# a `_next` value below every value of a primary key column of this affinity, as Datasette
+# binds it (text, which SQLite converts for a numeric column: -infinity); a column without
+# affinity can hold any type, and no one text is below them all
+KEY_BEFORE_ALL = {"INTEGER": "-1e999", "REAL": "-1e999", "NUMERIC": "-1e999", "TEXT": ""}
+# filters named in a download's file name by their value alone; other operators by all three
+PLAIN_FILTER_OPERATORS = ("", "exact", "arraycontains")
 
 
 class SlowRow(Exception):
@@ -209,6 +227,87 @@ def with_nofacet_nocount(request):
     return Request(scope, request.receive)
 
 
+def column_affinity(declared):
+    """SQLite's affinity of a column declared as `declared` (its rules, in their order)."""
+    declared = (declared or "").upper()
+    if "INT" in declared:
+        return "INTEGER"
+    if any(word in declared for word in ("CHAR", "CLOB", "TEXT")):
+        return "TEXT"
+    if "BLOB" in declared or not declared:
+        return "BLOB"
+    if any(word in declared for word in ("REAL", "FLOA", "DOUB")):
+        return "REAL"
+    return "NUMERIC"
+
+
+def sort_of(datasette, request, database, table):
+    """(column, descending) a table view sorts by, as Datasette reads it; (None, False)."""
+    sort, sort_desc = request.args.get("_sort"), request.args.get("_sort_desc")
+    if not sort and not sort_desc:
+        metadata = datasette.table_metadata(database, table)
+        sort, sort_desc = metadata.get("sort"), metadata.get("sort_desc")
+    return (sort_desc, True) if sort_desc else (sort, False)
+
+
+def next_component(value):
+    return "$null" if value is None else tilde_encode(str(value))
+
+
+async def sorted_stream_start(datasette, request, data):
+    """A `_next` before every row of a sorted table stream, or None when the stream is not
+    sorted or no such value exists. With it, Datasette orders the first page as the others:
+    by the sort column, then the primary key. Ascending, null values come first, so
+    `$null,<key before all>` starts at the first row; descending, from the first page's first
+    value, the largest, with a key before all."""
+    table = data.get("table")
+    if not table or data.get("is_view"):
+        return None
+    column, descending = sort_of(datasette, request, data["database"], table)
+    if not column:
+        return None
+    db = datasette.get_database(data["database"])
+    pks = data.get("primary_keys") or []
+    if pks:
+        declared = {c.name: c.type for c in await db.table_column_details(table)}
+        affinities = [column_affinity(declared.get(pk)) for pk in pks]
+    else:
+        affinities = ["INTEGER"]  # rowid
+    if any(affinity not in KEY_BEFORE_ALL for affinity in affinities):
+        return None
+    keys = ",".join(KEY_BEFORE_ALL[affinity] for affinity in affinities)
+    if not descending:
+        return f"$null,{keys}"
+    if column in data["columns"]:
+        largest = data["rows"][0][column]
+        if isinstance(largest, dict):
+            largest = largest.get("value")
+    else:
+        sql = f"select max({escape_sqlite(column)}) from {escape_sqlite(table)}"
+        largest = (await db.execute(sql)).single_value()
+    if isinstance(largest, bytes):
+        return None
+    return f"{next_component(largest)},{keys}"
+
+
+def download_name(request, database):
+    """`<table>-<what its filters and search choose>.csv` (`papers-applications.csv`)."""
+    table = request.url_vars.get("table")
+    if not table:
+        return export_file_name(database, [], "csv")
+    parts = []
+    for name in request.args:
+        if name.startswith("_") and not name.startswith("_search"):
+            continue
+        column, _, operator = name.partition("__")
+        for value in request.args.getlist(name):
+            if name.startswith("_search") or operator in PLAIN_FILTER_OPERATORS:
+                parts.append(value)
+            else:
+                parts.append(f"{column} {operator} {value}")
+    return export_file_name(table, parts, "csv")
+
+
 def error_line(error):
     """The message that ends a CSV cut short, as Datasette writes it (no line end), formula-safe
     like any cell."""
@@ -234,6 +333,10 @@ class FastCsv:
             if isinstance(result, Response):
                 return result
             data = result[0]
+            if stream and data.get("next"):
+                start = await sorted_stream_start(self.ds, request, data)
+                if start is not None:
+                    data = (await self.data(request, _next=start))[0]
         except (sqlite3.OperationalError, InvalidSql) as e:
             raise DatasetteError(str(e), title="Invalid SQL", status=400)
 
@@ -279,7 +382,8 @@ class FastCsv:
                     for row in data["rows"]:
                         await out.line(line_of(encoder, row))
                     await out.flush()
-            except Exception as e:  # noqa: BLE001 (as Datasette: the message ends the CSV)
+            except WriteLimitExceeded as e:
+                # max_csv_mb: as Datasette, the message ends the CSV (0 on the site: no cap)
                 await out.flush()
                 sys.stderr.write(f"Caught this error: {e}\n")
                 sys.stderr.flush()
@@ -297,9 +401,14 @@ class FastCsv:
         if request.args.get("_dl", None):
             if not trace:
                 content_type = "text/csv; charset=utf-8"
-            name = request.url_vars.get("table", database)
-            headers["content-disposition"] = f'attachment; filename="{name}.csv"'
-        return AsgiStream(stream_fn, headers=headers, content_type=content_type)
+            headers["content-disposition"] = attachment(download_name(request, database))
+        return AbortingStream(
+            stream_fn,
+            description=request.path + "?" + request.query_string,
+            receive=request.receive,
+            headers=headers,
+            content_type=content_type,
+        )
 
 
 def csv_route(datasette, template=TABLE_CSV_ROUTE):

@@ -162,7 +162,11 @@ def is_read_only_file(datasette, database):
     return db is not None and not db.is_mutable and not db.is_memory
 
 
-MMAP_BYTES = 1 << 30
+# no memory-mapped reads: a mapped page counts in the worker's resident memory once per
+# connection that touched it, so one export of the whole catalog left each SQL thread's
+# connection holding the whole file; read through SQLite's own page cache (bounded, per
+# connection) it costs the same CPU (docs/serving.md#memory)
+MMAP_BYTES = 0
 
 
 @hookimpl
@@ -174,8 +178,7 @@ def prepare_connection(conn, database, datasette):
     for name in ("printf", "format"):
         conn.create_function(name, -1, bounded_printf, deterministic=True)
     if is_read_only_file(datasette, database):
-        # reads straight from the page cache the OS already holds: no copy per page read
-        # (before the authorizer, which refuses pragma writes)
+        # before the authorizer, which refuses pragma writes
         conn.execute(f"pragma mmap_size = {MMAP_BYTES}")
         conn.execute("pragma query_only = 1")
         conn.set_authorizer(read_only_authorizer)

@@ -28,6 +28,7 @@ from loader.web.datasette_coupling import patches_enabled
 from loader.web.related import kept_counts, kept_scores, related_within
 from loader.web.request_scope import mark_incomplete
 from loader.web.time_limit import within_time_limit
+from loader.web.versions import http_link, paper_versions
 
 AUTHOR_PAPERS_SHOWN = 100
 COAUTHORS_SHOWN = 50
@@ -49,7 +50,8 @@ order by affiliations.name
 """
 PAPER_SOURCES_SQL = """
 select sources.id, sources.path, sources.format, paper_sources.line,
-  paper_sources.venue, paper_sources.year, paper_sources.status
+  paper_sources.venue, paper_sources.year, paper_sources.status,
+  paper_sources.title, paper_sources.url
 from paper_sources
 join sources on sources.id = paper_sources.source_id
 where paper_sources.paper_id = :id
@@ -63,6 +65,17 @@ from author_tracks
 join tracks on tracks.id = author_tracks.track_id
 where author_tracks.author_id = :id
 order by papers desc, name
+"""
+# how many of an author's papers each year and venue has: through the narrow facet tables
+# (loader/build/facet_table.py), so counting thousands of papers reads no paper row
+AUTHOR_YEARS_SQL = """
+select facet_combos.year, facet_combos.venue, count(*) as papers
+from paper_authors
+join papers on papers.id = paper_authors.paper_id
+join paper_facets on paper_facets.paper = papers.rowid
+join facet_combos on facet_combos.id = paper_facets.combo
+where paper_authors.author_id = :id
+group by facet_combos.year, facet_combos.venue
 """
 # the canned `coauthors` order (most shared first, then name), with names looked up only for
 # the first :limit: joining authors for every one of thousands of co-authors before the sort
@@ -86,13 +99,6 @@ where shared.shared_papers >= coalesce(
 order by shared.shared_papers desc, authors.name
 limit :limit
 """
-
-
-def safe_url(url):
-    """Only http(s) links from the sources become links; anything else could run script."""
-    if url and url.strip().lower().startswith(("http://", "https://")):
-        return url.strip()
-    return None
 
 
 def primary_key(request):
@@ -129,9 +135,10 @@ def paper_page(connection, paper, time_limit_ms, related_kept):
         return read_rows(connection, sql, {"id": paper["id"]}, time_limit_ms)
 
     authors = rows(PAPER_AUTHORS_SQL)
+    sources = rows(PAPER_SOURCES_SQL)
     return {
         "paper": paper,
-        "paper_url": safe_url(paper["url"]),
+        "paper_url": http_link(paper["url"]),
         "paper_authors": [a for a in authors if a["position"] is not None],
         # the profile owner: an author even when the cut-short list does not show them
         "paper_owner": next((a for a in authors if a["position"] is None), None),
@@ -139,7 +146,11 @@ def paper_page(connection, paper, time_limit_ms, related_kept):
         # JSON lists of the row (null when no source gave any)
         "paper_categories": json.loads(paper.get("categories") or "[]"),
         "paper_keywords": json.loads(paper.get("keywords") or "[]"),
-        "paper_sources": rows(PAPER_SOURCES_SQL),
+        "paper_sources": sources,
+        # a merged paper's versions (loader/web/versions.py); one entry is no versions
+        "paper_versions": paper_versions(sources, paper["title"] or paper["label"])
+        if len(sources) > 1
+        else [],
         # the related_papers canned query's rows (loader/web/related.py), None past the limit
         "related_papers": related_within(connection, paper["id"], time_limit_ms, *related_kept),
     }
@@ -170,6 +181,24 @@ async def paper_context(datasette, database, paper_id, request):
     return context
 
 
+def papers_by_year(counts, papers):
+    """Newest year first (papers of no year last): each year's count and its venues' counts
+    (most papers first) for all of the author's papers, and those of `papers` (the ones the
+    page shows) in that year, in their order."""
+    years = {}
+    for row in counts:
+        year = years.setdefault(row["year"], {"year": row["year"], "count": 0, "venues": []})
+        year["count"] += row["papers"]
+        year["venues"].append((row["venue"], row["papers"]))
+    for year in years.values():
+        # named venues by count, papers of no venue last; none at all when no venue is named
+        year["venues"].sort(key=lambda venue: (venue[0] is None, -venue[1], venue[0] or ""))
+        if year["venues"][0][0] is None:
+            year["venues"] = []
+        year["papers"] = [paper for paper in papers if paper["year"] == year["year"]]
+    return sorted(years.values(), key=lambda year: (year["year"] is None, -(year["year"] or 0)))
+
+
 def author_page(connection, author, papers_sql, time_limit_ms, max_returned_rows):
     """Everything the author page shows of `author`, its row of authors as a dict."""
 
@@ -177,9 +206,12 @@ def author_page(connection, author, papers_sql, time_limit_ms, max_returned_rows
         return read_rows(connection, sql, {"id": author["id"], **params}, time_limit_ms)
 
     coauthors = rows(AUTHOR_COAUTHORS_SQL, limit=COAUTHORS_SHOWN)
+    papers = rows(papers_sql, author_id=str(author["id"]), limit=AUTHOR_PAPERS_SHOWN)
     return {
         "author": author,
-        "author_papers": rows(papers_sql, author_id=str(author["id"]), limit=AUTHOR_PAPERS_SHOWN),
+        "author_papers": papers,
+        # the papers shown, under a heading a year with the counts of all of them
+        "author_years": papers_by_year(rows(AUTHOR_YEARS_SQL), papers),
         # the loader counts paper_authors rows into paper_count
         "author_paper_count": author["paper_count"] or 0,
         "coauthors": coauthors,

@@ -69,6 +69,10 @@ def paper_id_of(row):
     return None
 
 
+AFFILIATION_NAMES_SQL = (
+    "select slug, name from affiliations where slug in (select value from json_each(:slugs))"
+)
+
 # Datasette shows its raw value ("[]") for an empty rendering
 EMPTY_LIST = Markup('<span class="empty-list"></span>')
 
@@ -92,10 +96,11 @@ def render_names(value):
     return escape(", ".join(names)) if names else EMPTY_LIST
 
 
-def linked_names(value, column, datasette, database):
+def linked_names(value, column, datasette, database, affiliation_names=None):
     """In the papers table, each author links to their page (by name: /-/author), each
-    affiliation to its papers, shown by name rather than slug, each category to its papers;
-    keywords are text."""
+    affiliation to its papers, shown by its name in the affiliations table (`affiliation_names`,
+    slug -> name; else derived from the slug) rather than its slug, each category to its
+    papers; keywords are text."""
     names = json_names(value)
     if not names:
         return names if names is None else EMPTY_LIST
@@ -106,7 +111,12 @@ def linked_names(value, column, datasette, database):
         links = [link(f"{author_page}?{urlencode({'name': name})}", name) for name in names]
     else:
         papers = table_url(datasette, database, "papers")
-        shown = affiliation_name if column == "affiliations" else str
+        known = affiliation_names or {}
+        shown = (
+            (lambda slug: known.get(slug) or affiliation_name(slug))
+            if column == "affiliations"
+            else str
+        )
         links = [
             link(f"{papers}?{urlencode({f'{column}__arraycontains': name})}", shown(name))
             for name in names
@@ -162,6 +172,29 @@ kept_abstract_cell = KeptRenderings(abstract_cell, ABSTRACTS_KEPT_BYTES)
 kept_linked_names = KeptRenderings(linked_names, LINKS_KEPT_BYTES)
 
 
+def affiliation_cell(value, datasette, database):
+    """A papers row's affiliations under the names the build gave them (a source's own, or
+    derived from a slug), read from the affiliations table: kept like the other lists, so the
+    query runs the first time a worker shows the cell."""
+    key = (value, "affiliations", datasette, database)
+    found = kept_linked_names.kept(*key)
+    if found is not None:
+        return found
+    slugs = json_names(value)
+    if not slugs:  # no name to read: not a list, or an empty one
+        return kept_linked_names(*key)
+
+    async def render():
+        rows = await datasette.get_database(database).execute(
+            AFFILIATION_NAMES_SQL, {"slugs": json.dumps(slugs)}
+        )
+        names = {row["slug"]: row["name"] for row in rows}
+        rendering = linked_names(value, "affiliations", datasette, database, names)
+        return kept_linked_names.keep(key, rendering)
+
+    return render
+
+
 # every column a cell of which is rendered here: any other cell returns at once (a table page
 # asks for each of its ~1,000 cells)
 RENDERED_COLUMNS = frozenset(
@@ -186,6 +219,8 @@ def render_cell(row, value, column, table, database, datasette):
         return title_html(value)
     if column in PLAIN_TEXT_COLUMNS and table == "papers" and isinstance(value, str):
         return Markup('<div class="abstract-text">{}</div>').format(value)
+    if column == "affiliations" and table == "papers" and isinstance(value, str):
+        return affiliation_cell(value, datasette, database)
     if column in LIST_COLUMNS and table == "papers" and isinstance(value, str):
         return kept_linked_names(value, column, datasette, database)
     if column in LIST_COLUMNS and table is None and isinstance(value, str):

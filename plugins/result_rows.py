@@ -8,7 +8,7 @@ the markup is the same (`<td class="col-...">`), and every cell is escaped unles
 Markup (what render_cell hooks return). A table page's `_table.html` rows (25 papers x 16
 columns) and its facet values (up to 7 x 30) get the same treatment through
 plugins/template_patches.py. The paper page's related papers and sources and the author
-page's papers, co-authors and tracks are lists of the same kind (their templates pass in the
+page's papers of a year, co-authors and tracks are lists of the same kind (their templates pass in the
 table URL a row's link starts with).
 """
 
@@ -107,13 +107,13 @@ def render_source_items(paper_sources):
     return Markup("\n".join(lines))
 
 
-def render_author_paper_items(author_papers, papers_url):
-    """The author page's papers, each with its venue, year and track."""
+def render_year_paper_items(papers, papers_url):
+    """The author page's papers of one year, each with its venue and track."""
     lines = []
-    for paper in author_papers:
+    for paper in papers:
         after = ""
-        if paper["venue"] or paper["year"]:
-            after = f' <span class="count">{escape(paper["venue"] or "")} {escape(paper["year"] or "")}</span>'
+        if paper["venue"]:
+            after = f' <span class="count">{escape(paper["venue"])}</span>'
         if paper["track"]:
             after += f' <span class="count">({escape(paper["track"])})</span>'
         lines.append(f"<li>{paper_link(papers_url, paper)}{after}</li>")
@@ -151,6 +151,6 @@ def prepare_jinja2_environment(env):
     env.filters["facet_values"] = render_facet_values
     env.filters["related_items"] = render_related_items
     env.filters["source_items"] = render_source_items
-    env.filters["author_paper_items"] = render_author_paper_items
+    env.filters["year_paper_items"] = render_year_paper_items
     env.filters["coauthor_items"] = render_coauthor_items
     env.filters["track_items"] = render_track_items

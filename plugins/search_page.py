@@ -1,45 +1,25 @@
 """/search: ranked results with filters, exact totals, facets, pages and exports.
 
 `/search` (HTML through Datasette's templates), `/search.json`, and the exports `/search.csv`,
-`/search.bib` and `/search.json?_all=1`, which stream every match in the page's order with flat
-memory: each batch is its own time-limited query that continues after the last row's sort keys.
-The SQL and the parameter rules live in loader/web/search_request.py.
+`/search.bib` and `/search.json?_all=1`, which stream every match in the page's order
+(loader/web/search_exports.py). The SQL and the parameter rules live in
+loader/web/search_request.py.
 """
 
-import csv
-import io
-import json
 import weakref
 from urllib.parse import urlencode
 
 from datasette import hookimpl
 from datasette.database import QueryInterrupted
-from datasette.utils.asgi import AsgiStream, Response
+from datasette.utils.asgi import Response
 from markupsafe import Markup, escape
 
 from loader.web import search_request as search
 from loader.web import search_results as search_run
-from loader.web.bibtex import KeyMaker, format_entry
 from loader.web.catalog_scope import catalog_database, catalog_name, serves_catalog
-from loader.web.csv_cells import safe_row
 from loader.web.request_scope import mark_incomplete
-from loader.web.time_limit import within_time_limit
+from loader.web.search_exports import export_response, order_time_limit
 
-EXPORT_BATCH = 1000
-EXPORT_NAME = "papers-search"
-CSV_COLUMNS = (
-    "id",
-    "title",
-    "label",
-    "authors",
-    "venue",
-    "year",
-    "status",
-    "track",
-    "affiliations",
-    "url",
-    "abstract",
-)
 PAGE_LINKS_AROUND = 2
 # per Datasette instance: a synchronous overlay of its template environment (render_partial)
 PARTIALS = weakref.WeakKeyDictionary()
@@ -61,7 +41,6 @@ class Searcher:
         self.limits = search_run.Limits(
             datasette.setting("sql_time_limit_ms"), datasette.setting("facet_time_limit_ms")
         )
-        self.exact_rowids = None
 
     async def run(self, work):
         return await self.db.execute_fn(work)
@@ -73,38 +52,18 @@ class Searcher:
             )
         )
 
-    async def total(self):
-        def count(conn):
-            with within_time_limit(conn, self.limits.sql_ms):
-                return search_run.count_total(conn, self.request)
-
-        return await self.run(count)
-
-    async def batches(self):
-        """Every match in the page's order, EXPORT_BATCH papers at a time."""
-        after = None
-        while True:
-
-            def batch(conn, after=after):
-                with within_time_limit(conn, self.limits.sql_ms):
-                    if self.exact_rowids is None:
-                        self.exact_rowids = search_run.find_exact_rowids(conn, self.request)
-                    rows = search_run.find_page(
-                        conn, self.request, self.exact_rowids, after, EXPORT_BATCH
-                    )
-                    rowids = [row[0] for row in rows]
-                    results = search_run.fetch_results(
-                        conn, self.request, rowids, with_snippets=False
-                    )
-                    return rows, results
-
-            rows, results = await self.run(batch)
-            if not rows:
-                return
-            yield results
-            if len(rows) < EXPORT_BATCH:
-                return
-            after = tuple(rows[-1][1:])
+    async def export(self, extension, http_request):
+        """Every match as a download; QueryInterrupted before it starts."""
+        config = self.datasette.plugin_config(PLUGIN)
+        return await export_response(
+            self.run,
+            self.request,
+            extension,
+            self.limits.sql_ms,
+            order_time_limit(self.limits.sql_ms, config),
+            http_request.path + "?" + http_request.query_string,
+            receive=http_request.receive,
+        )
 
 
 def link_facets_up_to(datasette, request):
@@ -120,85 +79,6 @@ def public_result(result, base_url):
     shown = {key: value for key, value in result.items() if key != "abstract"}
     shown["page"] = base_url + result["id"]
     return shown
-
-
-def export_headers(extension):
-    return {"content-disposition": f'attachment; filename="{EXPORT_NAME}.{extension}"'}
-
-
-def csv_line(result):
-    buffer = io.StringIO()
-    csv.writer(buffer).writerow(
-        safe_row(
-            [
-                result["id"],
-                result["title"] or "",
-                result["label"] or "",
-                "; ".join(author["name"] for author in result["authors"]),
-                result["venue"] or "",
-                "" if result["year"] is None else result["year"],
-                result["status"] or "",
-                result["track"] or "",
-                "; ".join(affiliation["name"] for affiliation in result["affiliations"]),
-                result["url"] or "",
-                result["abstract"] or "",
-            ]
-        )
-    )
-    return buffer.getvalue()
-
-
-def bib_paper(result):
-    return {
-        "title": result["title"],
-        "label": result["label"],
-        "authors": [author["name"] for author in result["authors"]],
-        "truncated": result["authors_truncated"],
-        "venue": result["venue"],
-        "year": result["year"],
-        "url": result["url"],
-    }
-
-
-def export_stream(searcher, extension):
-    """A streamed export of every match; an SQL step over its time limit ends the stream."""
-
-    async def stream(writer):
-        keys = KeyMaker()
-        first = True
-        if extension == "csv":
-            await writer.write(",".join(CSV_COLUMNS) + "\r\n")
-        elif extension == "json":
-            total = await searcher.total()
-            await writer.write(f'{{"total": {total}, "results": [')
-        try:
-            async for batch in searcher.batches():
-                pieces = []
-                for result in batch:
-                    if extension == "csv":
-                        pieces.append(csv_line(result))
-                    elif extension == "bib":
-                        pieces.append(format_entry(bib_paper(result), keys) + "\n")
-                    else:
-                        shown = {k: v for k, v in result.items() if k != "abstract"}
-                        pieces.append(
-                            ("" if first else ", ") + json.dumps(shown, ensure_ascii=False)
-                        )
-                        first = False
-                await writer.write("".join(pieces))
-        except QueryInterrupted:
-            await writer.write("\n(stopped: a step of this export took too long)\n")
-        if extension == "json":
-            await writer.write("]}")
-
-    content_types = {
-        "csv": "text/csv; charset=utf-8",
-        "bib": "application/x-bibtex; charset=utf-8",
-        "json": "application/json; charset=utf-8",
-    }
-    return AsgiStream(
-        stream, headers=export_headers(extension), content_type=content_types[extension]
-    )
 
 
 def query_url(datasette, pairs, **changes):
@@ -253,7 +133,12 @@ async def search_view(datasette, request):
         return await error_response(datasette, request, extension, str(error))
     searcher = Searcher(datasette, request=parsed)
     if extension in ("csv", "bib") or (extension == "json" and request.args.get("_all")):
-        return export_stream(searcher, extension)
+        try:
+            return await searcher.export(extension, request)
+        except QueryInterrupted:
+            return await error_response(
+                datasette, request, extension, "This export took too long: add words or filters."
+            )
     try:
         answer = await searcher.answer(link_facets_up_to(datasette, request))
     except QueryInterrupted:
@@ -271,6 +156,7 @@ async def search_view(datasette, request):
             "size": parsed.size,
             "results": [public_result(result, base_url) for result in answer.results],
             "facets": answer.facets,
+            "suggestions": answer.suggestions,
         }
         if answer.timed_out:
             body["facets_timed_out"] = answer.timed_out

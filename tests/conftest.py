@@ -6,7 +6,7 @@ import pytest
 from hypothesis import settings
 
 from loader.build.catalog import build_catalog
-from loader.read.sources import discover
+from loader.read.sources import discover, plan_inputs
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "seeds"
@@ -32,11 +32,13 @@ LONGEST_FILES = (
     "test_security.py",
     "test_serve.py",
     "test_connections.py",
+    "test_worker_memory.py",
     "test_install.py",
     "test_browser.py",
     "test_bench_smoke.py",
     "test_xss_browser.py",
     "test_accessibility.py",
+    "test_pages_browser.py",
     "test_fuzz_loader.py",
     "test_crash_safety.py",
     "test_publish.py",
@@ -71,6 +73,16 @@ def search_catalog(tmp_path_factory):
     """The seeds plus 36 real conference papers with venue, year and status (fixtures/search)."""
     path = tmp_path_factory.mktemp("search") / "catalog.db"
     build_catalog(discover([SEEDS, FIXTURES / "search" / "conferences.jsonl"]), path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def real_catalog(tmp_path_factory):
+    """Real public papers (tests/fixtures/real/sample: ICLR, ICML, NeurIPS, UAI and arXiv
+    records, listing and profile pages) built as the CLI builds the folder; some are one paper
+    from an arXiv and a conference version."""
+    path = tmp_path_factory.mktemp("real-sample") / "catalog.db"
+    build_catalog(plan_inputs([FIXTURES / "real" / "sample"]), path, skip_invalid=True)
     return path
 
 
@@ -138,6 +150,15 @@ def search_site(search_catalog, tmp_path_factory):
     from .browser import datasette_server
 
     with datasette_server(search_catalog, tmp_path_factory.mktemp("search-logs")) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def real_site(real_catalog, tmp_path_factory):
+    """The real sample served by a real `paper-catalog serve`, for the browser tests."""
+    from .browser import datasette_server
+
+    with datasette_server(real_catalog, tmp_path_factory.mktemp("real-logs")) as url:
         yield url
 
 

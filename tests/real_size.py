@@ -15,6 +15,11 @@ What a copy changes, and why:
   would make the copies one paper too;
 - a profile page's owner is not written (JSON Lines has no owner): authors are the listed ones.
 
+Copies make every word of the samples one that at least COPIES papers hold, where a real
+catalog has typos found in one or two papers. So the two real abstracts with a typo in
+SCARCE are copied fewer times: `disribution` is in 2 papers (fewer than the 3 that /search's
+suggestions ask of a word), `classfication` in 3.
+
 Built by the real loader (`build_catalog`) from JSON Lines written in a temporary folder,
 removed once the catalog is built.
 """
@@ -48,6 +53,8 @@ REAL_FOLDERS = (
 # 14 copies of the ~800 distinct real abstracts: more than 10,000 papers, and more than
 # 10,000 of them hold `the` (tests/test_exports_real_size.py checks both)
 COPIES = 14
+# a typo of a real abstract -> how many copies of that abstract are written
+SCARCE = {"disribution": 2, "classfication": 3}
 
 
 def real_entries() -> list[Entry]:
@@ -77,9 +84,17 @@ def copy_record(entry: Entry, number: int) -> dict[str, object]:
     }
 
 
+def copies_of(entry: Entry) -> int:
+    for typo, copies in SCARCE.items():
+        if typo in entry.abstract:
+            return copies
+    return COPIES
+
+
 def copy_lines(entries: list[Entry], number: int) -> Iterator[str]:
     for entry in entries:
-        yield json.dumps(copy_record(entry, number), ensure_ascii=False) + "\n"
+        if number <= copies_of(entry):
+            yield json.dumps(copy_record(entry, number), ensure_ascii=False) + "\n"
 
 
 def write_inputs(folder: Path, copies: int = COPIES) -> list[Path]:

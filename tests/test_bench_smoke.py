@@ -81,6 +81,10 @@ def test_parallel_parsing_builds_the_same_catalog(corpus, tmp_path):
 
 @pytest.mark.parametrize("size", [2000, pytest.param(10000, marks=pytest.mark.slow)])
 def test_benchmark_runs_end_to_end(tmp_path, size):
+    # the real sample and the rebuild in the long run only (the cache: test_prepared_cache);
+    # the committed real sample stands in for the large one
+    extra = ["--real", ROOT / "tests" / "fixtures" / "real" / "sample"]
+    extra += ["--rebuild", str(size), "--rounds", "1"]
     result = subprocess.run(
         [
             sys.executable,
@@ -93,6 +97,7 @@ def test_benchmark_runs_end_to_end(tmp_path, size):
             tmp_path / "work",
             "--out",
             tmp_path / "results",
+            *(extra if size > 2000 else []),
         ],
         capture_output=True,
         text=True,
@@ -101,6 +106,12 @@ def test_benchmark_runs_end_to_end(tmp_path, size):
     )
     assert result.returncode == 0, result.stderr[-2000:]
     results = json.loads((tmp_path / "results" / "latest.json").read_text())
+    if size > 2000:
+        corpora = results["real"]["corpora"]
+        real, generated = corpora["real sample"], corpora[f"generated, {size:,} papers"]
+        assert real["entries"] > 500 and generated["entries"] >= size
+        assert real["build_cpu_ms_per_entry"] > 0 and results["real"]["vs_real"] > 0
+        assert results["rebuild"]["same_as_cold"] and results["rebuild"]["build_s"] > 0
     (build,) = results["builds"]
     assert build["papers"] == size
     assert build["floor_s"] > 0 and build["build_s"] > 0 and build["bytes_per_paper"] > 0
@@ -169,6 +180,26 @@ def test_tiny_run_of_both_servers(tmp_path, seed_catalog, monkeypatch, mix_conne
     text = throughput.report(db, results, 1, kinds)
     assert "| popular | 16 |" in text and "ours/stock" in text
     assert ("| mix | 4 |" in text) == bool(mix_connections)
+
+
+@pytest.mark.slow
+def test_the_exports_benchmark_runs_end_to_end(real_size_catalog, tmp_path):
+    """bench/exports.py on the 11,452 papers of tests/real_size.py: every case complete."""
+    out = tmp_path / "exports.json"
+    catalog = tmp_path / "catalog.db"
+    shutil.copyfile(real_size_catalog, catalog)  # the site's snapshots go beside it
+    subprocess.run(
+        [sys.executable, BENCH / "exports.py", catalog, "--out", out],
+        check=True,
+        capture_output=True,
+        cwd=ROOT,
+    )
+    figures = json.loads(out.read_text())
+    assert [case["complete"] for case in figures["cases"]] == [True] * 5
+    assert {case["rows"] for case in figures["cases"] if "every paper" in case["case"]} == {
+        figures["papers"]
+    }
+    assert out.with_suffix(".md").read_text().count("| yes |") == 5
 
 
 # bench/page_kinds.py: each kind on URLs that never repeat --------------------------------------

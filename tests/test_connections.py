@@ -1,8 +1,10 @@
 """Idle and slow-header connections against a real `paper-catalog serve` on 127.0.0.1 whose
 descriptor limit is lowered to 1024: they are closed, the workers refuse what they cannot hold
 with a quick 503 instead of running out of descriptors, and a normal request still gets its
-answer within a bounded wait."""
+answer within a bounded wait. The answers the protocol writes itself carry the security
+headers."""
 
+import asyncio
 import contextlib
 import resource
 import selectors
@@ -11,9 +13,14 @@ import socket
 import threading
 import time
 
+import h11
 import httpx
 import pytest
+import uvicorn
 
+from loader.serve.connections import HeadDeadlineProtocol
+
+from .test_security_headers import FIXED
 from .test_serve import load_module, served
 
 DESCRIPTOR_LIMIT = 1024
@@ -215,3 +222,56 @@ def read_response(sock):
         assert chunk, "closed before the response body ended"
         body += chunk
     return head
+
+
+class RefusingProtocol(HeadDeadlineProtocol):
+    """The workers' protocol with a connection cap of none: every connection is over it."""
+
+    max_connections = 0
+
+
+async def protocol_answer(protocol, request):
+    """What a real uvicorn server with `protocol` answers `request` with, read to the close."""
+
+    async def app(scope, receive, send):
+        raise AssertionError("the protocol answers, never the app")
+
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        config = uvicorn.Config(app, http=protocol, lifespan="off", log_level="critical")
+        server = uvicorn.Server(config)
+        serving = asyncio.create_task(server.serve(sockets=[listener]))
+        try:
+            while not server.started:
+                await asyncio.sleep(0.01)
+            reader, writer = await asyncio.open_connection(*listener.getsockname())
+            writer.write(request)
+            answer = await asyncio.wait_for(reader.read(), 10)
+            writer.close()
+        finally:
+            server.should_exit = True
+            await asyncio.wait_for(serving, 10)
+    client = h11.Connection(h11.CLIENT)
+    client.send(h11.Request(method="GET", target="/", headers=[("host", "x")]))
+    client.receive_data(answer)
+    head = client.next_event()
+    assert isinstance(head, h11.Response), answer
+    return head.status_code, {name.decode(): value.decode() for name, value in head.headers}
+
+
+@pytest.mark.parametrize(
+    ("protocol", "request_bytes", "status"),
+    [
+        (HeadDeadlineProtocol, b"NOT HTTP AT ALL\r\n\r\n", 400),
+        (RefusingProtocol, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", 503),
+    ],
+    ids=["malformed request", "over the connection cap"],
+)
+@pytest.mark.asyncio(loop_scope="session")
+async def test_the_protocols_own_answers_carry_the_headers(protocol, request_bytes, status):
+    answered, headers = await protocol_answer(protocol, request_bytes)
+    assert answered == status
+    for name, value in FIXED.items():
+        assert headers[name] == value, name
+    assert headers["content-security-policy"] == "default-src 'none'; frame-ancestors 'none'"
+    assert headers["connection"] == "close"

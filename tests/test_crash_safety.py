@@ -22,6 +22,7 @@ from loader.build import atomic
 from loader.build import catalog as build
 from loader.build.catalog import BuildFailed, build_catalog
 from loader.build.prepare import PARALLEL_MIN_BYTES
+from loader.build.prepared_cache import cache_folder
 from loader.cli import cli
 from loader.read.sources import discover, read_source
 from loader.records import Entry
@@ -143,7 +144,13 @@ def test_kill_9_at_random_moments_never_damages_the_previous_catalog(tmp_path, b
     assert process.wait() == 0, process.stderr.read()
     process.stderr.close()
     assert counts(target)["papers"] == 90
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["catalog.db", "reference"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        ".catalog.db.cache",
+        "catalog.db",
+        "reference",
+    ]
+    # the killed builds' cache files, whole or not, are gone: the seeds' alone are left
+    assert len(list(cache_folder(target).iterdir())) == len(discover([SEEDS]))
     print(f"{killed} kills, {finished} builds finished first: {outcomes}")
 
 
@@ -326,7 +333,7 @@ def test_full_disk_is_an_error_and_leaves_the_previous_catalog(tmp_path, catalog
 def parallel_inputs(tmp_path_factory):
     """A generated corpus large enough that a build parses it in worker processes."""
     folder = tmp_path_factory.mktemp("parallel")
-    generate = [sys.executable, ROOT / "bench" / "generate.py", "--papers", "6000"]
+    generate = [sys.executable, ROOT / "bench" / "generate.py", "--papers", "7500"]
     subprocess.run([*generate, "--out", folder], check=True, stdout=subprocess.DEVNULL)
     files = discover([folder])
     assert len(files) >= 2 and sum(f.stat().st_size for f in files) >= PARALLEL_MIN_BYTES
@@ -453,11 +460,12 @@ def test_concurrent_builds_leave_each_other_alone(tmp_path, big_inputs, second):
     first = tmp_path / "catalog.db.new"
     other = tmp_path / second
     for _attempt in range(3):
-        running = paper_catalog("build", big_inputs, "--db", first)
+        # cold every time (the cache's own concurrency: tests/test_prepared_cache.py)
+        running = paper_catalog("build", big_inputs, "--db", first, "--no-cache")
         while not temporaries(first) and running.poll() is None:
             time.sleep(0.002)
         theirs = temporaries(first)
-        starting = paper_catalog("build", big_inputs, "--db", other)
+        starting = paper_catalog("build", big_inputs, "--db", other, "--no-cache")
         # the second build's cleanup has run once its own temporary exists
         while not (temporaries(other) - theirs) and starting.poll() is None:
             time.sleep(0.002)
@@ -545,7 +553,10 @@ def test_worker_killed_under_the_build_is_an_error(tmp_path, parallel_inputs, ca
     assert process.returncode == 1
     assert errors.startswith("Error: a parsing worker process died"), errors
     assert db.read_bytes() == before
-    assert sorted(p.name for p in db.parent.iterdir()) == ["catalog.db"]
+    # the cache may keep the files prepared before the kill, whole: no temporary is left
+    assert {p.name for p in db.parent.iterdir()} <= {"catalog.db", ".catalog.db.cache"}
+    cache = cache_folder(db)
+    assert not [p for p in cache.glob(".*")] if cache.exists() else True
 
 
 def depth(pid, ancestor):

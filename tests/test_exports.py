@@ -16,7 +16,9 @@ async def test_csv_links_download_every_row(datasette):
     link = html.split('href="/catalog/papers.csv?', 1)[1].split('"', 1)[0]
     assert "_dl=1" in link and "_stream=on" in link
     response = await datasette.client.get("/catalog/papers.csv?" + link.replace("&amp;", "&"))
-    assert response.headers["content-disposition"] == 'attachment; filename="papers.csv"'
+    assert (
+        response.headers["content-disposition"] == 'attachment; filename="papers-applications.csv"'
+    )
 
 
 @pytest.mark.asyncio(loop_scope="session")

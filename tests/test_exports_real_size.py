@@ -7,20 +7,32 @@ allows (plugins/limits.py), and every export of 1,000 matches or more failed. Ea
 is checked against SQL run directly on the catalog file.
 """
 
+import asyncio
+import contextlib
 import csv
 import io
+import json
+import logging
 import re
+import shutil
 import sqlite3
+import zlib
+from urllib.parse import urlencode
 
 import httpx
 import pytest
 import pytest_asyncio
+import yaml
+from datasette.database import QueryInterrupted
 
+from loader.serve.app import DEFAULT_CACHE_BYTES
+from loader.web import search_exports
 from loader.web import search_request as search
 from loader.web import search_results as search_run
 
-from .conftest import served_app
+from .conftest import ROOT, served_app
 from .plugin_files import load_plugin
+from .test_serve import served
 
 on_the_session_loop = pytest.mark.asyncio(loop_scope="session")
 
@@ -171,3 +183,318 @@ def test_the_catalog_holds_more_than_10000_real_papers(real_size_catalog):
         papers = connection.execute("select count(*) from papers").fetchone()[0]
         venues = connection.execute("select count(distinct venue) from papers").fetchone()[0]
     assert papers > 10_000 and venues > 5
+
+
+# --- every paper, sorted streams -------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def catalog_sql(real_size_catalog):
+    connection = sqlite3.connect(real_size_catalog)
+    yield lambda text, params=(): connection.execute(text, params).fetchall()
+    connection.close()
+
+
+@on_the_session_loop
+@pytest.mark.parametrize("sort", ["newest", "oldest"])
+async def test_every_paper_exports_in_the_pages_order(client, catalog_sql, sort):
+    """No words and no filter: the largest match set, the whole catalog."""
+    expected = [row[0] for row in catalog_sql("select id from papers")]
+    await check_csv(client, [("sort", sort)], expected)
+    await check_json(client, [("sort", sort)], expected)
+
+
+SORTED_STREAMS = {
+    "papers by year": ("papers", [("_sort", "year")], "year", False),
+    "papers by year, descending": ("papers", [("_sort_desc", "year")], "year", True),
+    "authors by paper count": ("authors", [("_sort_desc", "paper_count")], "paper_count", True),
+    "a search by year": ("papers", [("_search", "the"), ("_sort", "year")], "year", False),
+}
+
+
+@on_the_session_loop
+@pytest.mark.parametrize("name", SORTED_STREAMS)
+async def test_a_table_stream_sorted_on_repeated_values_has_every_row_once(
+    client, catalog_sql, name
+):
+    """Datasette's first page is sorted by the column alone, its next ones by the column and
+    the key: rows tying with the first page's last one came twice or never (plugins/csv_stream.py
+    sorted_stream_start)."""
+    table, sort, column, descending = SORTED_STREAMS[name]
+    search_term = dict(sort).get("_search")
+    where = " where rowid in (select rowid from papers_fts where papers_fts match ?)"
+    expected = catalog_sql(
+        f"select id, {column} from {table}" + (where if search_term else ""),
+        [search_term] if search_term else [],
+    )
+    assert len(expected) > 2_000 and len({value for _, value in expected}) < len(expected) / 100
+    pairs = sort + [("_stream", "on"), ("_size", "max"), ("_col", column)]
+    response = await download(client, f"/catalog/{table}.csv", pairs)
+    rows = list(csv.DictReader(io.StringIO(response.text)))
+    ids = [row["id"] for row in rows]
+    assert len(ids) == len(set(ids)) == len(expected)
+    assert set(ids) == {str(row_id) for row_id, _ in expected}
+    # SQLite's order: nulls first ascending, last descending
+    cells = [row[column] for row in rows]
+    if descending:
+        keys = [(cell == "", -int(cell or 0)) for cell in cells]
+    else:
+        keys = [(cell != "", int(cell or 0)) for cell in cells]
+    assert keys == sorted(keys)
+
+
+# --- errors, the client leaving, the served stack --------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def order_time_limited(real_size_catalog, tmp_path_factory):
+    """The served app with an export's ordering statement limited to 1 ms."""
+    metadata = yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8"))
+    metadata.setdefault("plugins", {})["paper-catalog-search"] = {"export_order_time_limit_ms": 1}
+    path = tmp_path_factory.mktemp("order-limit") / "metadata.yml"
+    path.write_text(yaml.safe_dump(metadata), encoding="utf-8")
+    return served_app(real_size_catalog, metadata=path)
+
+
+@on_the_session_loop
+@pytest.mark.parametrize("extension", ["csv", "bib", "json"])
+async def test_an_export_past_its_time_limit_before_its_first_byte_is_an_error(
+    order_time_limited, extension
+):
+    answer = await drive(order_time_limited, f"/search.{extension}", "q=the&_all=1")
+    assert answer.status == 400 and answer.complete
+    assert "content-disposition" not in answer.headers
+    assert json.loads(answer.body)["error"] == "This export took too long: add words or filters."
+
+
+class Answer:
+    """What an ASGI app sent for one request, as a server would see it."""
+
+    def __init__(self):
+        self.start = None
+        self.bodies = []
+        self.complete = False
+
+    @property
+    def status(self):
+        return self.start["status"]
+
+    @property
+    def headers(self):
+        return {name.decode().lower(): value.decode() for name, value in self.start["headers"]}
+
+    @property
+    def body(self):
+        return b"".join(self.bodies)
+
+    def text(self):
+        """The body as text, decompressed as far as it goes when gzipped."""
+        if self.headers.get("content-encoding") == "gzip":
+            return zlib.decompressobj(wbits=31).decompress(self.body).decode("utf-8", "replace")
+        return self.body.decode("utf-8", "replace")
+
+
+async def drive(app, path, query="", on_first_body=None, leave_after_first_body=False):
+    """One GET through the ASGI app as uvicorn serves it (gzip accepted): the answer, whether
+    or not it completed. `on_first_body` runs when the first piece of the body is sent;
+    `leave_after_first_body` makes the client disconnect then."""
+    answer = Answer()
+    first_body = asyncio.Event()
+    requested = False
+
+    async def receive():
+        nonlocal requested
+        if not requested:
+            requested = True
+            return {"type": "http.request", "body": b"", "more_body": False}
+        if leave_after_first_body:
+            await first_body.wait()
+        else:
+            await asyncio.Event().wait()  # a client that stays until the answer ends
+        return {"type": "http.disconnect"}
+
+    async def send(message):
+        if message["type"] == "http.response.start":
+            answer.start = message
+            return
+        answer.bodies.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            answer.complete = True
+        if not first_body.is_set():
+            first_body.set()
+            if on_first_body is not None:
+                on_first_body()
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": query.encode(),
+        "root_path": "",
+        "headers": [(b"host", b"site"), (b"accept-encoding", b"gzip")],
+        "client": ("127.0.0.1", 50000),
+        "server": ("site", 80),
+    }
+    await app(scope, receive, send)
+    return answer
+
+
+@pytest.fixture
+def catalog_copy(real_size_catalog, tmp_path):
+    """A copy of the catalog a test may break."""
+    copy = tmp_path / "catalog.db"
+    shutil.copyfile(real_size_catalog, copy)
+    return copy
+
+
+def wipe(path):
+    """Every byte of the file zero, in place: each page SQLite reads from now on is garbage.
+    Not a truncation: the site's connections map the file (plugins/limits.py), and reading a
+    mapped page past the end of a file is a bus error, not an SQLite error."""
+    size = path.stat().st_size
+    with path.open("r+b") as file:
+        for _ in range(0, size, 1 << 20):
+            file.write(bytes(min(1 << 20, size - file.tell())))
+
+
+@on_the_session_loop
+async def test_the_served_stack_streams_an_export_as_it_is_read(real_size_catalog, matches):
+    """gzip and the response cache pass each piece on as it comes: none holds the export."""
+    app = served_app(real_size_catalog, cache_bytes=DEFAULT_CACHE_BYTES)
+    answer = await drive(app, "/search.csv", "q=the")
+    assert answer.status == 200 and answer.complete
+    assert answer.headers["content-encoding"] == "gzip"
+    assert answer.headers["content-disposition"] == 'attachment; filename="papers-the.csv"'
+    batches = -(-len(matches(COMMON)) // search_exports.EXPORT_BATCH)
+    assert len(answer.bodies) > batches
+    assert max(len(body) for body in answer.bodies) < len(answer.body) / 4
+    assert len(csv_ids(answer.text())) == len(matches(COMMON))
+
+
+@on_the_session_loop
+async def test_an_error_after_the_first_byte_aborts_the_download(catalog_copy, matches, caplog):
+    """The catalog file wiped while the export streams: the next batch's read fails.
+    The answer ends without its last piece (uvicorn then closes the connection: a failed
+    download), holds no error page, is logged, and is never kept by the response cache,
+    although an answer of its size would be."""
+    app = served_app(catalog_copy, cache_bytes=DEFAULT_CACHE_BYTES)
+    pairs = BETWEEN_1000_AND_2000["word"]
+    query = urlencode(pairs)
+    with caplog.at_level(logging.ERROR, logger="paper_catalog.exports"):
+        answer = await drive(app, "/search.csv", query, on_first_body=lambda: wipe(catalog_copy))
+    assert answer.status == 200 and not answer.complete
+    text = answer.text()
+    assert text.startswith(",".join(search_exports.CSV_COLUMNS))
+    assert 0 < len(csv_ids(text.rsplit("\r\n", 1)[0] + "\r\n")) < len(matches(pairs))
+    assert "<html" not in text.lower() and "malformed" not in text
+    logged = [record.getMessage() for record in caplog.records]
+    assert any(
+        "download aborted" in line and f"/search.csv?{query}" in line and "malformed" in line
+        for line in logged
+    ), logged
+    assert len(answer.body) < DEFAULT_CACHE_BYTES / 16, "small enough to be kept if complete"
+    again = await drive(app, "/search.csv", query)
+    assert not (again.status == 200 and again.complete), "the aborted answer was not kept"
+
+
+@on_the_session_loop
+async def test_an_error_in_a_table_stream_after_its_first_page_aborts_it(catalog_copy, caplog):
+    app = served_app(catalog_copy)
+    with caplog.at_level(logging.ERROR, logger="paper_catalog.exports"):
+        answer = await drive(
+            app,
+            "/catalog/papers.csv",
+            "_search=the&_stream=on&_size=max&_dl=1",
+            on_first_body=lambda: wipe(catalog_copy),
+        )
+    assert answer.status == 200 and not answer.complete
+    assert answer.headers["content-disposition"] == 'attachment; filename="papers-the.csv"'
+    text = answer.text()
+    assert text.startswith("id,") and "malformed" not in text and "<html" not in text.lower()
+    assert any("download aborted" in record.getMessage() for record in caplog.records)
+
+
+@on_the_session_loop
+@pytest.mark.parametrize(
+    "path, query", [("/search.csv", "q=the"), ("/catalog/papers.csv", "_stream=on&_size=max")]
+)
+async def test_an_export_stops_when_the_client_leaves(app, matches, path, query):
+    answer = await drive(app, path, query, leave_after_first_body=True)
+    assert answer.status == 200 and not answer.complete
+    papers = len(matches(COMMON))
+    read = len(csv_ids(answer.text().rsplit("\r\n", 1)[0] + "\r\n"))
+    assert read <= 3 * search_exports.EXPORT_BATCH < papers, "no batch read for nobody"
+
+
+def test_a_failed_export_is_a_failed_download_for_a_real_client(catalog_copy, tmp_path):
+    """`paper-catalog serve` itself, over HTTP: both exports started, then the catalog file
+    wiped; each transfer ends without the last chunk of its chunked body, as curl
+    (exit 18) and browsers report a failed download, and the server logs both."""
+    log_path = tmp_path / "serve.log"
+    urls = ["/search.csv?q=the", "/catalog/papers.csv?_search=the&_stream=on&_size=max"]
+    with contextlib.ExitStack() as stack:
+        log = stack.enter_context(log_path.open("w"))
+        url, _ = stack.enter_context(served(catalog_copy, poll=3600, log=log))
+        http = stack.enter_context(httpx.Client(base_url=url, timeout=60))
+        streams = [stack.enter_context(http.stream("GET", u)) for u in urls]
+        pieces = [stream.iter_raw() for stream in streams]
+        for stream, piece in zip(streams, pieces):
+            assert stream.status_code == 200 and next(piece)
+        wipe(catalog_copy)
+        for piece in pieces:
+            with pytest.raises(httpx.RemoteProtocolError, match="incomplete chunked"):
+                for _ in piece:
+                    pass
+    logged = log_path.read_text()
+    assert logged.count("download aborted") == 2, logged[-2000:]
+
+
+class InstructionBudget:
+    """Steps run on one connection that SQLite interrupts past `budget` thousand virtual
+    machine instructions: a server that affords only so much work a step, deterministically
+    (a time limit is the same interruption, after a time that depends on the machine)."""
+
+    def __init__(self, connection, budget=None):
+        self.connection = connection
+        self.budget = budget
+        self.used = 0
+
+    async def __call__(self, step):
+        self.used = 0
+
+        def count():
+            self.used += 1
+            return self.budget is not None and self.used > self.budget
+
+        self.connection.set_progress_handler(count, 1000)
+        try:
+            return step(self.connection)
+        except sqlite3.OperationalError as error:
+            raise QueryInterrupted(error, "", {}) from error
+        finally:
+            self.connection.set_progress_handler(None, 1000)
+
+
+@on_the_session_loop
+async def test_a_batch_past_its_limit_is_read_again_in_halves(real_size_catalog):
+    connection = sqlite3.connect(real_size_catalog)
+    request = search.parse_search(COMMON)
+    rowids = search_exports.order_matches(connection, request, None)[:1000]
+    unlimited = InstructionBudget(connection)
+    whole = await search_exports.read_batch(unlimited, request, rowids, None)
+    assert [paper["id"] for paper in whole] == [
+        paper["id"] for paper in search_run.fetch_results(connection, request, rowids, False)
+    ]
+    # enough for a quarter of the batch in one step, not for half of it
+    busy = InstructionBudget(connection, budget=unlimited.used // 3)
+    with pytest.raises(QueryInterrupted):
+        await busy(lambda conn: search_exports.read_papers(conn, request, rowids, None))
+    assert await search_exports.read_batch(busy, request, rowids, None) == whole
+    hopeless = InstructionBudget(connection, budget=0)
+    with pytest.raises(QueryInterrupted):
+        await search_exports.read_batch(hopeless, request, rowids, None)
+    connection.close()

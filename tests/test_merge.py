@@ -189,8 +189,9 @@ def test_abstracts_equal_up_to_case_and_punctuation_are_one_paper(build_fixtures
     assert count == 2 and year == 2018
     shown = icml if pid == record_id(icml) else iclr
     assert (title, venue, status) == (shown["title"], shown["venue"], shown["status"])
-    # Maryam Fazel, Rong Ge, Sham (M.) Kakade, Mehran Mesbahi: the union, no duplicates
-    assert db.execute("select count(*) from paper_authors").fetchone() == (5,)
+    # Maryam Fazel, Rong Ge, Sham M. Kakade, Mehran Mesbahi: the union, each person once
+    # (the ICLR version's `Sham Kakade` is the ICML version's `Sham M. Kakade`)
+    assert db.execute("select count(*) from paper_authors").fetchone() == (4,)
 
 
 def test_a_shared_identifier_is_one_paper(build_fixtures):
@@ -211,8 +212,27 @@ def test_merges_are_transitive(build_fixtures):
     assert rows == [("NeurIPS", 2018, 3)]  # the arXiv preprint of 2017 is not shown
     assert db.execute(
         "select paper_sources.venue, paper_sources.year from paper_sources "
-        "join papers on papers.id = paper_id where title like 'Learning to Infer%' order by 2, 1"
+        "join papers on papers.id = paper_id where papers.title like 'Learning to Infer%' "
+        "order by 2, 1"
     ).fetchall() == [("arXiv", 2017), ("ICLR", 2018), ("NeurIPS", 2018)]
+
+
+def test_each_version_keeps_its_own_title_and_link(build_fixtures):
+    db = build_fixtures("versions_abstract.jsonl", "titles_not_merged.jsonl")
+    iclr, icml = records("versions_abstract.jsonl")
+    # the two titles differ ("for Linearized ..." and "for the Linear ..."): each entry's own
+    assert db.execute(
+        "select venue, title, url from paper_sources where paper_id in "
+        "(select id from papers where source_count = 2) order by venue"
+    ).fetchall() == [
+        ("ICLR", iclr["title"], iclr["url"]),
+        ("ICML", icml["title"], icml["url"]),
+    ]
+    # a paper of one entry shows its title and link itself: its row keeps none
+    assert db.execute(
+        "select count(*) from paper_sources where (title is not null or url is not null) "
+        "and paper_id in (select id from papers where source_count = 1)"
+    ).fetchone() == (0,)
 
 
 def test_the_same_title_without_a_shared_author_stays_apart(build_fixtures):
@@ -248,7 +268,7 @@ ALL = (
     "names_case.jsonl",
     "names_hyphens.jsonl",
     "names_accents.jsonl",
-    "names_not_merged.jsonl",
+    "people_once.jsonl",
 )
 # author and track ids are numbered in stream order (files sorted by path, entries in file
 # order): shuffled entries renumber them, so rows are compared by name key and track name
@@ -269,8 +289,8 @@ TABLES = {
     "paper_aliases": "select * from paper_aliases order by 1",
     # lines move when entries are shuffled; the file and what each entry gave do not
     "paper_sources": (
-        "select paper_id, path, venue, year, status from paper_sources "
-        "join sources on sources.id = source_id order by 1, 2, 3, 4, 5"
+        "select paper_id, path, venue, year, status, title, url from paper_sources "
+        "join sources on sources.id = source_id order by 1, 2, 3, 4, 5, 6, 7"
     ),
 }
 
@@ -286,7 +306,8 @@ def dump(db):
 
 def test_shuffled_files_and_entries_give_identical_rows(build_fixtures):
     first = dump(build_fixtures(*ALL))
-    assert len(first["paper_aliases"]) == 7  # one is abstracts_shared.jsonl's withdrawn copy
+    # one is abstracts_shared.jsonl's withdrawn copy, five people_once.jsonl's
+    assert len(first["paper_aliases"]) == 11
     for seed in (1, 2):
         assert dump(build_fixtures(*ALL, seed=seed)) == first
 
@@ -304,6 +325,25 @@ async def test_an_alias_redirects_to_its_paper(build_fixtures):
     assert response.headers["location"] == f"/catalog/papers/{pid}.json?_shape=objects"
     assert (await client.get(f"/catalog/papers/{pid}")).status_code == 200
     assert (await client.get("/catalog/papers/0123456789abcdef")).status_code == 404
+
+
+@pytest.mark.asyncio
+async def test_a_versions_own_title_shows_where_it_differs(build_fixtures):
+    db = build_fixtures("versions_abstract.jsonl")
+    iclr, icml = records("versions_abstract.jsonl")
+    ((pid, title),) = db.execute("select id, title from papers").fetchall()
+    other = iclr if title == icml["title"] else icml
+    page = (await site(db).client.get(f"/catalog/papers/{pid}")).text
+    versions = re.search(r'<ul class="version-list">(.*?)</ul>', page, re.DOTALL).group(1)
+    lines = re.findall(r"<li>(.*?)</li>", versions, re.DOTALL)
+    # both of 2018, in venue order; the one whose title is not the paper's says its own
+    assert [re.search(r">([^<]+)</a>", line).group(1) for line in lines] == [
+        "ICLR 2018",
+        "ICML 2018",
+    ]
+    ((own,),) = [re.findall(r"<q>(.*?)</q>", line) for line in lines if "<q>" in line]
+    assert own == other["title"]
+    assert f'href="{other["url"]}"' in next(line for line in lines if "<q>" in line)
 
 
 # fast path: letters_and_digits gives what the pattern it replaces gives, on every line of real

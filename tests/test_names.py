@@ -205,14 +205,6 @@ def test_accents_are_folded_and_a_tie_shows_the_accented_spelling(build_fixtures
     ]
 
 
-def test_initials_are_not_merged(build_fixtures):
-    db = build_fixtures("names_not_merged.jsonl")
-    assert db.execute("select count(*) from papers").fetchone() == (1,)  # versions: merged
-    assert db.execute(
-        "select name from authors where key like 'blake%' order by name"
-    ).fetchall() == [("Blake A. Richards",), ("Blake Richards",)]
-
-
 @pytest.mark.asyncio
 async def test_canned_query_finds_an_author_by_another_spelling(build_fixtures):
     db = build_fixtures("names_accents.jsonl")

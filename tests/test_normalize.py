@@ -1,11 +1,14 @@
 import unicodedata
 
+import pytest
+
 from loader.rules import markup
 from loader.rules.normalize import (
     affiliation_name,
     name_key,
     paper_id,
     plain_text,
+    shown_affiliation_name,
     split_track,
 )
 
@@ -49,3 +52,53 @@ def test_affiliation_names_are_derived_from_slugs():
     assert affiliation_name("pku") == "PKU"
     assert affiliation_name("microsoft-research") == "Microsoft Research"
     assert affiliation_name("stanford") == "Stanford"
+
+
+@pytest.mark.parametrize(
+    "slug, name",
+    [
+        # the slugs of the real profile pages (tests/fixtures/real/sample) and what they stand
+        # for in Paper Copilot's names; the seeds' slugs above
+        ("university-of-california-berkeley", "University of California Berkeley"),
+        ("massachusetts-institute-of-technology", "Massachusetts Institute of Technology"),
+        (
+            "max-planck-institute-for-intelligent-systems",
+            "Max Planck Institute for Intelligent Systems",
+        ),
+        ("university-of-cambridge", "University of Cambridge"),
+        ("deepmind", "DeepMind"),
+        ("openai", "OpenAI"),
+        ("uber", "Uber"),  # a short word real names write capitalized: no acronym
+        ("google", "Google"),
+        ("independent-researcher", "Independent Researcher"),
+        # the issue's
+        ("far-ai", "Far AI"),
+        ("far_ai", "Far AI"),
+        ("eth-zurich", "ETH Zurich"),
+        ("the-university-of-tokyo", "The University of Tokyo"),  # a first word is capitalized
+        ("mit csail", "MIT CSAIL"),  # no capital: a slug, whatever separates its words
+    ],
+)
+def test_a_slug_gets_the_case_real_names_give_its_words(slug, name):
+    assert affiliation_name(slug) == name
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        # Paper Copilot's `aff` names (tests/fixtures/dumps/paperlists)
+        "MIT CSAIL",
+        "University of California, Berkeley",
+        "Technion - Israel Institute of Technology",
+        "Baidu Autonomous Driving Business Unit†",
+        "Universit ´e de Montr ´eal",  # as the source wrote it, PDF accents and all
+    ],
+)
+def test_a_name_a_source_writes_is_shown_as_written(written):
+    assert affiliation_name(written) == written
+    assert affiliation_name(f"  {written.replace(' ', '   ')} ") == written
+
+
+def test_an_affiliation_written_two_ways_shows_the_most_used_name():
+    assert shown_affiliation_name({"MIT CSAIL": 1, "Mit Csail": 3}) == "Mit Csail"
+    assert shown_affiliation_name({"MIT CSAIL": 2, "Mit Csail": 2}) == "MIT CSAIL"  # the smaller

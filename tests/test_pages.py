@@ -1,6 +1,7 @@
 """Every page of ours through Datasette's test client, on the catalog built from the seeds."""
 
 import csv
+import html as html_module
 import io
 import json
 import re
@@ -11,6 +12,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import pytest
 from markupsafe import escape
 
+from .conftest import second_datasette
 from .html_tags import links_of, sources_of
 
 MATCH_SENTINELS = ("\ue000", "\ue001")
@@ -115,6 +117,23 @@ async def test_real_table_search_still_filters(datasette, query):
     assert 0 < len(response.json()["rows"]) < total
 
 
+@pytest.mark.asyncio
+async def test_search_page_puts_a_filters_control_before_the_results(datasette, query):
+    area = query("select area from papers where area is not null order by area limit 1")[0][0]
+    html = await get_ok(datasette, "/search?" + urlencode({"q": "learning", "area": area}))
+    # closed until opened (a phone shows the control; catalog.css keeps a desktop's open)
+    filters = html.index('<details class="filters" id="filters">')
+    assert filters < html.index('<section class="search-results"')
+    summary = re.search(r"<summary>(.*?)</summary>", html[filters:], re.DOTALL).group(1)
+    assert " ".join(re.sub(r"<[^>]+>", "", summary).split()) == f"Filters Area: {area}"
+    assert html.index('id="facets"') > filters
+    # a skip link to the facets, after the one to the content
+    skips = re.findall(r'<a class="skip-link" href="([^"]+)">([^<]+)</a>', html)
+    assert skips == [("#main", "Skip to content"), ("#facets", "Skip to filters")]
+    unfiltered = await get_ok(datasette, "/search?q=learning")
+    assert re.search(r'<span class="filters-chosen">none chosen</span>', unfiltered)
+
+
 # paper page --------------------------------------------------------------------------------
 
 
@@ -211,6 +230,67 @@ async def test_paper_page_sources_with_file_and_line(datasette, query, math_pape
     found_in = section(html, "sources-section")
     for path, line in sources:
         assert f"<code>{path}</code> line {line}" in found_in
+
+
+@pytest.fixture(scope="session")
+def real_datasette(real_catalog, datasette):
+    """The served app's Datasette on the real sample (`datasette` registered the plugins)."""
+    return second_datasette(real_catalog)
+
+
+@pytest.fixture
+def real_query(real_catalog):
+    connection = sqlite3.connect(real_catalog)
+    yield lambda sql, params=(): connection.execute(sql, params).fetchall()
+    connection.close()
+
+
+def versions_shown(html):
+    """(text, link or None) of each line of a paper page's Versions list."""
+    items = re.search(r'<ul class="version-list">(.*?)</ul>', html, re.DOTALL).group(1)
+    lines = []
+    for item in re.findall(r"<li>(.*?)</li>", items, re.DOTALL):
+        link = re.search(r'<a class="version-link" href="([^"]+)"', item)
+        text = " ".join(re.sub(r"<[^>]+>", "", item).split())
+        lines.append((text, link.group(1) if link else None))
+    return lines
+
+
+@pytest.mark.asyncio
+async def test_merged_paper_lists_its_versions_oldest_first(real_datasette, real_query):
+    # a real ICML 2015 paper whose arXiv version is of 2013
+    ((paper, title),) = real_query(
+        "select id, title from papers where source_count = 2 and id in "
+        "(select paper_id from paper_sources where venue = 'arXiv' and year = 2013)"
+    )
+    rows = real_query(
+        "select venue, year, status, url, path, line from paper_sources "
+        "join sources on sources.id = source_id where paper_id = ? order by year",
+        [paper],
+    )
+    html = await get_ok(real_datasette, f"/catalog/papers/{paper}")
+    versions = section(html, "versions-section")
+    assert versions_shown(versions) == [
+        (" ".join(str(v) for v in (venue, year, status) if v), url)
+        for venue, year, status, url, _, _ in rows
+    ]
+    assert [url for *_, url, _, _ in rows] == [
+        "https://arxiv.org/abs/1312.4564",
+        "https://proceedings.mlr.press/v37/zhaob15.html",
+    ]
+    assert title in html and "version-title" not in versions  # both titles are the paper's
+    # where each was read: folded (no `open`), every file and line
+    provenance = re.search(r'<details class="provenance">(.*?)</details>', versions, re.DOTALL)
+    for *_, path, line in rows:
+        assert f"<code>{path}</code> line {line}" in provenance.group(1)
+    assert "sources-section" not in html
+
+
+@pytest.mark.asyncio
+async def test_paper_of_one_entry_lists_no_versions(datasette, math_paper):
+    html = await get_ok(datasette, f"/catalog/papers/{math_paper}")
+    assert "versions-section" not in html
+    assert "sources-section" in html
 
 
 @pytest.mark.asyncio
@@ -444,6 +524,100 @@ async def test_prolific_author_page_shows_the_top_50_coauthors(datasette, prolif
     link = re.search(r'<a class="all-coauthors" href="([^"]+)">', coauthors).group(1)
     assert link == f"/catalog/coauthors?author_id={author_id}"
     assert "190 co-authors" in html
+
+
+def year_headings(html):
+    """(anchor, heading text) of each year heading of an author page, in page order."""
+    return [
+        (anchor, " ".join(html_module.unescape(re.sub(r"<[^>]+>", "", text)).split()))
+        for anchor, text in re.findall(
+            r'<h3 id="([^"]+)" class="year-heading">(.*?)</h3>', html, re.DOTALL
+        )
+    ]
+
+
+@pytest.mark.asyncio
+async def test_author_page_heads_papers_by_year_newest_first(real_datasette, real_query):
+    # Marc'Aurelio Ranzato: ICLR 2017 and 2018, ICML 2019
+    ((author_id,),) = real_query("select id from authors where name = 'Marc''Aurelio Ranzato'")
+    counts = real_query(
+        "select year, venue, count(*) from paper_authors join papers on papers.id = paper_id "
+        "where author_id = ? group by year, venue order by year desc",
+        [author_id],
+    )
+    html = await get_ok(real_datasette, f"/catalog/authors/{author_id}")
+    papers = section(html, "author-papers")
+    assert year_headings(papers) == [
+        (f"year-{year}", f"{year} · {n} paper{'s' * (n != 1)} at {venue}")
+        for year, venue, n in counts
+    ]
+    # the papers under each heading are that year's
+    for year, _, n in counts:
+        block = papers.split(f'id="year-{year}"')[1].split("</ul>")[0]
+        shown = [link.rsplit("/", 1)[1] for link in links_of(block) if "/papers/" in link]
+        assert len(shown) == n
+        assert real_query(
+            "select count(*) from papers where year = ? and id in (select value from json_each(?))",
+            [year, json.dumps(shown)],
+        ) == [(n,)]
+    # and a line of the years, each a link to its heading
+    nav = re.search(r'<nav class="author-years"(.*?)</nav>', papers, re.DOTALL).group(1)
+    assert [link for link in links_of(nav)] == [f"#year-{year}" for year, _, _ in counts]
+
+
+@pytest.mark.asyncio
+async def test_author_page_of_papers_without_a_year(datasette, busy_author):
+    author_id, _ = busy_author
+    html = await get_ok(datasette, f"/catalog/authors/{author_id}")
+    ((anchor, text),) = year_headings(section(html, "author-papers"))
+    assert anchor == "year-unknown" and text.startswith("Year unknown · ")
+    assert "author-years" not in html  # one year: no line of years
+
+
+@pytest.mark.asyncio
+async def test_prolific_author_page_links_a_year_to_all_its_papers(datasette, prolific):
+    author_id, _ = prolific
+    html = await get_ok(datasette, f"/catalog/authors/{author_id}")
+    papers = section(html, "author-papers")
+    assert year_headings(papers) == [("year-unknown", f"Year unknown · {PROLIFIC_PAPERS} papers")]
+    link = re.search(r'<a class="year-papers" href="([^"]+)">', papers).group(1)
+    assert parse_qs(urlsplit(link.replace("&amp;", "&")).query) == {
+        "authors__arraycontains": [PROLIFIC],
+        "year__isnull": ["1"],
+    }
+
+
+@pytest.mark.asyncio
+async def test_author_search_ranks_namesakes_by_paper_count(datasette, query):
+    found = await datasette.client.get("/catalog/authors.json?_search=zhang&_shape=array")
+    counts = [author["paper_count"] for author in found.json()]
+    assert len(counts) > 2 and counts == sorted(counts, reverse=True)
+    assert (
+        counts[0] == query("select max(paper_count) from authors where name like '%zhang%'")[0][0]
+    )
+    # the page says how it is sorted, and an order the URL chooses stays
+    html = await get_ok(datasette, "/catalog/authors?_search=zhang")
+    assert "sorted by paper_count descending" in html
+    by_name = await datasette.client.get(
+        "/catalog/authors.json?_search=zhang&_sort=name&_shape=array"
+    )
+    names = [author["name"] for author in by_name.json()]
+    assert names == sorted(names) and len(names) == len(counts)
+    # unsearched, the table keeps its id order
+    everyone = await datasette.client.get("/catalog/authors.json?_shape=array&_size=20")
+    ids = [author["id"] for author in everyone.json()]
+    assert ids == sorted(ids)
+
+
+@pytest.mark.asyncio
+async def test_home_looks_an_author_up_by_paper_count(datasette):
+    html = await get_ok(datasette, "/")
+    form = re.search(
+        r'<form class="search-box author-lookup" action="([^"]+)"(.*?)</form>', html, re.DOTALL
+    )
+    assert form and form.group(1) == "/catalog/authors"
+    assert '<input id="home-author" type="search" name="_search"' in form.group(2)
+    assert '<input type="hidden" name="_sort_desc" value="paper_count">' in form.group(2)
 
 
 @pytest.mark.asyncio

@@ -371,12 +371,23 @@ async def test_client_mistakes_are_400_with_a_message(site, url, message):
 
 @pytest.mark.parametrize(
     "q",
-    ['"', '""', "AND", "OR NOT", "*", "-", "a:b", "(", "NEAR(a b)", "\x00", "é" * 300, "x\ny", "'"],
+    ['"', '""', "-", "a:b", "(", "NEAR(a b)", "^a", "{label}:x", "\x00", "é" * 300, "x\ny", "'"],
 )
 async def test_hostile_queries_answer_200(site, q):
     for path in ("/search", "/search.json", "/search.csv", "/search.bib"):
         response = await site.client.get(path, params={"q": q})
         assert response.status_code == 200, (path, q, response.text[:300])
+
+
+@pytest.mark.parametrize(
+    "q,message",
+    [("AND", "AND needs a word"), ("OR NOT", "OR needs a word"), ("*", "prefix"), ("-a", "only")],
+)
+async def test_queries_the_syntax_cannot_search_are_400_everywhere(site, q, message):
+    for path in ("/search", "/search.json", "/search.csv", "/search.bib", "/search/facets"):
+        response = await site.client.get(path, params={"q": q})
+        assert response.status_code == 400, (path, q)
+        assert message in response.text, (path, q, response.text[:300])
 
 
 # --- exports --------------------------------------------------------------------------------
@@ -400,10 +411,14 @@ async def test_every_export_holds_every_match(site):
     assert [row["id"] for row in rows] == [result["id"] for result in ordered]
 
 
-async def test_exports_download(site):
-    for extension in ("csv", "bib"):
-        response = await site.client.get(f"/search.{extension}?venue=ICLR")
-        assert response.headers["content-disposition"].startswith("attachment;")
+async def test_exports_download_named_after_the_search(site):
+    for extension, query in (("csv", ""), ("bib", ""), ("json", "&_all=1")):
+        url = f"/search.{extension}?q=imitation&year=2018&venue=ICLR{query}"
+        response = await site.client.get(url)
+        assert response.status_code == 200
+        assert response.headers["content-disposition"] == (
+            f'attachment; filename="papers-imitation-iclr-2018.{extension}"'
+        )
     page = (await site.client.get("/search?q=learning")).text
     assert 'href="/search.csv?q=learning" download' in page
 
@@ -429,17 +444,20 @@ async def test_the_page_links_results_authors_and_facets(site):
     assert "Custom SQL" not in html
 
 
-async def test_zero_results_say_so(site):
+async def test_zero_results_say_so_and_offer_no_download(site):
     html = (await site.client.get("/search?q=zzzzqqq")).text
     assert "No papers match" in html
+    assert "Download all" not in html and "/search.csv" not in html
+    some = (await site.client.get("/search?q=learning")).text
+    assert "Download all" in some and "/search.csv" in some
 
 
 # --- BibTeX ---------------------------------------------------------------------------------
 
 
 async def test_zero_results_suggest_words_the_catalog_uses(site):
-    html = (await site.client.get("/search?q=imitaton+lerning")).text
-    assert 'Did you mean <a href="/search?q=imitation+learning">imitation learning</a>' in html
+    html = (await site.client.get("/search?q=polciy+gradeint")).text
+    assert 'Did you mean <a href="/search?q=policy+gradient">policy gradient</a>' in html
 
 
 async def test_a_paper_page_shows_its_venue_and_each_versions_own(site, sql):

@@ -1,9 +1,20 @@
 """The /search rules that need no catalog: parameters, spelling distance, BibTeX."""
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from loader.web.bibtex import KeyMaker, entry_key, field_text, format_entry
-from loader.web.search_request import SearchError, best_words, edit_distance, parse_search
+from loader.web.search_request import SearchError, parse_search
+from loader.web.spelling import (
+    CANDIDATE_STEMS,
+    best_stems,
+    edit_distance,
+    max_edits,
+    next_row,
+    ranked_words,
+    stem_score,
+)
 
 
 def test_parameters_are_checked_and_clamped():
@@ -50,4 +61,40 @@ def test_edit_distance_counts_swaps_as_one():
     assert edit_distance("modle", "model") == 1
     assert edit_distance("difusion", "diffusion") == 1
     assert edit_distance("", "abc") == 3
-    assert best_words("modle", {"model", "modules", "mode", "xyz"}) == ["mode", "model"]
+    # fewest edits first, then the word of more papers
+    papers = {"model": 5670, "modules": 224, "mode": 210, "xyz": 9}
+    assert ranked_words("modle", papers) == ["model", "mode"]
+
+
+def full_table_row(word, stem):
+    rows = [list(range(len(word) + 1))]
+    for _ in stem:
+        rows.append(next_row(word, stem, rows))
+    return rows[-1]
+
+
+@given(
+    st.text(alphabet="abcd", min_size=3, max_size=10),
+    st.lists(st.text(alphabet="abcd", min_size=1, max_size=12), unique=True, max_size=80),
+)
+def test_the_walk_over_stems_finds_what_a_full_table_for_each_finds(word, stems):
+    """best_stems skips stems by their first letters and computes only the cells near the
+    diagonal: it must find what scoring every stem on its whole table finds."""
+    rows = [(stem, len(stem) * 7 % 5 + 3) for stem in sorted(stems)]
+    scored = []
+    for stem, papers in rows:
+        score, cut = stem_score(word, full_table_row(word, stem))
+        if score <= max_edits(word):
+            scored.append((score, -papers, stem, stem + word[cut:]))
+    expected = [(stem, -papers, completed) for _, papers, stem, completed in sorted(scored)]
+    assert best_stems(word, rows) == expected[:CANDIDATE_STEMS]
+
+
+def test_bibtex_keys_stay_unique_over_many_copies_of_one_key():
+    keys = KeyMaker()
+    made = [keys.unique("levine2020offline") for _ in range(3000)]
+    assert len(set(made)) == 3000
+    assert made[:2] == ["levine2020offline", "levine2020offlinea"]
+    assert made[26:28] == ["levine2020offlinez", "levine2020offlineaa"]
+    taken = keys.unique("levine2020offlinea")
+    assert taken not in made and taken.startswith("levine2020offlinea")

@@ -433,14 +433,14 @@ def test_huge_results_against_a_real_server_are_refused_with_memory_flat(tmp_pat
 
 def test_streamed_csv_sends_every_row_past_the_cap_against_a_real_server(tmp_path):
     corpus = tmp_path / "corpus"
-    generate = [sys.executable, str(ROOT / "bench" / "generate.py"), "--papers", "6000"]
+    generate = [sys.executable, str(ROOT / "bench" / "generate.py"), "--papers", "7000"]
     subprocess.run([*generate, "--out", str(corpus)], check=True, capture_output=True)
     db = tmp_path / "catalog.db"
     build_catalog(discover([corpus]), db)
     size = 0
     with served(db) as (url, supervisor):
         pid = server_pid(supervisor)
-        # every column (the plain text too): past the cap at 6,000 papers
+        # every column (the plain text too): past the cap at 7,000 papers
         params = {"_stream": "on", "_size": "max", "_nocol": "url"}
         with httpx.stream("GET", f"{url}/catalog/papers.csv", params=params, timeout=300) as r:
             assert r.status_code == 200
@@ -451,7 +451,7 @@ def test_streamed_csv_sends_every_row_past_the_cap_against_a_real_server(tmp_pat
     print(
         f"\nstreamed CSV: {len(rows) - 1} rows, {size / 1e6:.1f} MB; server peak RSS {peak:.0f} MB"
     )
-    assert len(rows) - 1 == 6000
+    assert len(rows) - 1 == 7000
     assert size > response_cap.MAX_RESPONSE_BYTES
 
 

@@ -1,6 +1,6 @@
 """Security headers of the served app (loader/serve/security_headers.py) and its
 Content-Security-Policy (loader/web/content_policy.py): on every page kind, on 304s and on answers
-from the response cache; every inline script a page writes allowed by its hash and nothing else;
+from the response cache (the HTTP protocol's own answers: tests/test_connections.py); every inline script a page writes allowed by its hash and nothing else;
 and in real Chromium no page reports a policy violation while its scripts (the SQL editor, the
 table menus, the search facets) still run."""
 

@@ -6,16 +6,32 @@ entries written (writer.py), versions merged, shared labels told apart and autho
 
 import contextlib
 import gc
+import sqlite3
 from collections.abc import Collection, Iterable, Iterator
 
 import sqlite_utils
 
 from loader.build import atomic
-from loader.build.consolidate import distinguish_labels, merge_versions, name_authors
+from loader.build.consolidate import (
+    distinguish_labels,
+    merge_versions,
+    name_affiliations,
+    name_authors,
+    unlisted_authors,
+)
 from loader.build.full_text import SHADOW_TABLES as FTS_SHADOW_TABLES
 from loader.build.full_text import CatalogCheckFailed, SideIndex
-from loader.build.prepare import InputPath, Progress, prepared_sources, worker_count
+from loader.build.prepare import (
+    InputPath,
+    Progress,
+    files_to_read,
+    plan_files,
+    prepared_sources,
+    worker_count,
+)
+from loader.build.prepared_cache import PreparedCache, cache_folder
 from loader.build.schema import PAGE_SIZE
+from loader.build.vocabulary import write_search_vocabulary
 from loader.build.writer import CatalogWriter, Summary
 from loader.read.sources import public_paths
 from loader.records import LeftOut, Problem
@@ -48,6 +64,12 @@ def finish_database(db: sqlite_utils.Database, full_text: SideIndex) -> None:
     full_text.copy_into(db.conn)
     # per-term document counts: "related papers" picks a paper's rarest terms from it
     db.execute("create virtual table papers_fts_vocab using fts5vocab(papers_fts, 'row')")
+    try:
+        write_search_vocabulary(db.conn)
+    except sqlite3.DatabaseError:
+        # the copied index reads as damaged: its own check, on the side database, says how
+        full_text.checked()
+        raise
     analyze(db)
     check_integrity(db)
     # checked in the side database while the lines above ran
@@ -84,6 +106,7 @@ def build_catalog(
     progress: Progress | None = None,
     workers: int | None = None,
     arxiv_categories: Collection[str] = (),
+    cache: bool = False,
 ) -> Summary:
     """Build a catalog from input files into db_path, replacing it atomically.
 
@@ -93,10 +116,22 @@ def build_catalog(
     ones) never change the result. `progress` is called with the bytes of input read as the
     build reads on. An arXiv snapshot keeps only the records of `arxiv_categories` (when
     given; its sources.yml entry's categories win), the others counted in the summary.
+    With `cache`, each file's prepared entries are kept in a folder beside db_path
+    (prepared_cache.py) and taken from there while the file, the options and the code are
+    the same: the catalog is the one a build without it makes.
     """
     with atomic.building(db_path) as temporary:
+        prepared = (
+            PreparedCache(cache_folder(db_path), forced_format, arxiv_categories) if cache else None
+        )
         summary = write_catalog(
-            files, str(temporary.path), forced_format, progress, workers, arxiv_categories
+            files,
+            str(temporary.path),
+            forced_format,
+            progress,
+            workers,
+            arxiv_categories,
+            prepared,
         )
         if summary.problems and not skip_invalid:
             raise BuildFailed(summary.problems)
@@ -111,6 +146,7 @@ def write_catalog(
     progress: Progress | None = None,
     workers: int | None = None,
     arxiv_categories: Collection[str] = (),
+    cache: PreparedCache | None = None,
 ) -> Summary:
     db = sqlite_utils.Database(path)
     db.execute(f"pragma page_size = {PAGE_SIZE}")
@@ -122,7 +158,7 @@ def write_catalog(
     full_text = SideIndex(path + atomic.FULL_TEXT_SUFFIX, "papers_fts", PAGE_SIZE)
     try:
         summary = write_rows(
-            db, files, forced_format, progress, workers, full_text, arxiv_categories
+            db, files, forced_format, progress, workers, full_text, arxiv_categories, cache
         )
         store_public_paths(db)
         finish_database(db, full_text)
@@ -156,7 +192,8 @@ def store_public_paths(db: sqlite_utils.Database) -> None:
 def cyclic_collector_paused(paused: bool) -> Iterator[None]:
     """Python's cyclic garbage collector off while `paused`, on again after (and a collection).
 
-    With workers parsing, this process only writes rows, and what it drops goes by reference
+    With workers parsing, or every entry from the cache, this process only writes rows (and
+    loads pickles: no cycles either), and what it drops goes by reference
     count (a handful of objects in cycles, where parsing in-process leaves some for every
     entry). The collector's passes would be over the writer's growing maps, again and again."""
     if not paused or not gc.isenabled():
@@ -178,15 +215,23 @@ def write_rows(
     workers: int | None,
     full_text: SideIndex,
     arxiv_categories: Collection[str] = (),
+    cache: PreparedCache | None = None,
 ) -> Summary:
     """Read, normalize (prepare), write, merge, finish: each stage once, in that order."""
     writer = CatalogWriter(db, full_text)
     # sorted: the same inputs in any order give the same ids and rows
     files = sorted(files, key=str)
-    workers = worker_count(files, workers, forced_format)
-    sources = prepared_sources(files, forced_format, workers, arxiv_categories, progress)
+    planned = plan_files(files, cache)
+    unread = files_to_read(planned)
+    # only the files the cache does not hold are parsed, by workers when they are large
+    cached = len(unread) < len(planned)
+    workers = worker_count(unread, workers, forced_format, cached) if unread else 0
+    sources = prepared_sources(
+        files, forced_format, workers, arxiv_categories, progress, cache, planned
+    )
     left_out = 0
-    with db.atomic(), cyclic_collector_paused(workers > 0):
+    # paused unless this process parses (no workers, files the cache does not hold)
+    with db.atomic(), cyclic_collector_paused(workers > 0 or not unread):
         # closed as soon as the last file is read: the parsing workers exit then, before
         # the merge and finish() grow this process (left to the garbage collector, they
         # would live on through it)
@@ -206,12 +251,17 @@ def write_rows(
                 writer.add_source(
                     source_id, source.path, source.format, source.sha256, entries, problems
                 )
+        if cache:
+            # bounded: what no file of this build used goes
+            cache.prune()
         db.execute(f"pragma cache_size = -{CACHE_KB}")
         writer.end_stream()
-        merged = merge_versions(writer)
+        merged, replaced = merge_versions(writer)
+        unlisted = unlisted_authors(writer, replaced)
         distinguish_labels(writer)
         renamed = name_authors(writer)
+        name_affiliations(writer)
         # returning drops the writer: its id and name maps are freed for indexes and FTS
-        summary = writer.finish(merged, renamed)
+        summary = writer.finish(merged, renamed, unlisted)
         summary.left_out = left_out
         return summary

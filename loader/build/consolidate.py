@@ -1,7 +1,8 @@
 """The merge stage, after the stream: the merge policy (loader/rules/merge.py) applied to what
-the writer wrote. Entries that are versions of one paper become that paper, and each author
-spelled more than one way is shown under the spelling the name rules pick. This module reads
-the rows back and decides; the writer writes the result."""
+the writer wrote. Entries that are versions of one paper become that paper, listing each
+person once (loader/rules/people.py), and each author and affiliation written more than one
+way is shown under the name the rules pick. This module reads the rows back and decides; the writer
+writes the result."""
 
 import itertools
 import json
@@ -11,7 +12,9 @@ from loader.build.writer import CatalogWriter
 from loader.records import Version
 from loader.rules.labels import distinguished_labels
 from loader.rules.merge import DIRECT, VersionGroups, direct_matches, resolve, title_matches
-from loader.rules.names import display_name
+from loader.rules.names import display_name, name_key
+from loader.rules.normalize import shown_affiliation_name
+from loader.rules.people import one_person_ids
 
 # new labels may meet other papers' labels: telling those apart again, a few times at most
 LABEL_ROUNDS = 3
@@ -34,6 +37,13 @@ def stored_version(writer: CatalogWriter, pid: str) -> Version:
     categories = execute(
         "select category_id from paper_categories where paper_id = ? order by position", [pid]
     ).fetchall()
+    # its paper_sources row: the one of this id that no later entry (a duplicate) has
+    later = {(version.source_id, version.line) for version in writer.duplicates.get(pid, ())}
+    source_id, line = next(
+        row
+        for row in execute("select source_id, line from paper_sources where paper_id = ?", [pid])
+        if row not in later
+    )
     return Version(
         pid,
         title,
@@ -47,6 +57,8 @@ def stored_version(writer: CatalogWriter, pid: str) -> Version:
         tuple(row[0] for row in affiliations),
         tuple(json.loads(keywords)) if keywords else (),
         tuple(row[0] for row in categories),
+        source_id,
+        line,
     )
 
 
@@ -90,23 +102,51 @@ def version_groups(writer: CatalogWriter) -> list[list[str]]:
     return groups.groups()
 
 
-def merge_versions(writer: CatalogWriter) -> set[str]:
+def author_key(writer: CatalogWriter, author_id: int) -> str:
+    """An author's name key: the key of any of their spellings (the first is kept)."""
+    return name_key(writer.author_names[author_id])
+
+
+def merge_versions(writer: CatalogWriter) -> tuple[set[str], set[int]]:
     """Each paper with more than one entry becomes the paper the policy's resolve() says,
-    written by the writer; returns the ids whose author and affiliation lists changed."""
+    each person listed once, written by the writer. Returns the ids whose author and
+    affiliation lists changed, and the authors that some paper now lists under another
+    spelling of theirs."""
     groups = version_groups(writer)
     grouped = {pid for group in groups for pid in group}
     groups += [[pid] for pid in sorted(writer.duplicates) if pid not in grouped]
     changed: set[str] = set()
+    replaced: set[int] = set()
     for group in groups:
         versions: list[Version] = []
         stored: dict[str, Version] = {}
         for pid in group:
             versions.append(stored.setdefault(pid, stored_version(writer, pid)))
             versions.extend(writer.duplicates.pop(pid, ()))
-        paper = resolve(versions)
+        people = one_person_ids(
+            versions,
+            lambda author: author_key(writer, author),
+            lambda author: writer.author_entries[author],
+        )
+        replaced.update(people)
+        paper = resolve(versions, people)
         if writer.write_paper(paper, stored[paper.id]):
             changed.add(paper.id)
-    return changed
+        writer.write_versions(paper.id, versions)
+    return changed, replaced
+
+
+def unlisted_authors(writer: CatalogWriter, replaced: set[int]) -> set[int]:
+    """Of the authors some paper lists under another spelling, those no paper lists at all:
+    their every paper lists them under another one."""
+    if not replaced:
+        return set()
+    rows = writer.db.conn.execute(
+        "select distinct author_id from paper_authors where author_id in "
+        "(select value from json_each(?))",
+        [json.dumps(sorted(replaced))],
+    )
+    return replaced - {row[0] for row in rows}
 
 
 def distinguish_labels(writer: CatalogWriter) -> None:
@@ -138,3 +178,11 @@ def name_authors(writer: CatalogWriter) -> dict[int, str]:
             writer.name_author(author_id, name)
             renamed[author_id] = first
     return renamed
+
+
+def name_affiliations(writer: CatalogWriter) -> None:
+    """Each affiliation written more than one way (one slug: case and spacing aside) named by
+    the name the rules pick from the counts."""
+    for affiliation_id in sorted(writer.other_affiliation_names):
+        counts = writer.affiliation_name_counts(affiliation_id)
+        writer.name_affiliation(affiliation_id, shown_affiliation_name(counts))

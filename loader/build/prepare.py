@@ -10,12 +10,23 @@ import functools
 import gc
 import multiprocessing
 import os
+import pickle
 import signal
 import threading
 from collections.abc import Callable, Collection, Generator, Iterable, Iterator
 from typing import Any, NamedTuple
 
 from loader.build.id_set import IdSet
+from loader.build.prepared_cache import (
+    ITEMS,
+    PIECE,
+    PROTOCOL,
+    CachedSource,
+    CacheKey,
+    PreparedCache,
+    Recorder,
+    loaded,
+)
 from loader.lifetime import die_with_parent
 from loader.read.dump_chunks import LinePieces, Piece, line_dump_format, read_piece
 from loader.read.lines import MAX_CACHED_NAME_LENGTH, NAME_CACHE_SIZE
@@ -38,6 +49,9 @@ from loader.rules.normalize import affiliation_name, affiliation_slug, paper_id,
 # parsing and normalizing is pure, per file, and most of the CPU time: worker processes do it
 # while this one writes SQLite. Below this much input starting them costs more than it saves.
 PARALLEL_MIN_BYTES = 8_000_000
+# where other files come from the cache, from this much input on a worker prepares the rest
+# meanwhile: the writer is then busy with the cached entries
+PARALLEL_BESIDE_CACHE_MIN_BYTES = 256_000
 FILES_IN_FLIGHT = 2  # per worker: memory stays bounded whatever the corpus size
 MAX_WORKERS = 2
 # a dump written one record a line and larger than this is prepared in pieces of about this
@@ -47,6 +61,9 @@ PIECE_BYTES = 4 << 20
 # tracks and affiliations are few and recur in most entries: each spelling is read once
 # while among the last this many
 SPELLING_CACHE_SIZE = 4096
+# items of a file prepared in this process go to its cache file in frames of this many, so
+# that a large file is never held whole
+CACHE_CHUNK_ITEMS = 4096
 # an input file: a path, or read.sources' InputFile (a path with its sources.yml settings)
 InputPath = str | os.PathLike[str]
 
@@ -147,7 +164,7 @@ def read_affiliations(texts: Iterable[str]) -> tuple[Affiliation, ...]:
 @functools.lru_cache(maxsize=SPELLING_CACHE_SIZE)
 def read_affiliation(text: str) -> Affiliation | None:
     slug = affiliation_slug(text)
-    return Affiliation(slug, affiliation_name(slug)) if slug else None
+    return Affiliation(slug, affiliation_name(text)) if slug else None
 
 
 PreparedItem = PreparedEntry | Problem | LeftOut
@@ -165,22 +182,24 @@ def prepare_source(
 
 def prepare_source_eagerly(
     file: InputPath, forced_format: str | None, arxiv_categories: Collection[str] = ()
-) -> PreparedSource:
-    """In a worker process: everything for one file, sent back in one piece."""
+) -> tuple[Source, bytes]:
+    """In a worker process: everything for one file, sent back in one piece, pickled here
+    (the build stores these very bytes in its cache, prepared_cache.py, and unpickles them)."""
     source, items = prepare_source(file, forced_format, arxiv_categories)
-    return source, list(items)
+    return source, pickle.dumps(list(items), PROTOCOL)
 
 
 def prepare_piece(
     file: InputPath, format: str, piece: Piece, arxiv_categories: Collection[str]
-) -> tuple[list[PreparedItem], "array.array[int]"]:
+) -> bytes:
     """In a worker process: the items of one piece of a file, and each one's record key (0
-    for a problem), by which the build skips a record whose id an earlier piece gave."""
+    for a problem), by which the build skips a record whose id an earlier piece gave;
+    pickled, as prepare_source_eagerly's."""
     items, keys = [], array.array("Q")
     for item in read_piece(file, format, piece, arxiv_categories):
         keys.append(0 if isinstance(item, Problem) else item.record_key or 0)
         items.append(prepare_entry(item))
-    return items, keys
+    return pickle.dumps((items, keys), PROTOCOL)
 
 
 def start_worker(build_pid: int, method: str) -> None:
@@ -271,6 +290,30 @@ class WorkQueue:
         return bool(self.in_flight) and self.in_flight[0][0].file == file
 
 
+class Planned(NamedTuple):
+    """An input file, its key in the build's cache (None: not cached) and whether the cache
+    holds its prepared entries."""
+
+    file: InputPath
+    key: CacheKey | None = None
+    held: bool = False
+
+
+def plan_files(files: Iterable[InputPath], cache: PreparedCache | None) -> list[Planned]:
+    if cache is None:
+        return [Planned(file) for file in files]
+    planned = []
+    for file in files:
+        key = cache.key(file)
+        planned.append(Planned(file, key, cache.holds(key)))
+    return planned
+
+
+def files_to_read(planned: Iterable[Planned]) -> list[InputPath]:
+    """The files whose entries the cache does not hold."""
+    return [plan.file for plan in planned if not plan.held]
+
+
 def read_whole(
     items: Iterable[PreparedItem], size: int, progress: Progress | None
 ) -> Iterator[PreparedItem]:
@@ -279,39 +322,130 @@ def read_whole(
         progress(size)
 
 
-def read_pieces(
-    queue: WorkQueue,
+def recorder_of(cache: PreparedCache | None, key: CacheKey | None) -> Recorder | None:
+    """A cache file to write, opened once the items start to pass (a generator never started
+    runs no cleanup)."""
+    return cache.recorder(key) if cache and key else None
+
+
+def recorded(
     source: Source,
-    pieces: LinePieces,
-    first: Work,
-    result: Any,
-    progress: Progress | None,
+    items: Iterable[PreparedItem],
+    cache: PreparedCache | None,
+    key: CacheKey | None,
+) -> Iterator[PreparedItem]:
+    """A file prepared in this process, its items stored in the cache in chunks as they
+    pass; stored only when the file was read to its end."""
+    recorder = recorder_of(cache, key)
+    if recorder is None:
+        yield from items
+        return
+    chunk: list[PreparedItem] = []
+    complete = False
+    try:
+        for item in items:
+            chunk.append(item)
+            if len(chunk) >= CACHE_CHUNK_ITEMS:
+                recorder.add_items(chunk)
+                chunk = []
+            yield item
+        if chunk:
+            recorder.add_items(chunk)
+        recorder.commit(source.format, source.sha256)
+        complete = True
+    finally:
+        if not complete:
+            recorder.discard()
+
+
+def deduplicated(
+    file: InputPath, path: str, results: Iterable[tuple[list[PreparedItem], "array.array[int]"]]
 ) -> Iterator[PreparedItem]:
     """The items of a file read in pieces, as read_source gives the whole file: the
     sources.yml problems an InputFile carries first, a record whose id came before skipped,
-    and a file with no record at all a problem. Sets the source's SHA-256 at the end (the
-    pieces are found in the pass that hashes the file)."""
-    file = first.arguments[0]
+    and a file with no record at all a problem."""
     if isinstance(file, InputFile):
         yield from file.config_problems
     seen = IdSet()  # record keys: compact, a snapshot has millions
     empty = True
-    work = first
-    while True:
-        items, keys = result
+    for items, keys in results:
         for item, key in zip(items, keys):
             if key and not seen.add(key):
                 continue
             empty = False
             yield item
-        if progress:
-            progress(work.bytes)
-        if not queue.next_is_of(first.file):
-            break
-        work, result = queue.take()
     if empty:
-        yield Problem(source.path, 1, "no papers in the file")
+        yield Problem(path, 1, "no papers in the file")
+
+
+def read_pieces(
+    queue: WorkQueue,
+    source: Source,
+    pieces: LinePieces,
+    first: Work,
+    result: bytes,
+    progress: Progress | None,
+    cache: PreparedCache | None = None,
+    key: CacheKey | None = None,
+) -> Iterator[PreparedItem]:
+    """The items of a file read in pieces by the workers (deduplicated), stored in the cache
+    piece by piece. Sets the source's SHA-256 at the end (the pieces are found in the pass
+    that hashes the file)."""
+    recorder = recorder_of(cache, key)
+
+    def results() -> Iterator[tuple[list[PreparedItem], "array.array[int]"]]:
+        work, piece = first, result
+        while True:
+            if recorder:
+                recorder.add(PIECE, piece)
+            yield pickle.loads(piece)
+            if progress:
+                progress(work.bytes)
+            if not queue.next_is_of(first.file):
+                return
+            work, piece = queue.take()
+
+    try:
+        yield from deduplicated(first.arguments[0], source.path, results())
+    except BaseException:  # a worker died, or the build stopped reading: nothing stored
+        if recorder:
+            recorder.discard()
+        raise
     source.sha256 = pieces.sha256
+    if recorder:
+        recorder.commit(source.format, source.sha256)
+
+
+def cached_items(
+    file: InputPath, cached: CachedSource, progress: Progress | None
+) -> Iterator[PreparedItem]:
+    """A file's items as the cache holds them, as they were first prepared."""
+    payloads = cached.payloads()
+    if cached.pieces:
+        yield from deduplicated(file, display_path(file), map(loaded, payloads))
+    else:
+        for payload in payloads:
+            yield from loaded(payload)
+    if progress:
+        progress(input_bytes([file]))
+
+
+def prepared_here(
+    plan: Planned,
+    cache: PreparedCache | None,
+    forced_format: str | None,
+    arxiv_categories: Collection[str],
+    progress: Progress | None,
+) -> PreparedSource:
+    """A file's source and items in this process: from the cache when it holds them
+    (verified whole first), else read and prepared here, and stored."""
+    cached = cache.load(plan.key) if cache and plan.key and plan.held else None
+    if cached is not None:
+        source = Source(display_path(plan.file), cached.format, cached.sha256)
+        return source, cached_items(plan.file, cached, progress)
+    source, items = prepare_source(plan.file, forced_format, arxiv_categories)
+    items = recorded(source, items, cache, plan.key)
+    return source, read_whole(items, input_bytes([plan.file]), progress)
 
 
 def prepared_sources(
@@ -320,15 +454,21 @@ def prepared_sources(
     workers: int,
     arxiv_categories: Collection[str] = (),
     progress: Progress | None = None,
+    cache: PreparedCache | None = None,
+    planned: list[Planned] | None = None,
 ) -> Generator[PreparedSource, None, None]:
     """(source, prepared items) for each file, in the order given, parsed by `workers`
-    processes (none: in this one). Order and results do not depend on the worker count. A
-    file's source is complete once its items have all been taken (the SHA-256 of a file read
-    in pieces is found with them); `progress` hears of each file and piece read."""
-    if not workers:
-        for file in files:
-            source, items = prepare_source(file, forced_format, arxiv_categories)
-            yield source, read_whole(items, input_bytes([file]), progress)
+    processes (none: in this one). Order and results do not depend on the worker count, nor
+    on the cache: the files it holds (`planned`, by plan_files) are taken from it, the others
+    read and stored in it. A file's source is complete once its items have all been taken
+    (the SHA-256 of a file read in pieces is found with them); `progress` hears of each file
+    and piece read."""
+    if planned is None:
+        planned = plan_files(files, cache)
+    unread = files_to_read(planned)
+    if not workers or not unread:
+        for plan in planned:
+            yield prepared_here(plan, cache, forced_format, arxiv_categories, progress)
         return
     # fork starts workers at once and re-imports nothing (a caller's script without a
     # __main__ guard would run again), but is only safe while no other thread runs
@@ -341,24 +481,44 @@ def prepared_sources(
         initargs=(os.getpid(), method),
     ) as pool:
         queue = WorkQueue(
-            pool, plan_work(files, forced_format, arxiv_categories), workers * FILES_IN_FLIGHT
+            pool, plan_work(unread, forced_format, arxiv_categories), workers * FILES_IN_FLIGHT
         )
-        for file in files:
+        for plan in planned:
+            if plan.held:
+                yield prepared_here(plan, cache, forced_format, arxiv_categories, progress)
+                continue
             work, result = queue.take()
             if work.pieces is None:
-                source, items = result
-                yield source, read_whole(items, work.bytes, progress)
+                source, payload = result
+                recorder = recorder_of(cache, plan.key)
+                if recorder:
+                    recorder.add(ITEMS, payload)
+                    recorder.commit(source.format, source.sha256)
+                yield source, read_whole(pickle.loads(payload), work.bytes, progress)
             else:
-                source = Source(display_path(file), work.arguments[1], "")
-                yield source, read_pieces(queue, source, work.pieces, work, result, progress)
+                source = Source(display_path(plan.file), work.arguments[1], "")
+                pieces = read_pieces(
+                    queue, source, work.pieces, work, result, progress, cache, plan.key
+                )
+                yield source, pieces
 
 
 def worker_count(
-    files: list[InputPath], workers: int | None, forced_format: str | None = None
+    files: list[InputPath],
+    workers: int | None,
+    forced_format: str | None = None,
+    cached: bool = False,
 ) -> int:
+    """How many processes prepare `files` (0: this one), when the caller does not say;
+    `cached`: the build takes other files from the cache."""
     if workers is not None:
         return workers
-    if input_bytes(files) < PARALLEL_MIN_BYTES:
+    size = input_bytes(files)
+    if cached and size >= PARALLEL_BESIDE_CACHE_MIN_BYTES and os.cpu_count() != 1:
+        # a rebuild: this process writes the cached files' entries while a worker prepares
+        # the changed ones
+        return 1 if size < PARALLEL_MIN_BYTES else max(1, min(MAX_WORKERS, os.cpu_count() or 1))
+    if size < PARALLEL_MIN_BYTES:
         return 0
     # one file is read in this process, streamed, unless it is a large dump read in pieces
     if len(files) < 2 and not line_dump_format(files[0], forced_format):

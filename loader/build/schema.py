@@ -101,7 +101,9 @@ SCHEMA: dict[str, tuple[dict[str, type], dict[str, Any]]] = {
             "foreign_keys": [("paper_id", "papers", "id"), ("category_id", "categories", "id")],
         },
     ),
-    # each source entry with the venue, year and status it gave (an arXiv version stays seen)
+    # each source entry with the venue, year and status it gave (an arXiv version stays seen);
+    # its title and link only where the paper has several entries (the paper page's Versions):
+    # a paper of one entry shows them itself
     "paper_sources": (
         {
             "paper_id": str,
@@ -110,6 +112,8 @@ SCHEMA: dict[str, tuple[dict[str, type], dict[str, Any]]] = {
             "venue": str,
             "year": int,
             "status": str,
+            "title": str,
+            "url": str,
         },
         {
             "pk": ("paper_id", "source_id", "line"),

@@ -118,7 +118,10 @@ class CatalogWriter:
         # tracks only repeated entries gave: a merged paper may show one
         self.repeated_tracks: dict[str, Track] = {}
         self.affiliations: dict[str, int] = {}  # slug -> id
-        self.affiliation_names: list[str] = [""]  # affiliation id -> name
+        self.affiliation_names: list[str] = [""]  # affiliation id -> first name seen (then shown)
+        self.affiliation_entries = array.array("L", [0])  # affiliation id -> entries giving it
+        # affiliation id -> Counter of names other than the first (a slug written two ways)
+        self.other_affiliation_names: dict[int, collections.Counter[str]] = {}
         self.categories: dict[str, int] = {}  # name -> id
         self.category_names: list[str] = [""]  # category id -> name
         # rows of the STREAMED tables not yet written (flush); the small tables' at the end
@@ -208,10 +211,16 @@ class CatalogWriter:
         return known[0], track.name, known[1]
 
     def affiliation_id(self, affiliation: Affiliation) -> int:
+        """The affiliation of a slug, counting the name once for the entry that gives it."""
         affiliation_id = self.affiliations.get(affiliation.slug)
         if affiliation_id is None:
             affiliation_id = self.affiliations[affiliation.slug] = len(self.affiliation_names)
             self.affiliation_names.append(affiliation.name)
+            self.affiliation_entries.append(0)
+        elif affiliation.name != self.affiliation_names[affiliation_id]:
+            others = self.other_affiliation_names.setdefault(affiliation_id, collections.Counter())
+            others[affiliation.name] += 1
+        self.affiliation_entries[affiliation_id] += 1
         return affiliation_id
 
     def category_id(self, name: str) -> int:
@@ -226,7 +235,7 @@ class CatalogWriter:
         written, kept for the merge after the stream."""
         pid = entry.paper_id
         self.pending["paper_sources"].append(
-            (pid, source_id, entry.line, entry.venue, entry.year, entry.status)
+            (pid, source_id, entry.line, entry.venue, entry.year, entry.status, None, None)
         )
         self.pending["version_keys"].extend(
             (key, kind, pid, entry.title_key) for kind, key in entry.version_keys
@@ -252,6 +261,8 @@ class CatalogWriter:
                     tuple(affiliations.values()),
                     entry.keywords,
                     tuple(categories),
+                    source_id,
+                    entry.line,
                 )
             )
             return
@@ -411,6 +422,19 @@ class CatalogWriter:
             self.label_keys[rowid - 1] = hash(paper.title)
         return bool(paper.aliases) or authors_changed or affiliations_changed
 
+    def write_versions(self, paper_id: str, versions: Iterable[Version]) -> None:
+        """The title and link of each entry of a paper of several, on its paper_sources row
+        (the paper page lists them as its versions)."""
+        self.db.conn.executemany(
+            "update paper_sources set title = ?, url = ? "
+            "where paper_id = ? and source_id = ? and line = ?",
+            (
+                (version.title, version.url, paper_id, version.source_id, version.line)
+                for version in versions
+                if version.title or version.url
+            ),
+        )
+
     def rows_sharing_labels(self) -> list[int]:
         """Rowids of the papers whose label's hash another paper's label has (equal labels,
         and the rare unequal ones whose hashes are equal)."""
@@ -486,6 +510,16 @@ class CatalogWriter:
         others = self.other_spellings[author_id]
         return {first: self.author_entries[author_id] - sum(others.values()), **others}
 
+    def affiliation_name_counts(self, affiliation_id: int) -> dict[str, int]:
+        """{name: entries giving it} of an affiliation written more than one way."""
+        others = self.other_affiliation_names[affiliation_id]
+        first = self.affiliation_names[affiliation_id]
+        return {first: self.affiliation_entries[affiliation_id] - sum(others.values()), **others}
+
+    def name_affiliation(self, affiliation_id: int, name: str) -> None:
+        """Show an affiliation under `name` (the merge stage picks it among its names)."""
+        self.affiliation_names[affiliation_id] = name
+
     def name_author(self, author_id: int, name: str) -> None:
         """Show an author under `name` (the merge stage picks it among their spellings)."""
         self.author_names[author_id] = name
@@ -534,10 +568,14 @@ class CatalogWriter:
         )
         return {row[0] for row in rows}
 
-    def finish(self, merged: set[str], renamed: dict[int, str]) -> Summary:
+    def finish(
+        self, merged: set[str], renamed: dict[int, str], unlisted: set[int] | None = None
+    ) -> Summary:
         """The small tables, lists and counts, once the merge stage has written the merged
         papers (`merged`: the ids whose lists changed) and renamed authors (`renamed`: author
-        id -> the first spelling they no longer show)."""
+        id -> the first spelling they no longer show). `unlisted`: authors no paper lists any
+        more (every paper of theirs lists them under another spelling), left out."""
+        unlisted = unlisted or set()
         self.db.execute("drop table temp.version_keys")
         # cast: sqlite-utils asks for dict[str, Any], which a TypedDict is not (a TypedDict
         # may not take any key); the rows are plain dicts
@@ -549,9 +587,13 @@ class CatalogWriter:
             (
                 (author_id, self.author_names[author_id], key, 0)
                 for key, author_id in self.author_keys.items()
+                if author_id not in unlisted
             ),
         )
-        self.db.conn.executemany(INSERTS["author_variants"], self.variant_rows(renamed))
+        self.db.conn.executemany(
+            INSERTS["author_variants"],
+            (row for row in self.variant_rows(renamed) if row[0] not in unlisted),
+        )
         self.db.table("tracks").insert_all(
             (
                 {"id": i, "name": name, "area": area, "subarea": subarea, "paper_count": 0}
@@ -585,7 +627,7 @@ class CatalogWriter:
         add_facet_table(self.db.conn, self.facet_rows())
         return Summary(
             len(self.paper_ids) - self.aliases,
-            len(self.author_keys),
+            len(self.author_keys) - len(unlisted),
             len(self.tracks),
             len(self.affiliations),
             self.problems,

@@ -24,7 +24,7 @@ import itertools
 import re
 import string
 import unicodedata
-from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 
 from loader.records import Entry, Paper, Version
 from loader.rules.names import without_accents
@@ -241,15 +241,20 @@ def shown_rank(version: Version) -> tuple[int | bool | str, ...]:
     )
 
 
-def author_list(ranked: Sequence[Version]) -> tuple[AuthorLink, ...]:
+def author_list(
+    ranked: Sequence[Version], people: Mapping[int, int] | None = None
+) -> tuple[AuthorLink, ...]:
     """Positions from the complete and longest list (the shown one on a tie); authors only
     other versions name follow it in their order; a profile owner no list shows keeps no
-    position."""
+    position. `people` maps an author id to the one this paper shows for that person
+    (loader/rules/people.py): one person is listed once."""
     best = min(ranked, key=lambda v: (v.truncated, -len([a for a in v.authors if a[1]])))
-    links = {author: position for author, position in best.authors}
+    people = people or {}
+    links = {people.get(author, author): position for author, position in best.authors}
     last = max((p for p in links.values() if p), default=0)
     for version in ranked:
         for author, position in sorted(version.authors, key=lambda a: (a[1] is None, a[1] or 0)):
+            author = people.get(author, author)
             if position and not links.get(author):
                 last += 1
                 links[author] = last
@@ -266,11 +271,12 @@ def merged_keywords(ranked: Sequence[Version]) -> tuple[str, ...]:
     return tuple(keywords.values())
 
 
-def resolve(versions: Iterable[Version]) -> Paper:
+def resolve(versions: Iterable[Version], people: Mapping[int, int] | None = None) -> Paper:
     """The paper the versions are: the shown version's id, venue, year and status; the
     title (a real one over a placeholder), url and track of the best-ranked version that has
-    one; all authors, affiliations, keywords (one of each, case aside) and categories, those
-    of better-ranked versions first; the other ids as aliases."""
+    one; all authors (each person once: `people`, see author_list), affiliations, keywords
+    (one of each, case aside) and categories, those of better-ranked versions first; the
+    other ids as aliases."""
     ranked = sorted(versions, key=shown_rank)
     shown = ranked[0]
 
@@ -288,7 +294,7 @@ def resolve(versions: Iterable[Version]) -> Paper:
         url=first("url"),
         track=first("track"),
         truncated=all(v.truncated for v in ranked),
-        authors=author_list(ranked),
+        authors=author_list(ranked, people),
         affiliations=tuple(sorted({a for v in ranked for a in v.affiliations})),
         source_count=len(ranked),
         keywords=merged_keywords(ranked),

@@ -21,6 +21,8 @@ import time
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from loader.serve.security_headers import BARE_ANSWER_HEADERS
+
 # descriptors a worker needs besides client sockets: SQLite files (one per SQL thread), the
 # listening socket, pipes to the supervisor, log files, imported modules
 RESERVED_DESCRIPTORS = 64
@@ -31,14 +33,16 @@ UNCOUNTED_DESCRIPTORS = 3 * ACCEPT_BATCH
 # beyond this a reverse proxy should hold the crowd (docs/serving.md): every held connection
 # costs the worker memory in Python objects
 MAX_CONNECTIONS_PER_WORKER = 4096
-BUSY_RESPONSE = (
-    b"HTTP/1.1 503 Service Unavailable\r\n"
-    b"Content-Type: text/plain; charset=utf-8\r\n"
-    b"Retry-After: 1\r\n"
-    b"Connection: close\r\n"
-    b"Content-Length: 20\r\n\r\n"
-    b"Too many connections"
-)
+PLAIN_TEXT = (b"content-type", b"text/plain; charset=utf-8")
+CLOSE = (b"connection", b"close")
+BUSY_RESPONSE = h11.Connection(h11.SERVER).send(
+    h11.Response(
+        status_code=503,
+        reason=b"Service Unavailable",
+        headers=[PLAIN_TEXT, (b"retry-after", b"1"), CLOSE, (b"content-length", b"20")]
+        + list(BARE_ANSWER_HEADERS),
+    )
+) + (b"Too many connections")
 LOG_INTERVAL_SECONDS = 10.0
 
 logger = logging.getLogger("uvicorn.error")
@@ -98,6 +102,16 @@ class HeadDeadlineProtocol(H11Protocol):
                 cls.max_connections,
             )
             cls.refused = 0
+
+    def send_400_response(self, msg: str) -> None:
+        """uvicorn's answer to bytes that are not an HTTP request, with the security headers
+        (uvicorn writes it itself: it never reaches the app and its wrappers)."""
+        headers = [PLAIN_TEXT, CLOSE, *BARE_ANSWER_HEADERS]
+        response = h11.Response(status_code=400, headers=headers, reason=b"Bad Request")
+        self.transport.write(self.conn.send(response))
+        self.transport.write(self.conn.send(h11.Data(data=msg.encode("ascii"))))
+        self.transport.write(self.conn.send(h11.EndOfMessage()))
+        self.transport.close()
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)

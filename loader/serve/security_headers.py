@@ -11,7 +11,10 @@ Referrer-Policy on some pages):
 - Referrer-Policy: no-referrer: a search URL never leaves the site in a Referer header.
 
 The policy is read from Datasette's templates once they are in place (its startup hooks install
-the site's edits), before the first answer.
+the site's edits), before the first answer. The answers the HTTP protocol writes itself, never
+reaching the app (the 503 of the connection cap, the 400 for a request that is not HTTP:
+loader/serve/connections.py), carry BARE_ANSWER_HEADERS: the same headers with a policy that
+allows nothing, since such an answer is a line of plain text.
 """
 
 import asyncio
@@ -30,6 +33,10 @@ FIXED_HEADERS = (
 )
 CONTENT_SECURITY_POLICY = b"content-security-policy"
 REPLACED = {CONTENT_SECURITY_POLICY, *(name for name, _ in FIXED_HEADERS)}
+BARE_ANSWER_HEADERS = (
+    (CONTENT_SECURITY_POLICY, b"default-src 'none'; frame-ancestors 'none'"),
+    *FIXED_HEADERS,
+)
 
 
 class SecurityHeaders:

@@ -14,8 +14,12 @@ restarts Datasette on it and removes snapshots nobody serves any more.
 The server itself (loader/serve/workers.py) is uvicorn with one worker process per core, each an
 identical read-only replica of the site. The supervisor opens the listening socket once and hands
 it to every server it starts, so during a restart new connections wait in the kernel's queue
-instead of being refused; and it stops every worker of the old build before the new build's
-start, so no answer from an old build ever follows one from the new build.
+instead of being refused. The new build's server starts while the old one still answers: its
+workers build the site, say they are ready and wait at a gate, a file the supervisor holds
+locked. Once all are ready the supervisor stops every worker of the old build (each drains its
+connections: loader/serve/drain.py) and only then opens the gate, so no answer from an old
+build ever follows one from the new build, and new connections wait for the drain, not for a
+whole start. A new server that exits before it is ready leaves the old one serving.
 """
 
 import dataclasses
@@ -43,6 +47,14 @@ if TYPE_CHECKING:  # imported when serving only: app.py imports Datasette
 SERVING_DIRECTORY = ".serving"
 LOCK_NAME = "lock"
 STOP_TIMEOUT_SECONDS = 10
+GATE_NAME = "gate"
+GATE_VARIABLE = "PAPER_CATALOG_GATE"
+# a worker waiting at the gate has made this file, with its process id after the prefix
+READY_PREFIX = "ready-"
+# how long the old build keeps serving while the new one starts; past it the old one is
+# stopped anyway and the new one opened whenever it is ready
+READY_TIMEOUT_SECONDS = 120
+READY_POLL_SECONDS = 0.05
 
 
 def inspect_command(db: Path, inspect_file: Path) -> list[str]:
@@ -211,32 +223,78 @@ def open_listener(host: str, port: int) -> socket.socket:
     return listener
 
 
+def usable_cores() -> int:
+    return len(os.sched_getaffinity(0))
+
+
 def server_command(listener: socket.socket, workers: int | None) -> list[str]:
     command = [sys.executable, "-m", "loader.serve.workers", "--fd", str(listener.fileno())]
     return command + (["--workers", str(workers)] if workers else [])
 
 
-def server_environment(snapshot: Snapshot, site: "Site") -> dict[str, str]:
+def server_environment(
+    snapshot: Snapshot, site: "Site", gate: Path | None = None
+) -> dict[str, str]:
     """The site for this build, in the environment (not the command line, which any local user
-    can read with ps: it holds the signing secret)."""
+    can read with ps: it holds the signing secret), and the gate its workers wait at, if any."""
     site = dataclasses.replace(
         site,
         db=str(snapshot.database),
         inspect_file=str(snapshot.inspect_file),
         build_id=snapshot.build_id,
     )
-    return {**os.environ, site.ENVIRONMENT_VARIABLE: site.to_environment()}
+    environment = {**os.environ, site.ENVIRONMENT_VARIABLE: site.to_environment()}
+    environment.pop(GATE_VARIABLE, None)
+    if gate is not None:
+        environment[GATE_VARIABLE] = str(gate)
+    return environment
+
+
+class Gate:
+    """What a new build's workers wait at before they take a connection: a file in the build's
+    snapshot directory, locked by the supervisor until the old build's workers are gone. Each
+    waiting worker leaves a `ready-<pid>` file beside it."""
+
+    def __init__(self, directory: Path) -> None:
+        self.path = directory / GATE_NAME
+        for old in directory.glob(f"{READY_PREFIX}*"):
+            old.unlink(missing_ok=True)  # from an earlier start of this build that failed
+        self.descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        fcntl.flock(self.descriptor, fcntl.LOCK_EX)
+
+    def ready_workers(self) -> int:
+        return sum(1 for _ in self.path.parent.glob(f"{READY_PREFIX}*"))
+
+    def open(self) -> None:
+        if self.descriptor >= 0:
+            os.close(self.descriptor)
+            self.descriptor = -1
+
+
+def wait_until_ready(process: subprocess.Popen[bytes], gate: Gate, workers: int) -> bool:
+    """True once `workers` workers wait at the gate (or the wait timed out); False if the server
+    exited first."""
+    deadline = time.monotonic() + READY_TIMEOUT_SECONDS
+    while gate.ready_workers() < workers and time.monotonic() < deadline:
+        if process.poll() is not None:
+            return False
+        time.sleep(READY_POLL_SECONDS)
+    return True
 
 
 def start_server(
-    snapshot: Snapshot, listener: socket.socket, site: "Site", workers: int | None
+    snapshot: Snapshot,
+    listener: socket.socket,
+    site: "Site",
+    workers: int | None,
+    gate: Gate | None = None,
 ) -> subprocess.Popen[bytes]:
     command = server_command(listener, workers)
     # its own process group: stopping it stops every worker it started, whatever happens to it;
     # the supervisor runs no threads, so preexec_fn is safe here
     return subprocess.Popen(
         command,
-        env=server_environment(snapshot, site),
+        env=server_environment(snapshot, site, gate.path if gate else None),
         pass_fds=(snapshot.lock, listener.fileno()),
         preexec_fn=die_with_parent,  # noqa: PLW1509
         process_group=0,
@@ -311,6 +369,10 @@ def serve_catalog(
     process = start_server(snapshot, listener, site, workers)
     remove_stale_snapshots(db, keep=snapshot.directory)
     refused = None
+    # the next build while its server starts: its snapshot, server and gate
+    new: Snapshot | None = None
+    starting: subprocess.Popen[bytes] | None = None
+    gate: Gate | None = None
     try:
         while process.poll() is None:
             time.sleep(poll_seconds)
@@ -323,15 +385,31 @@ def serve_catalog(
                 say(f"{db}: cannot serve build {build} ({error}); still serving the previous one")
                 refused = build
                 continue
-            say(f"{db}: new build {new.build_id}, restarting the server")
+            say(f"{db}: new build {new.build_id}, starting its server")
+            gate = Gate(new.directory)
+            starting = start_server(new, listener, site, workers, gate)
+            if not wait_until_ready(starting, gate, workers or usable_cores()):
+                say(f"{db}: the server of build {build} exited; still serving the previous one")
+                gate.open()
+                stop_server(starting)
+                new.release()
+                new = starting = None
+                refused = build
+                continue
             stop_server(process)
+            gate.open()
             snapshot.release()
-            snapshot = new
-            process = start_server(snapshot, listener, site, workers)
+            process, snapshot = starting, new
+            new = starting = None
             remove_stale_snapshots(db, keep=snapshot.directory)
         return process.returncode
     finally:
         stop_server(process)
+        if starting is not None and gate is not None:
+            gate.open()  # its workers see the stop only once past the gate
+            stop_server(starting)
+        if new is not None:
+            new.release()
         listener.close()
         snapshot.release()
         remove_stale_snapshots(db)

@@ -5,16 +5,20 @@ environment (PAPER_CATALOG_SITE, JSON); not a user command.
 
 uvicorn's own multi-process supervisor starts the workers, replaces any that die and stops them
 all on SIGTERM; this module only fixes the settings: the connection deadlines and cap of
-loader/serve/connections.py, no access log (the reverse proxy in front keeps one; a line per request
-costs CPU and, under a flood, the disk), and a bounded graceful shutdown.
+loader/serve/connections.py, the drain of loader/serve/drain.py, no access log (the reverse proxy
+in front keeps one; a line per request costs CPU and, under a flood, the disk), and a bounded
+graceful shutdown.
 """
 
 import argparse
+import asyncio
+import fcntl
 import logging
 import os
 import socket
 import sys
 import time
+from pathlib import Path
 
 import uvicorn
 from uvicorn.config import STARTUP_FAILURE
@@ -23,15 +27,17 @@ from uvicorn.supervisors import Multiprocess
 from loader.lifetime import die_with_parent
 from loader.serve.app import ENVIRONMENT_VARIABLE, Site, StartedSite, create_app
 from loader.serve.connections import ACCEPT_BATCH, raise_descriptor_limit
+from loader.serve.supervisor import (
+    GATE_VARIABLE,
+    READY_POLL_SECONDS,
+    READY_PREFIX,
+    usable_cores,
+)
 
 # seconds a connection has to send each complete request head (see loader/serve/connections.py)
 HEAD_TIMEOUT_SECONDS = 5
 GRACEFUL_SHUTDOWN_SECONDS = 5
 LOG_INTERVAL_SECONDS = 10.0
-
-
-def usable_cores() -> int:
-    return len(os.sched_getaffinity(0))
 
 
 class OncePerInterval(logging.Filter):
@@ -59,13 +65,33 @@ def stop_with_parent() -> None:
         sys.exit(1)  # the parent died before the signal was set
 
 
+async def wait_at_gate(gate: Path) -> None:
+    """Say this worker is ready, then wait until the supervisor unlocks the gate (the previous
+    build's workers are gone): uvicorn takes no connection before the app's startup is done."""
+    (gate.parent / f"{READY_PREFIX}{os.getpid()}").touch()
+    descriptor = os.open(gate, os.O_RDONLY)
+    try:
+        while True:
+            try:
+                fcntl.flock(descriptor, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                await asyncio.sleep(READY_POLL_SECONDS)
+    finally:
+        os.close(descriptor)
+
+
 def worker_app() -> StartedSite:
     """uvicorn's app factory, called once in each worker process."""
     stop_with_parent()
     raise_descriptor_limit()
     for name in ("uvicorn.error", "asyncio"):
         logging.getLogger(name).addFilter(OncePerInterval())
-    return create_app(Site.from_environment())
+    site = create_app(Site.from_environment())
+    gate = os.environ.get(GATE_VARIABLE)
+    if gate:
+        site.prepare = [*site.prepare, lambda: wait_at_gate(Path(gate))]
+    return site
 
 
 def server_config(workers: int) -> uvicorn.Config:
@@ -73,7 +99,7 @@ def server_config(workers: int) -> uvicorn.Config:
         "loader.serve.workers:worker_app",
         factory=True,
         workers=workers,
-        http="loader.serve.connections:HeadDeadlineProtocol",
+        http="loader.serve.drain:DrainingProtocol",
         timeout_keep_alive=HEAD_TIMEOUT_SECONDS,
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
         backlog=ACCEPT_BATCH,  # also the kernel's queue: asyncio ties the two together

@@ -5,10 +5,13 @@ paper with no venue. Keys are the first author's family name, the year and the f
 (`levine2020offline`), made unique within one export by a letter suffix.
 """
 
+import hashlib
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from loader.build.id_set import IdSet
 
 PREPRINT_VENUES = {"arxiv", "corr"}
 # words a key never starts with: "A Survey of ..." -> survey
@@ -49,19 +52,34 @@ def entry_key(authors: Sequence[str], year: int | None, title: str | None) -> st
     ) or "paper"
 
 
+def key_digest(key: str) -> int:
+    return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big")
+
+
 class KeyMaker:
-    """Unique keys within one export: a second `levine2020offline` becomes ...offlinea."""
+    """Unique keys within one export: a second `levine2020offline` becomes ...offlinea.
+
+    The keys given out are kept as 64-bit digests (IdSet), not strings: an export of a million
+    papers keeps a million keys. Two keys with one digest (about one chance in 10^7 over a
+    million keys) only give the second a suffix it did not need: keys stay unique. A key given
+    out again remembers its next suffix, so its thousandth copy tries one suffix, not a
+    thousand."""
 
     def __init__(self) -> None:
-        self.seen: set[str] = set()
+        self.seen = IdSet()
+        self.next_suffix: dict[int, int] = {}  # digests of keys given out more than once
 
     def unique(self, key: str) -> str:
-        candidate, index = key, 0
-        while candidate in self.seen:
+        digest = key_digest(key)
+        if self.seen.add(digest):
+            return key
+        index = self.next_suffix.get(digest, 0)
+        while True:
             candidate = key + suffix(index)
             index += 1
-        self.seen.add(candidate)
-        return candidate
+            if self.seen.add(key_digest(candidate)):
+                self.next_suffix[digest] = index
+                return candidate
 
 
 def suffix(index: int) -> str:

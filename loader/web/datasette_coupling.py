@@ -231,6 +231,8 @@ PATCHES = {
             (
                 '<body class="{% block body_class %}{% endblock %}">\n'
                 '<a class="skip-link" href="#main">Skip to content</a>\n'
+                # a page's own skip links (the search page's to its filters)
+                "{% block skip_links %}{% endblock %}"
             ),
         ),
         (

@@ -26,11 +26,21 @@ class KeptRenderings:
         self.size = 0
 
     def __call__(self, *key: Hashable) -> str | None:
-        found = self.entries.get(key)
+        found = self.kept(*key)
         if found is not None:
-            self.entries.move_to_end(key)
-            return found[0]
-        rendering = self.render(*key)
+            return found
+        return self.keep(key, self.render(*key))
+
+    def kept(self, *key: Hashable) -> str | None:
+        """The rendering kept for `key`, or None."""
+        found = self.entries.get(key)
+        if found is None:
+            return None
+        self.entries.move_to_end(key)
+        return found[0]
+
+    def keep(self, key: tuple[Hashable, ...], rendering: str | None) -> str | None:
+        """Keep a rendering made elsewhere (one that needed a query first); returns it."""
         if rendering is None:
             return None
         size = ENTRY_OVERHEAD + len(rendering) + sum(len(k) for k in key if isinstance(k, str))

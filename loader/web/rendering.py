@@ -17,7 +17,8 @@ def affiliation_slug(text: str) -> str:
 
 
 def affiliation_name(slug: str) -> str:
-    """An affiliation's display name from its slug (pku -> PKU)."""
+    """An affiliation's name derived from its slug (pku -> PKU, far-ai -> Far AI), where the
+    affiliations table's name is not at hand."""
     return normalize.affiliation_name(slug)
 
 

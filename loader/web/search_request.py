@@ -6,17 +6,16 @@ facet's own filter is left out when counting that facet, so choosing one track s
 other tracks' counts.
 """
 
-import difflib
+import dataclasses
 import json
 import re
 import unicodedata
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from datasette.utils import escape_fts
-
 from loader.build.facet_table import COLUMNS as FACET_COLUMNS
+from loader.web.search_syntax import Query, QueryError, parse_query
 
 DEFAULT_SIZE = 20
 MAX_SIZE = 100
@@ -27,8 +26,6 @@ SORTS = ("relevance", "newest", "oldest")
 FTS_WEIGHTS = (10.0, 4.0, 1.0)
 SNIPPET_COLUMN = 2
 SNIPPET_TOKENS = 24
-HIGHLIGHT_START = "\ue000"
-HIGHLIGHT_END = "\ue001"
 # the column each plain filter reads; affiliation and author go through their link tables
 COLUMN_FILTERS = {
     "area": "area",
@@ -75,13 +72,14 @@ class SearchRequest:
     sort: str
     page: int
     size: int
+    query: Query = dataclasses.field(default_factory=Query)  # q parsed (search_syntax.py)
 
     @property
     def offset(self) -> int:
         return (self.page - 1) * self.size
 
     def with_page(self, page: int) -> "SearchRequest":
-        return SearchRequest(self.q, self.expression, self.filters, self.sort, page, self.size)
+        return dataclasses.replace(self, page=page)
 
     def chosen(self, name: str) -> tuple[FilterValue, ...]:
         return self.filters.get(name, ())
@@ -90,12 +88,6 @@ class SearchRequest:
 def clean_query(text: str) -> str:
     """q as FTS5 can take it: control characters (NUL, newlines) are spaces."""
     return " ".join("".join(" " if unicodedata.category(c) == "Cc" else c for c in text).split())
-
-
-def fts_expression(q: str) -> str | None:
-    """Words and "quoted phrases" match as typed; FTS operators are plain words (escape_fts)."""
-    expression = escape_fts(q) if q else ""
-    return expression or None
 
 
 def whole_number(name: str, text: str) -> int:
@@ -119,7 +111,11 @@ def parse_search(pairs: Iterable[tuple[str, str]]) -> SearchRequest:
     for name, given in pairs:
         values.setdefault(name, []).append(given)
     q = clean_query(values.get("q", [""])[-1])
-    expression = fts_expression(q)
+    try:
+        query = parse_query(q)
+    except QueryError as error:
+        raise SearchError(str(error)) from None
+    expression = query.expression
     filters: dict[str, tuple[FilterValue, ...]] = {}
     for name in FILTERS:
         chosen: list[FilterValue] = []
@@ -139,7 +135,7 @@ def parse_search(pairs: Iterable[tuple[str, str]]) -> SearchRequest:
     page = whole_number("page", values["page"][-1]) if values.get("page", [""])[-1] else 1
     size = whole_number("size", values["size"][-1]) if values.get("size", [""])[-1] else None
     size = DEFAULT_SIZE if size is None else min(max(size, 1), MAX_SIZE)
-    return SearchRequest(q, expression, filters, sort, max(page, 1), size)
+    return SearchRequest(q, expression, filters, sort, max(page, 1), size, query)
 
 
 def normalized_title(text: str | None) -> str:
@@ -242,11 +238,9 @@ def hits_sql(
     """`hits`: every paper matching q and the filters (but `leave_out`'s), with its sort keys.
 
     The facet columns are read from the narrow facet table, never from `papers`' wide rows,
-    which are much slower to read a track's papers in year order from.
-    With no words and no filter, `papers`' year index orders every paper."""
+    which are much slower to read a track's papers, or every paper, in year order from (the
+    year index holds only papers with a year, and cannot give the `year is null` order)."""
     names = [name for name in request.filters if name != leave_out]
-    if request.expression is None and not names:
-        return "select rowid, year, 0 as exact, 0 as rank from papers"
     if request.expression is None:
         rowid, exact, rank, source = "paper_facets.paper", "0", "0", "paper_facets"
     else:
@@ -414,9 +408,11 @@ def facet_sql(
 
 
 def exact_title_sql(request: SearchRequest) -> tuple[str | None, Params]:
-    """Candidates whose title holds the query as a phrase; Python keeps those equal to it."""
+    """Candidates whose title holds the query as a phrase; Python keeps those equal to it.
+    Only for a query of plain words and phrases: one with operators, fields or prefixes is
+    no title."""
     words = normalized_title(request.q)
-    if not words:
+    if not words or not request.query.plain:
         return None, {}
     return (
         "select papers.rowid, papers.label from papers_fts"
@@ -468,97 +464,3 @@ def snippets_sql(request: SearchRequest, rowids: Sequence[int]) -> tuple[str, Pa
         f" '…', {SNIPPET_TOKENS}) from papers_fts"
         f" where papers_fts match :expression and rowid in (select value from {wanted})"
     ), params
-
-
-# --- spelling suggestions for a search with no results ------------------------------------------
-# The porter index holds stems, not words ("diffus"), so candidates come from the stems that
-# share the word's first two letters (an fts5vocab range scan) and each one is shown as the word
-# a paper really uses, read back from a highlighted match.
-SUGGESTION_CUTOFF = 0.6
-SUGGESTIONS = 3
-CANDIDATE_STEMS = 8
-
-
-def query_words(q: str) -> list[str]:
-    """The words of q as the index folds them: lower case, accents removed."""
-    return normalized_title(q).split()
-
-
-def word_exists_sql(word: str) -> tuple[str, Params]:
-    return "select 1 from papers_fts where papers_fts match :word limit 1", {"word": f'"{word}"'}
-
-
-def stem_candidates_sql(word: str) -> tuple[str, Params]:
-    """Stems in the vocabulary starting with the word's first two letters."""
-    low = word[:2]
-    high = low[:-1] + chr(ord(low[-1]) + 1)
-    return (
-        "select term, doc from papers_fts_vocab where term >= :low and term < :high",
-        {"low": low, "high": high},
-    )
-
-
-def edit_distance(word: str, other: str) -> int:
-    """Insertions, deletions, substitutions and swaps of neighbours (`modle` -> `model`: 1)."""
-    previous2: list[int] = []  # the row before previous, from the second row on
-    previous = list(range(len(other) + 1))
-    for i, a in enumerate(word, 1):
-        current = [i]
-        for j, b in enumerate(other, 1):
-            cost = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a != b))
-            if i > 1 and j > 1 and a == other[j - 2] and word[i - 2] == b:
-                cost = min(cost, previous2[j - 2] + 1)
-            current.append(cost)
-        previous2, previous = previous, current
-    return previous[-1]
-
-
-def close_enough(word: str, other: str) -> bool:
-    return edit_distance(word, other) <= max(1, len(word) // 3)
-
-
-def close_stems(word: str, rows: Iterable[tuple[str, int]]) -> list[str]:
-    """The stems most like the word (a stem is a cut word: `diffus` for diffusion)."""
-    documents = {term: doc for term, doc in rows if len(word) - 4 <= len(term) <= len(word) + 2}
-    return difflib.get_close_matches(word, list(documents), CANDIDATE_STEMS, SUGGESTION_CUTOFF)
-
-
-def surface_word_sql(stem: str) -> tuple[str, Params]:
-    """One paper's highlighted use of the stem: the word as written (`diffusion`).
-
-    A prefix query, because FTS5 would stem the stem again ("diffus" -> "diffu").
-    """
-    return (
-        "select highlight(papers_fts, 0, char(57344), char(57345)),"
-        " highlight(papers_fts, 2, char(57344), char(57345))"
-        " from papers_fts where papers_fts match :stem limit 5"
-    ), {"stem": f'"{stem}"*'}
-
-
-def marked_words(texts: Iterable[str | None]) -> set[str]:
-    """The highlighted words of some highlight() outputs, folded as the index folds them."""
-    words = set()
-    for text in texts:
-        for piece in (text or "").split(HIGHLIGHT_START)[1:]:
-            word = normalized_title(piece.split(HIGHLIGHT_END, 1)[0])
-            if word and " " not in word:
-                words.add(word)
-    return words
-
-
-def best_words(word: str, surfaces: Iterable[str]) -> list[str]:
-    """Real words most like the misspelt one, best first."""
-    close = [surface for surface in set(surfaces) - {word} if close_enough(word, surface)]
-    return sorted(close, key=lambda surface: (edit_distance(word, surface), surface))
-
-
-def suggested_queries(words: Sequence[str], replacements: Mapping[str, Sequence[str]]) -> list[str]:
-    """Every misspelt word replaced by its best match; then the first one's other matches."""
-    if not replacements:
-        return []
-    best = [replacements.get(word, [word])[0] for word in words]
-    queries = [" ".join(best)]
-    first = next(word for word in words if word in replacements)
-    for other in replacements[first][1:]:
-        queries.append(" ".join(other if w == first else b for w, b in zip(words, best)))
-    return queries[:SUGGESTIONS]

@@ -15,6 +15,7 @@ from typing import Any, TypedDict
 from datasette.database import QueryInterrupted
 
 from loader.web import search_request as search
+from loader.web import spelling
 from loader.web.time_limit import within_time_limit
 
 # facets counted by joining every match to the link tables: slow for a large match set;
@@ -175,22 +176,57 @@ def count_link_facet(
     return items
 
 
-def find_suggestions(conn: sqlite3.Connection, request: search.SearchRequest) -> list[str]:
-    """This query with each misspelt word replaced by a word the catalog uses."""
-    words = search.query_words(request.q)
-    replacements: dict[str, list[str]] = {}
-    for word in words:
-        if len(word) < 3 or word in replacements or fetch(conn, search.word_exists_sql(word)):
+def is_rare(conn: sqlite3.Connection, word: str) -> bool:
+    """Fewer than MIN_PAPERS papers hold the word."""
+    return fetch(conn, spelling.papers_holding_sql(word))[0][0] < spelling.MIN_PAPERS
+
+
+def is_written(conn: sqlite3.Connection, word: str) -> bool:
+    """Some paper writes this word (not only words the index stems alike)."""
+    return any(
+        spelling.holds_word(row, word) for row in fetch(conn, spelling.literal_uses_sql(word))
+    )
+
+
+def find_replacements(conn: sqlite3.Connection, word: str) -> list[str]:
+    """Words at least MIN_PAPERS papers hold that the reader may have meant, best first."""
+    surfaces: dict[str, int] = {}
+    stems = spelling.best_stems(word, fetch(conn, spelling.candidates_sql(word)))
+    for place, (stem, papers, completed) in enumerate(stems):
+        if completed not in (stem, word) and is_written(conn, completed):
+            surfaces.setdefault(completed, papers)
+        if place >= spelling.HIGHLIGHTED_STEMS:
             continue
-        stems = search.close_stems(word, fetch(conn, search.stem_candidates_sql(word)))
-        surfaces: set[str] = set()
-        for stem in stems:
-            for row in fetch(conn, search.surface_word_sql(stem)):
-                surfaces |= search.marked_words(row)
-        found = search.best_words(word, surfaces)
+        rows = fetch(conn, spelling.surface_words_sql(stem, prefix=False))
+        if not rows:
+            rows = fetch(conn, spelling.surface_words_sql(stem, prefix=True))
+        for row in rows:
+            for surface in spelling.marked_words(row):
+                surfaces.setdefault(surface, papers)
+    # a highlighted word is one the index stems like the candidate, or (re-stemmed) another
+    # stem whose papers were not counted: each one offered is checked
+    ranked = spelling.ranked_words(word, surfaces)
+    return [found for found in ranked[: spelling.SUGGESTIONS * 2] if not is_rare(conn, found)]
+
+
+def find_suggestions(conn: sqlite3.Connection, request: search.SearchRequest) -> list[str]:
+    """q with each word that fewer than MIN_PAPERS papers hold replaced by one more do."""
+    spans = request.query.words_to_find()
+    replacements: dict[str, list[str]] = {}
+    checked: set[str] = set()
+    for start, end in spans:
+        word = spelling.fold(request.q[start:end])
+        if word in checked or not spelling.worth_checking(word):
+            continue
+        checked.add(word)
+        if not is_rare(conn, word):
+            continue
+        found = find_replacements(conn, word)
         if found:
-            replacements[word] = found
-    return search.suggested_queries(words, replacements)
+            replacements[word] = found[: spelling.SUGGESTIONS]
+        if len(replacements) == spelling.MAX_MISSPELT:
+            break
+    return spelling.suggested_queries(request.q, spans, replacements)
 
 
 def count_link_facets(
@@ -256,7 +292,10 @@ def answer_search(
         for name in search.FILTERS
         if answer.facets.get(name) or request.chosen(name)
     }
-    if not total and request.expression:
-        with within_time_limit(conn, limits.sql_ms):
-            answer.suggestions = find_suggestions(conn, request)
+    if total < spelling.MIN_PAPERS and request.expression:
+        try:
+            with within_time_limit(conn, limits.sql_ms):
+                answer.suggestions = find_suggestions(conn, request)
+        except QueryInterrupted:
+            pass  # a page without suggestions rather than no page
     return answer

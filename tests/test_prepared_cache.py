@@ -1,0 +1,259 @@
+"""The cache of prepared entries beside the catalog (loader/build/prepared_cache.py): a
+rebuild reads again only the files that changed, and makes the catalog a build without the
+cache makes; a damaged cache file is only a miss; the folder keeps only what the last build
+used; --no-cache neither reads nor writes it; problems of cached files are reported again."""
+
+import fcntl
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from loader.build import prepare
+from loader.build.catalog import build_catalog
+from loader.build.prepared_cache import ENTRY_SUFFIX, TEMPORARY_SUFFIX, cache_folder
+from loader.cli import cli
+from loader.read.sources import plan_inputs
+
+from .conftest import FIXTURES, ROOT, SEEDS
+
+sys.path.insert(0, str(ROOT / "bench"))
+from compare_catalogs import catalog_differences  # bench/ is no package
+
+REAL = FIXTURES / "real" / "sample"
+SNAPSHOT = FIXTURES / "dumps" / "arxiv" / "arxiv-metadata-oai-snapshot.json"
+PAPER_CATALOG = os.path.join(os.path.dirname(sys.executable), "paper-catalog")
+
+
+# of the real sample: listing and profile pages, JSON Lines, sources.yml, a page of problems
+SAMPLE_FILES = [
+    "sources.yml",
+    "iclr2018_p01.txt",
+    "iclr2018_p02.txt",
+    "iclr2018_p03.txt",
+    "iclr2018_withdrawn.txt",
+    "neurips2018_p01.txt",
+    "neurips2018_p02.txt",
+    "profile_shixiang_gu.txt",
+    "icml2014.jsonl",
+    "uai2023.jsonl",
+    "arxiv.jsonl",
+]
+
+
+@pytest.fixture
+def inputs(tmp_path):
+    """Part of the real sample and the seeds, in one folder."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for name in SAMPLE_FILES:
+        shutil.copy(REAL / name, folder / name)
+    for path in SEEDS.iterdir():
+        shutil.copy(path, folder / f"seed_{path.name}")
+    return folder
+
+
+@pytest.fixture
+def reads(monkeypatch):
+    """The files this process reads and prepares (the real prepare_source, watched)."""
+    read = []
+    prepare_source = prepare.prepare_source
+
+    def watched(file, *args, **kwargs):
+        read.append(os.path.basename(file))
+        return prepare_source(file, *args, **kwargs)
+
+    monkeypatch.setattr(prepare, "prepare_source", watched)
+    return read
+
+
+def build(folder, db, workers=0, cache=True, **options):
+    return build_catalog(
+        plan_inputs([folder]), db, skip_invalid=True, workers=workers, cache=cache, **options
+    )
+
+
+def assert_same_catalog(one, other):
+    assert catalog_differences(str(one), str(other)) == ([], [])
+
+
+def cache_files(db):
+    return sorted(p.name for p in cache_folder(db).iterdir())
+
+
+def edit(path):
+    """Another abstract for the first entry of a listing page."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    abstract = max(range(len(lines)), key=lambda n: len(lines[n]))
+    lines[abstract] = "We study caches of parsed entries. " + lines[abstract]
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+def test_a_rebuild_reads_only_the_changed_file_and_builds_the_same_catalog(tmp_path, inputs, reads):
+    db = tmp_path / "catalog.db"
+    first = build(inputs, db)
+    files = len(reads)
+    assert len(cache_files(db)) == files == len(SAMPLE_FILES) - 1 + len(list(SEEDS.iterdir()))
+    reads.clear()
+    assert str(build(inputs, db)) == str(first)
+    assert reads == []  # nothing changed: nothing read
+    edit(inputs / "neurips2018_p02.txt")
+    (inputs / "extra.jsonl").write_text(
+        '{"abstract": "We add a paper to a built catalog, and only it is read.", '
+        '"authors": ["Ada Lovelace"], "title": "An added file"}\n'
+    )
+    warm = build(inputs, db)
+    assert sorted(reads) == ["extra.jsonl", "neurips2018_p02.txt"]
+    cold = build(inputs, tmp_path / "cold.db", cache=False)
+    assert str(warm) == str(cold)
+    assert_same_catalog(tmp_path / "cold.db", db)
+    assert not cache_folder(tmp_path / "cold.db").exists()
+
+
+def test_a_deleted_files_entries_leave_the_catalog_and_the_cache(tmp_path, inputs, reads):
+    db = tmp_path / "catalog.db"
+    build(inputs, db)
+    before = len(cache_files(db))
+    (inputs / "iclr2018_p03.txt").unlink()
+    (inputs / "uai2023.jsonl").unlink()
+    reads.clear()
+    build(inputs, db)
+    assert reads == []
+    assert len(cache_files(db)) == before - 2
+    build(inputs, tmp_path / "cold.db", cache=False)
+    assert_same_catalog(tmp_path / "cold.db", db)
+
+
+def test_problems_of_cached_files_are_reported_again(tmp_path, inputs):
+    runner = CliRunner()
+    db = str(tmp_path / "catalog.db")
+    command = ["build", str(inputs), "--db", db]
+    cold = runner.invoke(cli, [*command, "--skip-invalid", "--no-cache"])
+    first = runner.invoke(cli, [*command, "--skip-invalid"])
+    warm = runner.invoke(cli, [*command, "--skip-invalid"])
+    assert cold.exit_code == first.exit_code == warm.exit_code == 0
+    problems = [line for line in cold.stderr.splitlines() if ".txt:" in line]
+    assert problems  # the real sample has some, each FILE:LINE
+    assert warm.stderr == first.stderr == cold.stderr
+    assert warm.stdout == cold.stdout
+    # a strict build fails on them as before, from the cache too
+    strict = runner.invoke(cli, command)
+    assert strict.exit_code == 1
+    assert strict.stderr.splitlines()[:-1] == cold.stderr.splitlines()
+
+
+DAMAGES = {
+    "half": lambda data: data[: len(data) // 2],
+    "last byte": lambda data: data[:-1],
+    "empty": lambda data: b"",
+    "header": lambda data: data[:20] + bytes([data[20] ^ 1]) + data[21:],
+    "frame": lambda data: data[:-300] + bytes([data[-300] ^ 0x40]) + data[-299:],
+    "trailing": lambda data: data + b"more",
+    "random": lambda data: os.urandom(len(data)),
+}
+
+
+def test_a_damaged_cache_file_is_read_again_never_a_traceback(tmp_path, inputs, reads):
+    db = tmp_path / "catalog.db"
+    build(inputs, db)
+    folder = cache_folder(db)
+    largest = sorted(folder.iterdir(), key=lambda p: p.stat().st_size)[-len(DAMAGES) :]
+    for path, damage in zip(largest, DAMAGES.values()):
+        path.write_bytes(damage(path.read_bytes()))
+    reads.clear()
+    build(inputs, db)
+    assert len(reads) == len(DAMAGES)  # those files alone, read again and stored again
+    reads.clear()
+    build(inputs, db)
+    assert reads == []
+    build(inputs, tmp_path / "cold.db", cache=False)
+    assert_same_catalog(tmp_path / "cold.db", db)
+
+
+def test_no_cache_neither_reads_nor_writes_the_cache(tmp_path, inputs, reads):
+    db = tmp_path / "catalog.db"
+    result = CliRunner().invoke(
+        cli, ["build", str(inputs), "--db", str(db), "--skip-invalid", "--no-cache"]
+    )
+    assert result.exit_code == 0
+    assert not cache_folder(db).exists()
+    build(inputs, db)
+    stored = cache_files(db)
+    reads.clear()
+    CliRunner().invoke(cli, ["build", str(inputs), "--db", str(db), "--skip-invalid", "--no-cache"])
+    assert len(reads) == len(stored)  # every file read
+    assert cache_files(db) == stored  # and the cache left as it was
+
+
+def test_other_settings_and_options_are_other_keys(tmp_path, inputs, reads):
+    """sources.yml settings, --arxiv-category and --format are part of a file's key."""
+    db = tmp_path / "catalog.db"
+    build(inputs, db)
+    config = inputs / "sources.yml"
+    config.write_text(config.read_text().replace("year: 2018", "year: 2019", 1))
+    reads.clear()
+    build(inputs, db)
+    assert reads and all(name.endswith(".txt") for name in reads)
+    build(inputs, tmp_path / "cold.db", cache=False)
+    assert_same_catalog(tmp_path / "cold.db", db)
+    reads.clear()
+    build(inputs, db, arxiv_categories=["cs.LG"])
+    assert len(reads) == len(cache_files(db))
+
+
+def test_a_dump_read_in_pieces_by_workers_is_cached_and_replayed(tmp_path, monkeypatch):
+    """The pieces workers prepare are stored as they come and replayed with the same
+    skipping of repeated records; a damaged piece makes the file a miss."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    lines = SNAPSHOT.read_text().splitlines(keepends=True)
+    (folder / "arxiv.json").write_text("".join([*lines, "{broken\n", *lines[3:13]]))
+    for path in SEEDS.glob("*.txt"):
+        shutil.copy(path, folder / path.name)
+    monkeypatch.setattr(prepare, "PIECE_BYTES", 3000)
+    db = tmp_path / "catalog.db"
+    cold = build(folder, tmp_path / "cold.db", workers=2, cache=False)
+    assert str(build(folder, db, workers=2)) == str(cold)
+    told = []
+    warm = build(folder, db, workers=2, progress=told.append)
+    assert str(warm) == str(cold)
+    assert sum(told) == sum(p.stat().st_size for p in folder.iterdir())
+    assert_same_catalog(tmp_path / "cold.db", db)
+    for path in cache_folder(db).iterdir():
+        data = path.read_bytes()
+        path.write_bytes(data[:200] + bytes([data[200] ^ 1]) + data[201:])
+    build(folder, db, workers=2)
+    assert_same_catalog(tmp_path / "cold.db", db)
+
+
+def test_a_killed_builds_temporary_goes_and_a_running_builds_stays(tmp_path, inputs):
+    db = tmp_path / "catalog.db"
+    build(inputs, db)
+    folder = cache_folder(db)
+    stale = folder / f".stale{TEMPORARY_SUFFIX}"
+    stale.write_bytes(b"left by a killed build")
+    alive = folder / f".alive{TEMPORARY_SUFFIX}"
+    with open(alive, "wb") as writing:
+        fcntl.flock(writing, fcntl.LOCK_EX)
+        (folder / f"{'0' * 40}{ENTRY_SUFFIX}").write_bytes(b"an entry of an older build")
+        build(inputs, db)
+        assert alive.exists() and not stale.exists()
+        assert not (folder / f"{'0' * 40}{ENTRY_SUFFIX}").exists()
+
+
+def test_concurrent_builds_of_one_catalog_keep_the_cache_whole(tmp_path, inputs):
+    db = tmp_path / "catalog.db"
+    command = [PAPER_CATALOG, "build", str(inputs), "--db", str(db), "--skip-invalid"]
+    edit(inputs / "iclr2018_p01.txt")
+    builds = [subprocess.Popen(command, stdout=subprocess.PIPE) for _ in range(2)]
+    outputs = [process.communicate()[0] for process in builds]
+    assert [process.returncode for process in builds] == [0, 0]
+    assert len(set(outputs)) == 1
+    assert not [p for p in cache_folder(db).iterdir() if p.name.endswith(TEMPORARY_SUFFIX)]
+    build(inputs, tmp_path / "cold.db", cache=False)
+    assert_same_catalog(tmp_path / "cold.db", db)
+    build(inputs, db)  # from the cache alone
+    assert_same_catalog(tmp_path / "cold.db", db)
