@@ -222,15 +222,31 @@ PAGE_LOOPS = {
     ),
 }
 PAPERS = [
-    {"id": "0123456789abcdef", "label": "On $x^2$ & <b>bold</b> *claims*", "venue": "ICLR",
-     "year": 2024, "track": "Theory · Learning <&>"},
+    {
+        "id": "0123456789abcdef",
+        "label": "On $x^2$ & <b>bold</b> *claims*",
+        "venue": "ICLR",
+        "year": 2024,
+        "track": "Theory · Learning <&>",
+    },
     {"id": "fedcba9876543210", "label": "Plain title", "venue": None, "year": None, "track": None},
-    {"id": "00000000000000aa", "label": 'Quotes "x" \'y\'', "venue": "A<b>", "year": 2019,
-     "track": ""},
+    {
+        "id": "00000000000000aa",
+        "label": "Quotes \"x\" 'y'",
+        "venue": "A<b>",
+        "year": 2019,
+        "track": "",
+    },
 ]
 SOURCES = [
-    {"path": "data/<odd> & name.md", "line": 12, "format": "markdown", "venue": "ICML",
-     "year": 2020, "status": "oral"},
+    {
+        "path": "data/<odd> & name.md",
+        "line": 12,
+        "format": "markdown",
+        "venue": "ICML",
+        "year": 2020,
+        "status": "oral",
+    },
     {"path": "a.jsonl", "line": 1, "format": "jsonl", "venue": None, "year": 2021, "status": None},
     {"path": "b.jsonl", "line": 3, "format": "jsonl", "venue": "X", "year": None, "status": "s"},
     {"path": "c.jsonl", "line": 4, "format": "jsonl", "venue": None, "year": None, "status": "s"},
