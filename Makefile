@@ -6,7 +6,7 @@ DB ?= catalog.db
 HOST ?= 127.0.0.1
 PORT ?= 8001
 
-.PHONY: serve test test-slow test-deep build check bench bench-build bench-build-1m bench-serve bench-exports bench-throughput bench-smoke publish load throughput lint cog clean
+.PHONY: serve test test-slow test-deep build check bench bench-build bench-build-1m bench-serve bench-exports bench-throughput bench-kinds bench-kinds-1m bench-smoke publish load throughput lint cog clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -57,10 +57,13 @@ throughput: $(DB)
 #                     the papers table's CSV stream, against sqlite3 reading the same rows
 #   bench-throughput  ours against stock Datasette, same URL mix (wrk): the 20k catalog, then
 #                     the real sample (REAL_CORPUS) when there is one
+#   bench-kinds       each page kind on URLs that never repeat, ours (2 workers) against stock
+#                     (wrk, alternating runs): the 20k catalog and the real sample; ~5 min each
+#   bench-kinds-1m    the same on the 1M catalog
 # results: bench/results/latest.{md,json}, csv_writer.json, exports.json,
-# bench/out/throughput-{catalog,real}-*
+# bench/out/throughput-{catalog,real}-*, bench/out/page-kinds-{catalog,real}.*
 BENCH_WORK ?= /tmp/bench
-bench: bench-build bench-build-1m bench-serve bench-exports bench-throughput
+bench: bench-build bench-build-1m bench-serve bench-exports bench-throughput bench-kinds bench-kinds-1m
 
 bench-build: $(BIN)/.installed
 	$(BIN)/python bench/run.py --sizes 20000 100000 --no-serve --work $(BENCH_WORK) \
@@ -85,6 +88,16 @@ bench-throughput: $(BIN)/.installed
 	  $(BIN)/paper-catalog build $(REAL_CORPUS) --db $(BENCH_WORK)/real.db --skip-invalid > /dev/null && \
 	  $(BIN)/python bench/throughput.py --db $(BENCH_WORK)/real.db --duration 15 --connections 16 64; \
 	else echo "no real sample at $(REAL_CORPUS): tests/fixtures/real/make_samples.py --large writes one"; fi
+
+bench-kinds: $(BIN)/.installed
+	$(BIN)/python bench/page_kinds.py --db $(BENCH_WORK)/20k/catalog.db
+	@if [ -d $(REAL_CORPUS) ]; then \
+	  [ -f $(BENCH_WORK)/real.db ] || $(BIN)/paper-catalog build $(REAL_CORPUS) --db $(BENCH_WORK)/real.db --skip-invalid > /dev/null; \
+	  $(BIN)/python bench/page_kinds.py --db $(BENCH_WORK)/real.db; \
+	else echo "no real sample at $(REAL_CORPUS): tests/fixtures/real/make_samples.py --large writes one"; fi
+
+bench-kinds-1m: $(BIN)/.installed
+	$(BIN)/python bench/page_kinds.py --db $(BENCH_WORK)/1m/catalog.db
 
 bench-smoke: $(BIN)/.installed
 	$(BIN)/pytest -q tests/test_bench_smoke.py

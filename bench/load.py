@@ -132,12 +132,19 @@ def wrk_figures(stdout):
     return figures
 
 
-def run_wrk(url, paths, duration, connections, threads):
+def run_wrk(url, paths, duration, connections, threads, once=False):
+    """wrk over paths, in rotation; once=True asks each path at most once (load.lua), the
+    figures then saying how many paths the run took (`paths_used`) and any asked again."""
     listing = url_listing(paths)
     try:
         result = subprocess.run(
             wrk_command(url, duration, connections, threads),
-            env={**os.environ, "LOAD_URLS": listing},
+            env={
+                **os.environ,
+                "LOAD_URLS": listing,
+                "LOAD_ONCE": "1" if once else "0",
+                "LOAD_THREADS": str(threads),
+            },
             capture_output=True,
             text=True,
             check=True,

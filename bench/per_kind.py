@@ -1,18 +1,23 @@
 """CPU per request by kind of page: our site against stock Datasette, in process, no network.
 
-The mix of bench/throughput.py, a kind at a time, asked through each app's ASGI interface (our
-whole served app, response cache off; stock: `Datasette(immutables=[catalog.db])`, suggested
-facets off). Reports requests per CPU-second of the process (SQL threads included): on a shared
+The URLs of bench/page_kinds.py (each kind's own list; none asked twice), a kind at a time,
+after a warm-up on other URLs of the kind, asked through each app's ASGI interface (our whole
+served app, response cache off; stock: `Datasette(immutables=[catalog.db])`, suggested facets
+off). Reports requests per CPU-second of the process (SQL threads included): on a shared
 machine, steadier than wrk's req/s. Each server runs in its own process (plugins registered
-for one Datasette stay registered in that process).
+for one Datasette stay registered in that process). `--profile DIR` writes a cProfile of each
+server and kind (the event loop's thread: SQL threads show as the wait for them; the
+figures then include the profiler's own cost).
 
-    .venv/bin/python bench/per_kind.py --db catalog.db --requests 60
+    .venv/bin/python bench/per_kind.py --db catalog.db --requests 200
 """
 
 import argparse
 import asyncio
+import cProfile
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -30,20 +35,9 @@ from loader.web import (
     facet_counts as facet_memory,
 )  # this checkout's loader, as the site imports it
 
-KINDS = ["table search", "JSON search", "track filter", "author page", "paper page"]
 TRIVIAL = ("trivial page", "/-/versions.json")
-
-
-def kind_of(path):
-    if path.startswith("/catalog/papers.json"):
-        return "JSON search"
-    if "track=" in path:
-        return "track filter"
-    if "_search=" in path:
-        return "table search"
-    if path.startswith("/catalog/authors/"):
-        return "author page"
-    return "paper page"
+# a warmed worker: the word counts and scores of related papers, rendered titles, kept
+WARM_REQUESTS = 1000
 
 
 async def started(app):
@@ -74,12 +68,22 @@ def create(server, db):
     return create_app(Site(str(db), None, metadata, "bench", "bench", cache_bytes=0))
 
 
-async def measure(server, db, requests):
-    import throughput  # bench/throughput.py: the mix
+def kind_urls(server, db, requests):
+    """{kind: (warm-up paths, measured paths)} of bench/page_kinds.py for `server`."""
+    import page_kinds  # bench/page_kinds.py: each kind's URLs
 
-    urls, _ = throughput.mix_urls(db)
-    by_kind = {kind: [u for u in urls if kind_of(u) == kind][:requests] for kind in KINDS}
-    by_kind[TRIVIAL[0]] = [TRIVIAL[1]] * requests
+    urls = {}
+    searches = WARM_REQUESTS + requests
+    for kind, (ours_path, stock_path, keys) in page_kinds.kind_paths(db, searches).items():
+        path = stock_path if server == "stock" and stock_path else ours_path
+        warm, measured = keys[:WARM_REQUESTS], keys[WARM_REQUESTS : WARM_REQUESTS + requests]
+        urls[kind] = ([path(key) for key in warm], [path(key) for key in measured])
+    urls[TRIVIAL[0]] = ([TRIVIAL[1]], [TRIVIAL[1]] * requests)
+    return urls
+
+
+async def measure(server, db, requests, profile_dir=None):
+    by_kind = kind_urls(server, db, requests)
     app = create(server, db)
     lifespan = await started(app) if server == "ours" else None
     figures = {}
@@ -87,14 +91,27 @@ async def measure(server, db, requests):
     async with httpx.AsyncClient(transport=transport, base_url="http://bench") as client:
         await client.get("/catalog/papers")  # opens connections, loads templates
         await facet_memory.all_read()  # our facet counts in memory, read at startup
-        for kind, paths in by_kind.items():
+        for kind, (warm, paths) in by_kind.items():
+            for path in warm:
+                await client.get(path, headers={"accept-encoding": "identity"})
             failed = 0
+            profile = cProfile.Profile() if profile_dir else None
+            if profile:
+                profile.enable()
             cpu = time.process_time()
             for path in paths:
                 response = await client.get(path, headers={"accept-encoding": "identity"})
                 failed += response.status_code != 200
             cpu = time.process_time() - cpu
-            figures[kind] = {"req_per_cpu_s": round(len(paths) / cpu, 1), "failed": failed}
+            if profile:
+                profile.disable()
+                name = re.sub(r"\W+", "-", f"{server} {kind}").strip("-")
+                profile.dump_stats(Path(profile_dir) / f"{name}.prof")
+            figures[kind] = {
+                "req_per_cpu_s": round(len(paths) / cpu, 1),
+                "ms_per_request": round(1000 * cpu / len(paths), 2),
+                "failed": failed,
+            }
     if lifespan is not None:
         lifespan.cancel()
     return figures
@@ -103,11 +120,12 @@ async def measure(server, db, requests):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", default="catalog.db")
-    parser.add_argument("--requests", type=int, default=60, help="per kind")
+    parser.add_argument("--requests", type=int, default=200, help="per kind")
+    parser.add_argument("--profile", metavar="DIR", help="write a cProfile of each run here")
     parser.add_argument("--server", choices=["ours", "stock"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.server:  # one side, in its own process
-        figures = asyncio.run(measure(args.server, Path(args.db), args.requests))
+        figures = asyncio.run(measure(args.server, Path(args.db), args.requests, args.profile))
         print(json.dumps(figures))
         return
     with tempfile.TemporaryDirectory() as work:
@@ -120,6 +138,9 @@ def main():
         results = {}
         for server in ("stock", "ours"):
             command = [sys.executable, __file__, "--db", str(db), "--server", server]
+            if args.profile:
+                Path(args.profile).mkdir(parents=True, exist_ok=True)
+                command += ["--profile", str(Path(args.profile).resolve())]
             output = subprocess.run(
                 command + ["--requests", str(args.requests)],
                 capture_output=True,
@@ -127,12 +148,12 @@ def main():
                 check=True,
             ).stdout
             results[server] = json.loads(output.strip().splitlines()[-1])
-    print("| kind | ours req/CPU-s | stock req/CPU-s | ours/stock |")
+    print("| kind | ours ms/request | stock ms/request | ours/stock req/CPU-s |")
     print("|---|---|---|---|")
-    for kind in [*KINDS, TRIVIAL[0]]:
+    for kind in results["ours"]:
         ours, stock = results["ours"][kind], results["stock"][kind]
         share = round(ours["req_per_cpu_s"] / stock["req_per_cpu_s"], 2)
-        print(f"| {kind} | {ours['req_per_cpu_s']} | {stock['req_per_cpu_s']} | {share} |")
+        print(f"| {kind} | {ours['ms_per_request']} | {stock['ms_per_request']} | {share} |")
     if any(figures["failed"] for side in results.values() for figures in side.values()):
         sys.exit("some requests failed")
 

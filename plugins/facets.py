@@ -10,11 +10,12 @@ matching papers instead of parsing every row's JSON.
 """
 
 import asyncio
+import weakref
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlencode
 
 from datasette import hookimpl
-from datasette.database import QueryInterrupted
+from datasette.database import Database, QueryInterrupted
 from datasette.facets import ArrayFacet, ColumnFacet, load_facet_configs
 from datasette.filters import FilterArguments
 from datasette.tracer import trace
@@ -286,11 +287,20 @@ def added_arg_paths(request):
     return added
 
 
+# Database -> {table: whether it has a row}: an immutable file's answers, kept
+_has_rows: "weakref.WeakKeyDictionary[Database, dict[str, bool]]" = weakref.WeakKeyDictionary()
+
+
 async def has_rows(datasette, database, table):
     """The table has a row: a link box of a catalog whose sources give no such links (no
-    arXiv snapshot: no categories) is left out, as an empty column box is."""
+    arXiv snapshot: no categories) is left out, as an empty column box is. Asked on every page
+    whose matches have no such link; an immutable catalog's answer is kept."""
     db = datasette.get_database(database)
-    return bool((await db.execute(f"select exists(select 1 from {table})")).rows[0][0])
+    kept = _has_rows.setdefault(db, {}) if not db.is_mutable else {}
+    if table not in kept:
+        rows = (await db.execute(f"select exists(select 1 from {table})")).rows
+        kept[table] = bool(rows[0][0])
+    return kept[table]
 
 
 class LinkFacet(ArrayFacet):

@@ -195,9 +195,20 @@ def affiliation_cell(value, datasette, database):
     return render
 
 
+# every column a cell of which is rendered here: any other cell returns at once (a table page
+# asks for each of its ~1,000 cells)
+RENDERED_COLUMNS = frozenset(
+    ("abstract", "snippet")
+    + PLAIN_TEXT_COLUMNS
+    + LIST_COLUMNS
+    + tuple(PAPER_LINK_COLUMNS)
+    + tuple(AUTHOR_LINK_COLUMNS)
+)
+
+
 @hookimpl
 def render_cell(row, value, column, table, database, datasette):
-    if value is None or not is_catalog(datasette, database):
+    if value is None or column not in RENDERED_COLUMNS or not is_catalog(datasette, database):
         return None
     if column == "abstract" and table in ("papers", None) and isinstance(value, str):
         return kept_abstract_cell(value)

@@ -1,5 +1,5 @@
-"""The rows of a query page (canned queries, SQL) and of a table page as one piece of HTML,
-written in Python.
+"""The rows of a query page (canned queries, SQL) and of a table page, and the lists of the
+paper and author pages, each as one piece of HTML written in Python.
 
 Datasette renders its templates with Jinja's async mode, where every loop step is an awaited
 generator: the stock `query.html` spent a large part of a search page's time awaiting the loop
@@ -7,12 +7,23 @@ over the 600 cells of 100 results (docs/benchmark.md). `templates/query.html` is
 the markup is the same (`<td class="col-...">`), and every cell is escaped unless it is already
 Markup (what render_cell hooks return). A table page's `_table.html` rows (25 papers x 16
 columns) and its facet values (up to 7 x 30) get the same treatment through
-plugins/template_patches.py.
+plugins/template_patches.py. The paper page's related papers and sources and the author
+page's papers of a year, co-authors and tracks are lists of the same kind (their templates pass in the
+table URL a row's link starts with).
 """
 
 from datasette import hookimpl
 from datasette.utils import to_css_class
+from jinja2.filters import do_urlencode
 from markupsafe import Markup, escape, soft_str
+
+from loader.web.kept_renderings import KeptRenderings
+from loader.web.rendering import title_html
+
+# per worker: the titles of the paper and author pages' lists (a paper is listed as related
+# on many pages)
+TITLES_KEPT_BYTES = 4 * 1024 * 1024
+kept_title_html = KeptRenderings(title_html, TITLES_KEPT_BYTES)
 
 
 def render_result_rows(display_rows, columns):
@@ -60,8 +71,86 @@ def render_facet_values(values):
     return Markup("\n".join(lines))
 
 
+def plural(count, noun):
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def paper_link(papers_url, paper):
+    """A paper's label (markup rendered) linked to its page."""
+    url = escape(f"{papers_url}/{paper['id']}")
+    return f'<a href="{url}">{kept_title_html(paper["label"])}</a>'
+
+
+def render_related_items(related_papers, papers_url):
+    """The paper page's related papers, each with its track."""
+    lines = []
+    for paper in related_papers:
+        track = paper["track"]
+        after = f' <span class="count">({escape(track)})</span>' if track else ""
+        lines.append(f"<li>{paper_link(papers_url, paper)}{after}</li>")
+    return Markup("\n".join(lines))
+
+
+def render_source_items(paper_sources):
+    """The paper page's sources: file, line, format, and the venue, year and status given."""
+    lines = []
+    for source in paper_sources:
+        given = ""
+        if source["venue"] or source["year"]:
+            given = f"; {escape(source['venue'] or '')} {escape(source['year'] or '')}"
+            if source["status"]:
+                given += f" {escape(source['status'])}"
+        lines.append(
+            f"<li><code>{escape(source['path'])}</code> line {escape(source['line'])}"
+            f' <span class="count">({escape(source["format"])}{given})</span></li>'
+        )
+    return Markup("\n".join(lines))
+
+
+def render_year_paper_items(papers, papers_url):
+    """The author page's papers of one year, each with its venue and track."""
+    lines = []
+    for paper in papers:
+        after = ""
+        if paper["venue"]:
+            after = f' <span class="count">{escape(paper["venue"])}</span>'
+        if paper["track"]:
+            after += f' <span class="count">({escape(paper["track"])})</span>'
+        lines.append(f"<li>{paper_link(papers_url, paper)}{after}</li>")
+    return Markup("\n".join(lines))
+
+
+def render_coauthor_items(coauthors, authors_url):
+    """The author page's co-authors, each with the papers they share."""
+    lines = []
+    for coauthor in coauthors:
+        url = escape(f"{authors_url}/{coauthor['author_id']}")
+        shared = plural(coauthor["shared_papers"], "shared paper")
+        lines.append(
+            f'<li><a href="{url}">{escape(coauthor["name"])}</a> <span class="count">{shared}</span></li>'
+        )
+    return Markup("\n".join(lines))
+
+
+def render_track_items(author_tracks, papers_url):
+    """The author page's tracks, each linked to its papers, with how many are theirs."""
+    lines = []
+    for track in author_tracks:
+        url = escape(f"{papers_url}?{do_urlencode({'track': track['name']})}")
+        count = plural(track["papers"], "paper")
+        lines.append(
+            f'<li><a href="{url}">{escape(track["name"])}</a> <span class="count">{count}</span></li>'
+        )
+    return Markup("\n".join(lines))
+
+
 @hookimpl
 def prepare_jinja2_environment(env):
     env.filters["result_rows"] = render_result_rows
     env.filters["table_rows"] = render_table_rows
     env.filters["facet_values"] = render_facet_values
+    env.filters["related_items"] = render_related_items
+    env.filters["source_items"] = render_source_items
+    env.filters["year_paper_items"] = render_year_paper_items
+    env.filters["coauthor_items"] = render_coauthor_items
+    env.filters["track_items"] = render_track_items

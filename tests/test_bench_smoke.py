@@ -203,3 +203,67 @@ def test_the_exports_benchmark_runs_end_to_end(real_size_catalog, tmp_path):
         figures["papers"]
     }
     assert out.with_suffix(".md").read_text().count("| yes |") == 5
+
+
+# bench/page_kinds.py: each kind on URLs that never repeat --------------------------------------
+
+
+def load_page_kinds():
+    spec = importlib.util.spec_from_file_location("page_kinds", ROOT / "bench" / "page_kinds.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_kind_has_its_own_urls_none_twice(seed_catalog):
+    page_kinds = load_page_kinds()
+    kinds = page_kinds.kind_paths(seed_catalog, limit=500)
+    assert list(kinds) == page_kinds.KINDS
+    for kind, (ours_path, stock_path, keys) in kinds.items():
+        paths = [ours_path(key) for key in keys]
+        assert paths and len(set(paths)) == len(paths), kind
+    ours_path, stock_path, keys = kinds["/search"]
+    # stock's side of /search is its table search for the same words
+    assert stock_path(keys[0]) == kinds["table search"][0](keys[0])
+    assert ours_path(keys[0]).startswith("/search?q=")
+
+
+def test_runs_of_a_kind_combine_into_requests_over_seconds():
+    page_kinds = load_page_kinds()
+    runs = [
+        {"req_s": 100.0, "requests": 500, "p99_ms": 80, "errors": 0, "repeated": 0, "cpu_s": 4},
+        {"req_s": 50.0, "requests": 500, "p99_ms": 120, "errors": 1, "repeated": 0, "cpu_s": 6},
+    ]
+    combined = page_kinds.combined(runs)
+    assert combined["req_s"] == round(1000 / 15, 1)  # 5 s and 10 s
+    assert combined["p99_ms"] == 120 and combined["errors"] == 1
+    assert combined["req_per_cpu_s"] == 100.0
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("wrk") is None, reason="needs wrk (Debian: apt-get install wrk)")
+def test_tiny_run_of_two_kinds_on_both_servers(tmp_path, seed_catalog, monkeypatch):
+    page_kinds = load_page_kinds()
+    monkeypatch.setattr(page_kinds, "WARM_URLS", 5)
+    monkeypatch.setattr(page_kinds, "WARM_SECONDS", 1)
+    db = tmp_path / "catalog.db"
+    shutil.copy(seed_catalog, db)
+    paths_of = page_kinds.kind_paths(db, limit=2000)
+    kinds = ["author page", "/search"]
+    results = page_kinds.measure(db, kinds, paths_of, 1, 2, connections=4, workers=1)
+    assert set(results) == set(kinds)
+    for servers in results.values():
+        assert servers["ours"]["errors"] == servers["stock"]["errors"] == 0
+        assert servers["ours"]["requests"] > 0
+    settings = {
+        "machine": page_kinds.machine(),
+        "load_before": page_kinds.load_average(),
+        "load_after": page_kinds.load_average(),
+        "started": "now",
+        "workers": 1,
+        "connections": 4,
+        "rounds": 2,
+        "duration": 1,
+    }
+    text = page_kinds.report(db, results, settings)
+    assert "| author page |" in text and "| /search |" in text

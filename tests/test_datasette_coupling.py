@@ -42,8 +42,10 @@ def site(seed_catalog, remembering):
     return datasette
 
 
-def untimed(html):
-    return re.sub(r"took [0-9.]+ ?ms", "took", html)
+def untimed(text):
+    """A page's HTML or JSON without the time its queries took."""
+    text = re.sub(r'"query_ms": [0-9.e-]+', '"query_ms"', text)
+    return re.sub(r"took [0-9.]+ ?ms", "took", text)
 
 
 async def traced_get(datasette, path):
@@ -55,7 +57,9 @@ async def traced_get(datasette, path):
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize("path", ["/catalog/papers?_search=learning", "/catalog/authors/1"])
+# a row's JSON: Datasette's own RowView (the HTML paper and author pages read their row and
+# lookups in one execute_fn, plugins/pages.py, which Datasette does not trace)
+@pytest.mark.parametrize("path", ["/catalog/papers?_search=learning", "/catalog/authors/1.json"])
 async def test_second_request_reads_no_schema_and_answers_the_same(datasette, seed_catalog, path):
     remembering = site(seed_catalog, remembering=True)
     await traced_get(remembering, path)

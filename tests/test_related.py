@@ -9,7 +9,8 @@ import yaml
 
 from loader.build.catalog import build_catalog
 from loader.read.sources import discover, plan_inputs
-from loader.web.related import related_papers, related_within, word_uses
+from loader.web import related
+from loader.web.related import WordScores, related_papers, related_within, word_uses
 
 from .conftest import FIXTURES, ROOT, SEEDS
 
@@ -37,13 +38,16 @@ def canned(connection, paper_id):
     return [dict(row) for row in connection.execute(CANNED_SQL, {"paper_id": paper_id})]
 
 
-def assert_same_as_canned(path):
+def assert_same_as_canned(path, scores=None):
+    """Every paper's related papers as the canned query gives them, with the word counts and
+    (unless told) the words' scores kept from paper to paper, as a worker keeps them."""
     connection = connect(path)
     kept = {}
+    scores = scores or WordScores()
     compared = 0
     for (paper_id,) in connection.execute("select id from papers order by id").fetchall():
         expected = canned(connection, paper_id)
-        assert related_papers(connection, paper_id, kept) == expected, paper_id
+        assert related_papers(connection, paper_id, kept, scores) == expected, paper_id
         compared += bool(expected)
     return compared
 
@@ -54,6 +58,60 @@ def test_the_page_shows_the_canned_querys_papers_for_every_seed_paper(seed_catal
 
 def test_the_page_shows_the_canned_querys_papers_for_every_real_paper(real_catalog):
     assert assert_same_as_canned(real_catalog) >= 100
+
+
+def test_scores_kept_in_a_small_budget_give_the_canned_answer(real_catalog):
+    """Words dropped from the kept scores (least recently used first) are read again."""
+    scores = WordScores(max_bytes=64 * 1024)
+    assert assert_same_as_canned(real_catalog, scores) >= 100
+    assert scores.max_bytes // 2 < scores.size <= scores.max_bytes  # filled: words dropped
+
+
+def test_pages_are_the_canned_querys_through_the_trial_and_either_way_after(
+    real_catalog, monkeypatch
+):
+    """A worker adds up terms, then ranks by the OR query, then keeps the cheaper way: every
+    page is the canned query's answer whichever way it was ranked."""
+    monkeypatch.setattr(related, "TRIAL_PAGES", (5, 20, 40))
+    scores = WordScores()
+    assert assert_same_as_canned(real_catalog, scores) >= 100
+    assert all(pages > 0 for _, pages in scores.spent.values())
+    for adding in (True, False):
+        scores.adding = adding
+        assert assert_same_as_canned(real_catalog, scores) >= 100
+
+
+def test_papers_with_equal_scores_are_ranked_as_the_canned_query_ranks_them(tmp_path):
+    """30 papers share one rare word with the paper, once each, in abstracts of as many words
+    and titles of one word: equal bm25 scores, more than the 20 shown; the order among them is
+    the canned query's (the full-text index's order)."""
+    filler = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"]
+    records = [
+        {
+            "title": "Quokkas",
+            "abstract": "We count quokka colonies on islands near shores.",
+            "authors": ["Ada Source"],
+        }
+    ]
+    for i in range(30):
+        words = " ".join(f"{word}{i:02d}" for word in filler[:6])
+        records.append(
+            {
+                "title": f"Study{i:02d}",
+                "abstract": f"A quokka and {words}.",
+                "authors": [f"Writer{i:02d} Person"],
+            }
+        )
+    jsonl = tmp_path / "ties.jsonl"
+    jsonl.write_text("".join(json.dumps(record) + "\n" for record in records))
+    path = tmp_path / "catalog.db"
+    build_catalog(discover([jsonl]), path, skip_invalid=True)
+    connection = connect(path)
+    (source,) = connection.execute("select id from papers where title = 'Quokkas'").fetchone()
+    expected = canned(connection, source)
+    assert len(expected) == 20
+    assert len({row["score"] for row in expected}) == 1  # all tied
+    assert related_papers(connection, source, {}, WordScores()) == expected
 
 
 def test_kept_counts_give_the_same_answer_as_fresh_ones(seed_catalog):

@@ -178,3 +178,105 @@ async def test_facet_values_are_the_items_datasettes_loop_writes(datasette):
     stock = datasette.jinja_env.from_string(source[start:end])
     expected = await stock.render_async(facet_info={"results": VALUES})
     assert spaced(result_rows.render_facet_values(VALUES)) == spaced(expected)
+
+
+# the lists of the paper and author pages: each filter against the loop our templates had -------
+
+# each filter's loop as the templates wrote it (main's row-catalog-papers.html and
+# row-catalog-authors.html before the filters), with the arguments its filter is given
+PAGE_LOOPS = {
+    "related_items": (
+        """{% for related in related_papers %}
+        <li><a href="{{ urls.row(database, 'papers', related.id) }}">{{ related.label|render_title }}</a>{% if related.track %} <span class="count">({{ related.track }})</span>{% endif %}</li>
+      {% endfor %}""",
+        "related_papers",
+        "papers",
+    ),
+    "source_items": (
+        """{% for source in paper_sources %}
+      <li><code>{{ source.path }}</code> line {{ source.line }} <span class="count">({{ source.format }}{% if source.venue or source.year %}; {{ source.venue or "" }} {{ source.year or "" }}{% if source.status %} {{ source.status }}{% endif %}{% endif %})</span></li>
+    {% endfor %}""",
+        "paper_sources",
+        None,
+    ),
+    "year_paper_items": (
+        """{% for paper in group.papers %}
+      <li><a href="{{ urls.row(database, 'papers', paper.id) }}">{{ paper.label|render_title }}</a>{% if paper.venue %} <span class="count">{{ paper.venue }}</span>{% endif %}{% if paper.track %} <span class="count">({{ paper.track }})</span>{% endif %}</li>
+    {% endfor %}""",
+        "group.papers",
+        "papers",
+    ),
+    "coauthor_items": (
+        """{% for coauthor in coauthors %}
+        <li><a href="{{ urls.row(database, "authors", coauthor.author_id) }}">{{ coauthor.name }}</a> <span class="count">{{ coauthor.shared_papers }} shared paper{% if coauthor.shared_papers != 1 %}s{% endif %}</span></li>
+      {% endfor %}""",
+        "coauthors",
+        "authors",
+    ),
+    "track_items": (
+        """{% for track in author_tracks %}
+        <li><a href="{{ urls.table(database, 'papers') }}?{{ {'track': track.name}|urlencode }}">{{ track.name }}</a> <span class="count">{{ track.papers }} paper{% if track.papers != 1 %}s{% endif %}</span></li>
+      {% endfor %}""",
+        "author_tracks",
+        "papers",
+    ),
+}
+PAPERS = [
+    {
+        "id": "0123456789abcdef",
+        "label": "On $x^2$ & <b>bold</b> *claims*",
+        "venue": "ICLR",
+        "year": 2024,
+        "track": "Theory · Learning <&>",
+    },
+    {"id": "fedcba9876543210", "label": "Plain title", "venue": None, "year": None, "track": None},
+    {
+        "id": "00000000000000aa",
+        "label": "Quotes \"x\" 'y'",
+        "venue": "A<b>",
+        "year": 2019,
+        "track": "",
+    },
+]
+SOURCES = [
+    {
+        "path": "data/<odd> & name.md",
+        "line": 12,
+        "format": "markdown",
+        "venue": "ICML",
+        "year": 2020,
+        "status": "oral",
+    },
+    {"path": "a.jsonl", "line": 1, "format": "jsonl", "venue": None, "year": 2021, "status": None},
+    {"path": "b.jsonl", "line": 3, "format": "jsonl", "venue": "X", "year": None, "status": "s"},
+    {"path": "c.jsonl", "line": 4, "format": "jsonl", "venue": None, "year": None, "status": "s"},
+]
+COAUTHORS = [
+    {"author_id": 7, "name": "Ada <Lovelace> & Co", "shared_papers": 1},
+    {"author_id": 12, "name": "Émile O'Brien", "shared_papers": 23},
+]
+TRACKS = [
+    {"name": "Deep Learning · Theory & <Practice>", "papers": 1},
+    {"name": "plain", "papers": 4},
+]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("name", list(PAGE_LOOPS))
+async def test_page_lists_are_the_items_the_templates_loop_wrote(datasette, name):
+    await datasette.invoke_startup()
+    loop, argument, table = PAGE_LOOPS[name]
+    context = {
+        "urls": datasette.urls,
+        "database": "catalog",
+        "related_papers": PAPERS,
+        "group": {"papers": PAPERS},
+        "paper_sources": SOURCES,
+        "coauthors": COAUTHORS,
+        "author_tracks": TRACKS,
+    }
+    expected = await datasette.jinja_env.from_string(loop).render_async(**context)
+    call = f"{argument}|{name}" + (f"(urls.table(database, '{table}'))" if table else "")
+    ours = await datasette.jinja_env.from_string("{{ " + call + " }}").render_async(**context)
+    assert "<li>" in ours
+    assert spaced(ours) == spaced(expected)

@@ -15,7 +15,8 @@ What is coupled (each entry of UPSTREAM names our code, Datasette's file and wha
   look-ups kept, Database.execute wrapped (the permission check's name statement kept, a plain
   search counted from the index), all checked by the SHA-256 of the upstream source;
 - copied views: plugins/csv_stream.py (DataView.as_csv, with formula-safe cells),
-  plugins/facets.py (the array and column facets' facet_results), plugins/private_paths.py
+  plugins/pages.py (RowView.data, for the paper and author pages), plugins/facets.py (the
+  array and column facets' facet_results), plugins/private_paths.py
   (Datasette._connected_databases and _threads), checked the same way;
 - patched templates (PATCHES): edits of Datasette's own templates, each text found exactly once
   in the upstream file, served only on the catalog's pages (install_template_patches), after a
@@ -180,6 +181,19 @@ UPSTREAM = (
         "views/base.py",
         "datasette.views.base:DataView.as_csv",
         "3db4ba04175edf96",
+    ),
+    Upstream(
+        "plugins/pages.py PageData.page_data",
+        "views/row.py",
+        "datasette.views.row:RowView.data",
+        "52c9d86cc7e9d898",
+    ),
+    # the row's statement, as RowView.data makes it
+    Upstream(
+        "plugins/pages.py PageData.page_data",
+        "views/table.py",
+        "datasette.views.table:_sql_params_pks",
+        "3ce2d8895dc64ad8",
     ),
     Upstream(
         "plugins/facets.py LinkFacet.facet_results",
