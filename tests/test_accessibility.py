@@ -72,7 +72,9 @@ def violations(page):
     ]
 
 
-@pytest.mark.parametrize("width", WIDTHS)
+# the phone width in `make test-slow`: tests/test_pages_browser.py checks every page kind's
+# width on a phone in `make test`
+@pytest.mark.parametrize("width", ["desktop", pytest.param("phone", marks=pytest.mark.slow)])
 def test_no_serious_violation_and_no_sideways_scroll(search_site, browser, search_catalog, width):
     # axe-core goes in as an inline script, which the site's Content-Security-Policy refuses
     page = browser.new_page(viewport={"width": WIDTHS[width], "height": 900}, bypass_csp=True)

@@ -81,6 +81,7 @@ def context(seed_catalog, tmp_path_factory):
     return write_context(seed_catalog, tmp_path_factory.mktemp("publish") / "context").directory
 
 
+@pytest.mark.slow  # the dry run and the Dockerfile checks stay in `make test`
 def test_the_image_starts_and_serves_the_site_from_its_context(context, tmp_path):
     assert sorted(p.name for p in context.iterdir()) == sorted(
         ["Dockerfile", "constraints.txt", SERVED_NAME, next(context.glob("*.whl")).name]

@@ -71,6 +71,7 @@ def test_scores_kept_in_a_small_budget_give_the_canned_answer(real_catalog, shar
     assert scores.max_bytes // 2 < scores.size <= scores.max_bytes  # filled: words dropped
 
 
+@pytest.mark.slow  # every real paper three times over
 def test_pages_are_the_canned_querys_through_the_trial_and_either_way_after(
     real_catalog, monkeypatch
 ):
