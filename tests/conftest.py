@@ -2,7 +2,9 @@ import os
 import sqlite3
 from pathlib import Path
 
+import httpx
 import pytest
+import pytest_asyncio
 from hypothesis import settings
 
 from loader.build.catalog import build_catalog
@@ -176,3 +178,16 @@ def real_size_catalog(tmp_path_factory):
     from .real_size import shared_real_size_catalog
 
     return shared_real_size_catalog(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def real_size_app(real_size_catalog):
+    return served_app(real_size_catalog)
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def real_size_client(real_size_app):
+    """An HTTP client of the app `paper-catalog serve` runs, on the real-size catalog."""
+    transport = httpx.ASGITransport(app=real_size_app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://site", timeout=120) as c:
+        yield c

@@ -21,7 +21,6 @@ from urllib.parse import urlencode
 
 import httpx
 import pytest
-import pytest_asyncio
 import yaml
 from datasette.database import QueryInterrupted
 
@@ -47,16 +46,9 @@ BETWEEN_1000_AND_2000 = {
 BIBTEX_ENTRY = re.compile(r"^@\w+\{([^,\n]+),", re.MULTILINE)
 
 
-@pytest.fixture(scope="module")
-def app(real_size_catalog):
-    return served_app(real_size_catalog)
-
-
-@pytest_asyncio.fixture(loop_scope="session")
-async def client(app):
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://site", timeout=120) as c:
-        yield c
+@pytest.fixture
+def client(real_size_client):
+    return real_size_client
 
 
 @pytest.fixture(scope="module")
@@ -422,8 +414,8 @@ async def test_an_error_in_a_table_stream_after_its_first_page_aborts_it(catalog
 @pytest.mark.parametrize(
     "path, query", [("/search.csv", "q=the"), ("/catalog/papers.csv", "_stream=on&_size=max")]
 )
-async def test_an_export_stops_when_the_client_leaves(app, matches, path, query):
-    answer = await drive(app, path, query, leave_after_first_body=True)
+async def test_an_export_stops_when_the_client_leaves(real_size_app, matches, path, query):
+    answer = await drive(real_size_app, path, query, leave_after_first_body=True)
     assert answer.status == 200 and not answer.complete
     papers = len(matches(COMMON))
     read = len(csv_ids(answer.text().rsplit("\r\n", 1)[0] + "\r\n"))

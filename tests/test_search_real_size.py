@@ -13,27 +13,16 @@ import sqlite3
 import time
 import unicodedata
 
-import httpx
 import pytest
-import pytest_asyncio
 
 from loader.web.search_syntax import MAX_WORDS
-
-from .conftest import served_app
 
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 
-@pytest.fixture(scope="module")
-def app(real_size_catalog):
-    return served_app(real_size_catalog)
-
-
-@pytest_asyncio.fixture(loop_scope="session")
-async def client(app):
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://site", timeout=120) as c:
-        yield c
+@pytest.fixture
+def client(real_size_client):
+    return real_size_client
 
 
 def fold(text):
