@@ -83,8 +83,9 @@ def serving(db, port):
             process.wait(30)
 
 
-def wait_for(url, process, log):
-    deadline = time.monotonic() + STARTUP_SECONDS
+def wait_for(url, process, log, seconds=STARTUP_SECONDS):
+    """url once the server started by process answers; its log's tail if it never does."""
+    deadline = time.monotonic() + seconds
     while True:
         if process.poll() is not None or time.monotonic() > deadline:
             log.seek(0)

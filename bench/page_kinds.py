@@ -251,12 +251,7 @@ def main():
         "duration": args.duration,
     }
     with tempfile.TemporaryDirectory() as work:
-        # both servers read one file, named so that stock Datasette also calls it `catalog`
-        db = Path(work) / "catalog.db"
-        try:
-            os.link(source, db)
-        except OSError:
-            shutil.copy(source, db)
+        db = throughput.linked_as_catalog(source, Path(work))
         paths_of = kind_paths(db, args.searches)
         results = measure(
             db, args.kinds, paths_of, args.duration, args.rounds, args.connections, args.workers

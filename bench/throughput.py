@@ -224,6 +224,17 @@ def papers(db):
         return connection.execute("select count(*) from papers").fetchone()[0]
 
 
+def linked_as_catalog(source, folder):
+    """source linked (copied across file systems) into folder as catalog.db: both servers
+    read one file, named so that stock Datasette also calls it `catalog`."""
+    db = folder / "catalog.db"
+    try:
+        os.link(source, db)
+    except OSError:
+        shutil.copy(source, db)
+    return db
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", default="catalog.db")
@@ -235,12 +246,7 @@ def main():
     args = parser.parse_args()
     source = Path(args.db).resolve()
     with tempfile.TemporaryDirectory() as work:
-        # both servers read one file, named so that stock Datasette also calls it `catalog`
-        db = Path(work) / "catalog.db"
-        try:
-            os.link(source, db)
-        except OSError:
-            shutil.copy(source, db)
+        db = linked_as_catalog(source, Path(work))
         urls, kinds = mix_urls(db, args.mix_size)
         results = measure(db, args.duration, args.connections, urls, args.cache_mb)
     text = report(source, results, args.cache_mb, kinds)

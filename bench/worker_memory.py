@@ -26,23 +26,18 @@ from pathlib import Path
 
 import httpx
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import load  # bench/load.py: free ports, waiting for a server
+
 ROOT = Path(__file__).resolve().parent.parent
 STARTUP_SECONDS = 300
 EXPORT_TIMEOUT_SECONDS = 1800
 
 
-def free_port():
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @contextmanager
 def serving(db, workers, cache_mb=None):
     """`paper-catalog serve` on db; yields (URL, the supervisor's process)."""
-    port = free_port()
+    port = load.free_port()
     command = [sys.executable, "-c", "from loader.cli import cli; cli()", "serve"]
     command += ["--db", str(db), "--port", str(port), "--workers", str(workers)]
     command += ["--metadata", str(ROOT / "metadata.yml")]
@@ -52,16 +47,7 @@ def serving(db, workers, cache_mb=None):
     with tempfile.TemporaryFile() as log:
         process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
         try:
-            deadline = time.monotonic() + STARTUP_SECONDS
-            while True:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    log.seek(0)
-                    raise SystemExit(f"server did not start:\n{log.read().decode()[-2000:]}")
-                try:
-                    httpx.get(f"{url}/-/versions.json", timeout=5).raise_for_status()
-                    break
-                except httpx.HTTPError:
-                    time.sleep(0.2)
+            load.wait_for(url, process, log, STARTUP_SECONDS)
             yield url, process
         finally:
             process.send_signal(signal.SIGTERM)
