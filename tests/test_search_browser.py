@@ -85,14 +85,13 @@ def test_page_two_and_an_author(search_site, page):
     assert "/catalog/authors/" in page.url and name in page.locator("h1").inner_text()
 
 
-def test_exports_download_a_file(search_site, browser):
-    page = browser.new_page(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+def test_exports_download_a_file(search_site, page):
+    # Playwright's pages accept downloads unless told otherwise
     page.goto(search_site + "/search?q=imitation&venue=ICLR")
     for label, extension in (("CSV", "csv"), ("BibTeX", "bib")):
         with page.expect_download() as download:
             page.locator(".exports").get_by_role("link", name=label).click()
         assert download.value.suggested_filename == f"papers-imitation-iclr.{extension}"
-    page.close()
 
 
 def test_a_misspelling_offers_the_right_word(search_site, page):
