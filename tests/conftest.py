@@ -156,7 +156,8 @@ def browser():
 @pytest.fixture(scope="module")
 def shared_page(browser):
     """One page for a module's browser tests, recording its dialogs and page errors: a new page
-    costs Chromium a renderer process, about a quarter of a second a test."""
+    costs Chromium a renderer process, about a quarter of a second a test. Its context (HTTP
+    cache, cookies) carries over from test to test, as a reader's browser does."""
     from .browser import new_page
 
     dialogs, errors = [], []
