@@ -113,6 +113,18 @@ def new_page(browser, dialogs=None, errors=None):
     return page
 
 
+def blank_page(page, width=1280, height=900):
+    """A page another test used, ready for the next: a blank document (the last one's scripts
+    and timers gone with it), the viewport asked for, and its lists of dialogs and errors (if
+    new_page kept them) emptied."""
+    page.goto("about:blank")
+    page.set_viewport_size({"width": width, "height": height})
+    for recorded in (getattr(page, "dialogs", None), getattr(page, "errors", None)):
+        if recorded is not None:
+            recorded.clear()
+    return page
+
+
 def screenshot(page, name, full_page=True, start=None, height=1600):
     """Save under test-artifacts/ and return the path; with start (a locator), the part of the
     page from that element down, at most height pixels."""

@@ -153,6 +153,29 @@ def browser():
         yield running
 
 
+@pytest.fixture(scope="module")
+def shared_page(browser):
+    """One page for a module's browser tests, recording its dialogs and page errors: a new page
+    costs Chromium a renderer process, about a quarter of a second a test. Its context (HTTP
+    cache, cookies) carries over from test to test, as a reader's browser does."""
+    from .browser import new_page
+
+    dialogs, errors = [], []
+    page = new_page(browser, dialogs=dialogs, errors=errors)
+    page.dialogs, page.errors = dialogs, errors
+    yield page
+    page.close()
+
+
+@pytest.fixture
+def page(shared_page):
+    """The module's page for one test: a blank document at 1280 x 900, no dialog or error
+    recorded yet (tests/browser.py: blank_page)."""
+    from .browser import blank_page
+
+    return blank_page(shared_page)
+
+
 @pytest.fixture(scope="session")
 def search_site(search_catalog, tmp_path_factory):
     """The search catalog served by a real Datasette, for the browser tests."""

@@ -58,9 +58,9 @@ def page_kinds(rows):
     }
 
 
-def test_no_page_kind_scrolls_sideways(real_site, browser, real_rows):
+def test_no_page_kind_scrolls_sideways(real_site, page, real_rows):
     # each page loaded once and measured at both widths: the layout follows the viewport
-    page = browser.new_page(viewport={"width": WIDTHS["phone"], "height": 900})
+    page.set_viewport_size({"width": WIDTHS["phone"], "height": 900})
     wide = {}
     for name, path in page_kinds(real_rows).items():
         response = page.goto(real_site + path)
@@ -71,7 +71,6 @@ def test_no_page_kind_scrolls_sideways(real_site, browser, real_rows):
             if scroll > width:
                 wide[(name, width)] = scroll
         page.set_viewport_size({"width": WIDTHS["phone"], "height": 900})
-    page.close()
     assert wide == {}
 
 
@@ -107,8 +106,7 @@ def test_a_phone_opens_the_filters_before_the_results(real_site, browser, script
     context.close()
 
 
-def test_a_desktop_shows_the_facets_beside_the_results(real_site, browser):
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+def test_a_desktop_shows_the_facets_beside_the_results(real_site, page):
     page.goto(real_site + "/search?q=learning")
     assert not page.locator("details.filters > summary").is_visible()
     assert facets_visible(page)
@@ -116,12 +114,11 @@ def test_a_desktop_shows_the_facets_beside_the_results(real_site, browser):
     results = page.locator("section.search-results").bounding_box()
     assert facets["x"] > results["x"] + results["width"]
     assert abs(facets["y"] - results["y"]) < 50
-    page.close()
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_two_filters_by_keyboard_in_a_few_tabs(real_site, browser, width):
-    page = browser.new_page(viewport={"width": WIDTHS[width], "height": 900})
+def test_two_filters_by_keyboard_in_a_few_tabs(real_site, page, width):
+    page.set_viewport_size({"width": WIDTHS[width], "height": 900})
     page.goto(real_site + "/search?q=learning")
     presses = 0
 
@@ -142,11 +139,9 @@ def test_two_filters_by_keyboard_in_a_few_tabs(real_site, browser, width):
             page.keyboard.press("Enter")
     assert "venue=ICML" in page.url and "year=2015" in page.url
     assert presses < 40, presses
-    page.close()
 
 
-def test_a_merged_real_paper_lists_its_versions(real_site, browser, real_rows):
-    page = browser.new_page(viewport={"width": WIDTHS["desktop"], "height": 900})
+def test_a_merged_real_paper_lists_its_versions(real_site, page, real_rows):
     page.goto(real_site + f"/catalog/papers/{real_rows['merged']}")
     versions = page.locator("section.versions-section")
     links = versions.locator("a.version-link")
@@ -164,11 +159,9 @@ def test_a_merged_real_paper_lists_its_versions(real_site, browser, real_rows):
     screenshot(page, "paper-versions-phone", start=versions, height=900)
     versions.locator("details.provenance > summary").click()
     assert "arxiv.jsonl" in where.inner_text()
-    page.close()
 
 
-def test_an_authors_papers_are_headed_by_year(real_site, browser, real_rows):
-    page = browser.new_page(viewport={"width": WIDTHS["desktop"], "height": 900})
+def test_an_authors_papers_are_headed_by_year(real_site, page, real_rows):
     page.goto(real_site + f"/catalog/authors/{real_rows['author']}")
     headings = page.locator("h3.year-heading").all_inner_texts()
     assert [" ".join(heading.split()) for heading in headings] == [
@@ -182,11 +175,10 @@ def test_an_authors_papers_are_headed_by_year(real_site, browser, real_rows):
     page.locator("nav.author-years").get_by_role("link", name="2017").click()
     assert page.url.endswith("#year-2017")
     assert page.locator("#year-2017").is_visible()
-    page.close()
 
 
-def test_the_author_lookup_ranks_namesakes_by_paper_count(real_site, browser):
-    page = browser.new_page(viewport={"width": 390, "height": 900})
+def test_the_author_lookup_ranks_namesakes_by_paper_count(real_site, page):
+    page.set_viewport_size({"width": 390, "height": 900})
     page.goto(real_site + "/")
     page.fill("#home-author", "zhang")
     page.press("#home-author", "Enter")
@@ -196,4 +188,3 @@ def test_the_author_lookup_ranks_namesakes_by_paper_count(real_site, browser):
     # the table searched without an order the URL chooses: ranked too
     page.goto(real_site + "/catalog/authors?_search=zhang")
     assert [int(t) for t in page.locator("td.col-paper_count").all_inner_texts()] == counts
-    page.close()

@@ -32,10 +32,8 @@ def choose(page, facet, value):
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_search_narrow_open_and_come_back(search_site, browser, width):
-    page = browser.new_page(viewport={"width": WIDTHS[width], "height": 900})
-    errors = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
+def test_search_narrow_open_and_come_back(search_site, page, width):
+    page.set_viewport_size({"width": WIDTHS[width], "height": 900})
     page.goto(search_site + "/")
     page.fill("#home-search", "learning")
     page.press("#home-search", "Enter")
@@ -69,12 +67,10 @@ def test_search_narrow_open_and_come_back(search_site, browser, width):
     page.locator(".chip", has_text="Year").click()
     page.wait_for_load_state()
     assert total(page) == by_venue
-    assert errors == []
-    page.close()
+    assert page.errors == []
 
 
-def test_page_two_and_an_author(search_site, browser):
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+def test_page_two_and_an_author(search_site, page):
     page.goto(search_site + "/search?q=learning&size=5")
     first_page = page.locator("li.result h3 a").all_inner_texts()
     page.locator("nav.pages").get_by_role("link", name="Page 2").click()
@@ -87,27 +83,23 @@ def test_page_two_and_an_author(search_site, browser):
     author.click()
     page.wait_for_load_state()
     assert "/catalog/authors/" in page.url and name in page.locator("h1").inner_text()
-    page.close()
 
 
-def test_exports_download_a_file(search_site, browser):
-    page = browser.new_page(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+def test_exports_download_a_file(search_site, page):
+    # Playwright's pages accept downloads unless told otherwise
     page.goto(search_site + "/search?q=imitation&venue=ICLR")
     for label, extension in (("CSV", "csv"), ("BibTeX", "bib")):
         with page.expect_download() as download:
             page.locator(".exports").get_by_role("link", name=label).click()
         assert download.value.suggested_filename == f"papers-imitation-iclr.{extension}"
-    page.close()
 
 
-def test_a_misspelling_offers_the_right_word(search_site, browser):
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
+def test_a_misspelling_offers_the_right_word(search_site, page):
     page.goto(search_site + "/search?q=gradeint")
     page.get_by_role("link", name="gradient", exact=True).click()
     page.wait_for_load_state()
     assert total(page) > 0
     screenshot(page, "search-suggestion")
-    page.close()
 
 
 @pytest.fixture(scope="module")
@@ -127,10 +119,7 @@ def author_facet(page):
     return page.locator(".facet", has=page.get_by_role("heading", name="Author", exact=True))
 
 
-def test_author_facets_of_a_large_match_set_load_by_themselves(deferring_site, browser):
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    errors = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
+def test_author_facets_of_a_large_match_set_load_by_themselves(deferring_site, page):
     page.goto(deferring_site + "/search?q=learning")
     everything = total(page)
     assert everything > 5
@@ -140,8 +129,7 @@ def test_author_facets_of_a_large_match_set_load_by_themselves(deferring_site, b
     author.click()
     page.wait_for_load_state()
     assert "author=" in page.url and 0 < total(page) < everything
-    assert errors == []
-    page.close()
+    assert page.errors == []
 
 
 def test_without_script_a_link_counts_the_author_facets(deferring_site, browser):

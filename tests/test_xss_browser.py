@@ -1,8 +1,11 @@
 """XSS in real Chromium: a catalog built by the real loader from tests/fixtures/xss.jsonl (HTML
-and JavaScript in titles, abstracts, math, author names, affiliation slugs, tracks and URLs),
-served by `paper-catalog serve`, and every page visited, with hostile search terms and URL
-parameters too. No dialog may open, no payload may run, and no payload may become markup."""
+and JavaScript in titles, abstracts, math, author names, affiliation slugs, tracks and URLs) and
+HOSTILE_RECORDS (payloads that set window.__xss), served by one `paper-catalog serve`, and every
+page visited, with hostile search terms and URL parameters too. No dialog may open, no payload
+may run, and no payload may become markup; the payloads show as text."""
 
+import json
+import re
 import sqlite3
 import urllib.parse
 from contextlib import closing
@@ -11,11 +14,51 @@ import pytest
 
 from loader.build.catalog import build_catalog
 
-from .browser import new_page, requires_chromium, screenshot
+from .browser import requires_chromium, screenshot
 from .conftest import FIXTURES
 from .test_serve import served
 
 pytestmark = [pytest.mark.browser, requires_chromium]
+
+HOSTILE_RECORDS = [
+    {
+        "title": '<script>window.__xss=1</script>Hostile <img src=x onerror="window.__xss=2">',
+        "abstract": (
+            "A hostile abstract <script>window.__xss=3</script> with "
+            '<img src=x onerror="window.__xss=4;alert(4)"> and math '
+            r"$\text{<script>window.__xss=5</script>}$ and $x<y$, "
+            r"\url{javascript:window.__xss=6} and [click](javascript:alert(7)) and "
+            '<svg onload="window.__xss=8"></svg> and \\emph{<b onmouseover=alert(9)>x</b>}.'
+        ),
+        "authors": [
+            "Mallory <script>window.__xss=10</script>",
+            'Eve <img src=x onerror="window.__xss=11;alert(11)">',
+        ],
+        "track": "Security · <script>window.__xss=12</script>",
+        "affiliations": ["<img src=x onerror=alert(13)>"],
+        "url": "javascript:alert(14)",
+    },
+    {
+        "title": "A benign neighbour of the hostile abstract",
+        "abstract": "A benign abstract about hostile inputs and script injection, with $a^2$.",
+        "authors": ["Mallory <script>window.__xss=10</script>", "Trent"],
+        "track": "Security · Benign",
+    },
+]
+
+# every element attribute that could run script, and every script URL, in the live DOM
+FIND_SCRIPT_HOOKS = """() => {
+    const found = [];
+    for (const element of document.querySelectorAll('*')) {
+        for (const attribute of element.attributes) {
+            const value = attribute.value.trim().toLowerCase();
+            if (attribute.name.startsWith('on') || value.startsWith('javascript:')) {
+                found.push(element.tagName + ' ' + attribute.name + '=' + attribute.value);
+            }
+        }
+    }
+    return found;
+}"""
 
 # every payload in the fixture says "xss"; none may survive as a script, handler or link
 PAYLOADS = [
@@ -55,9 +98,15 @@ def quoted(value):
 
 @pytest.fixture(scope="module")
 def hostile_site(tmp_path_factory):
-    db = tmp_path_factory.mktemp("xss") / "catalog.db"
-    summary = build_catalog([FIXTURES / "xss.jsonl"], db)
-    assert summary.papers == 2 and not summary.problems
+    """One catalog of both sets of payloads (one server to start, not two)."""
+    folder = tmp_path_factory.mktemp("xss")
+    source = folder / "hostile.jsonl"
+    source.write_text(
+        "".join(json.dumps(record) + "\n" for record in HOSTILE_RECORDS), encoding="utf-8"
+    )
+    db = folder / "catalog.db"
+    summary = build_catalog([FIXTURES / "xss.jsonl", source], db)
+    assert summary.papers == 2 + len(HOSTILE_RECORDS) and not summary.problems
     with served(db) as (url, _):
         yield url, db
 
@@ -92,14 +141,14 @@ def site_paths(db):
     return paths
 
 
-def test_no_payload_runs_on_any_page(hostile_site, browser):
+def test_no_payload_runs_on_any_page(hostile_site, page):
     url, db = hostile_site
     problems, visited = [], 0
-    dialogs, errors = [], []
-    page = new_page(browser, dialogs=dialogs, errors=errors)
-    # the detectors themselves: a page that does run a payload is caught both ways
-    page.set_content("<img src=x onerror=\"alert('xss-control')\">")
-    page.wait_for_timeout(200)
+    dialogs = page.dialogs
+    # the detectors themselves: a page that does run a payload is caught both ways (its load
+    # event waits for the alert of the image's onerror, which the page's handler dismisses)
+    with page.expect_event("dialog"):
+        page.set_content("<img src=x onerror=\"alert('xss-control')\">")
     assert dialogs == ["xss-control"] and page.evaluate(INJECTED)
     dialogs.clear()
     for path in site_paths(db):
@@ -111,23 +160,76 @@ def test_no_payload_runs_on_any_page(hostile_site, browser):
             problems.append((path, injected, dialogs[before:]))
         if path.startswith("/catalog/papers/") and visited < 20:
             screenshot(page, f"xss-paper-{visited}")
-    page.close()
     assert visited > 50
     assert not problems, problems
     assert not dialogs
 
 
-def test_the_payloads_are_shown_as_text(hostile_site, browser):
+def test_the_payloads_are_shown_as_text(hostile_site, page):
     """The same strings must still be visible: escaped, not silently dropped."""
     url, db = hostile_site
     with closing(sqlite3.connect(db)) as connection:
-        paper = connection.execute("select id from papers where title like '<script>%'").fetchone()
+        paper = connection.execute(
+            "select id from papers where title like '<script>alert(%'"
+        ).fetchone()
         author = connection.execute("select id from authors where name like '<script>%'").fetchone()
-    page = new_page(browser)
     page.goto(f"{url}/catalog/papers/{paper[0]}", wait_until="load")
     assert "<script>alert('xss-title')</script>" in page.inner_text("body")
     page.goto(f"{url}/catalog/authors/{author[0]}", wait_until="load")
     assert "<script>alert('xss-author')</script>" in page.inner_text("body")
     page.goto(f"{url}/catalog/search?q={quoted(PAYLOADS[0])}", wait_until="load")
     assert page.locator("textarea, input").count() >= 1
-    page.close()
+
+
+HOSTILE_PAGES = [
+    "/",
+    "/catalog/papers",
+    "/catalog/papers?_facet=track&_facet_array=authors",
+    "/catalog/papers?_search=hostile",
+    "/catalog/search?q=hostile",
+    "/catalog/search?q=%3Cscript%3Ewindow.__xss%3D99%3C%2Fscript%3E",
+    "/catalog/authors",
+    "/catalog/affiliations",
+    "/catalog/tracks",
+    "/catalog/papers_by_author?author_id=1",
+    "/catalog/coauthors?author_id=1",
+    "/-/charts",
+]
+
+
+@pytest.mark.parametrize("path", HOSTILE_PAGES)
+def test_hostile_data_never_runs_script(hostile_site, page, path):
+    url, _ = hostile_site
+    page.goto(url + path)
+    page.wait_for_load_state("load")
+    assert page.evaluate("typeof window.__xss") == "undefined"
+    assert page.evaluate(FIND_SCRIPT_HOOKS) == []
+    assert page.dialogs == []
+
+
+def test_hostile_paper_and_author_pages_show_the_markup_as_text(hostile_site, page):
+    url, _ = hostile_site
+    page.goto(url + "/catalog/search?q=hostile+abstract")
+    page.locator("td.col-label a", has_text=re.compile("^<script>")).click()
+    page.wait_for_load_state()
+    heading = page.locator("h1").inner_text()
+    assert "<script>window.__xss=1</script>" in heading
+    abstract = page.locator(".abstract").inner_text()
+    assert "<script>window.__xss=3</script>" in abstract
+    assert "<img src=x" in abstract
+    assert "<script>window.__xss=5</script>" in page.locator(".abstract math").first.text_content()
+    assert page.locator(".abstract math").count() >= 1
+    assert page.locator(".abstract a").count() == 0
+    assert page.locator(".paper-meta a[href^='javascript']").count() == 0
+    screenshot(page, "hostile-paper")
+    author = page.locator(".authors-section ol.author-list li a").first
+    assert "<script>" in author.inner_text()
+    author.click()
+    page.wait_for_load_state()
+    assert "<script>window.__xss=10</script>" in page.locator("h1").inner_text()
+    for href in page.locator("a").evaluate_all("links => links.map(link => link.href)"):
+        assert not href.lower().startswith("javascript:")
+    screenshot(page, "hostile-author")
+    assert page.evaluate("typeof window.__xss") == "undefined"
+    assert page.evaluate(FIND_SCRIPT_HOOKS) == []
+    assert page.dialogs == [] and page.errors == []
