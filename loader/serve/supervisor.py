@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from loader.lifetime import die_with_parent
+from loader.lifetime import adopt_orphans, die_with_parent
 from loader.serve.settings import SECRET_VARIABLE, SERVED_NAME
 
 if TYPE_CHECKING:  # imported when serving only: app.py imports Datasette
@@ -305,7 +305,8 @@ def group_alive(process: subprocess.Popen[bytes]) -> bool:
     """True while any process of the server's group exists; reaps those that are ours."""
     process.poll()  # an exited server is a zombie, and a zombie still counts as a member
     try:
-        # workers orphaned by a server that died are re-parented to us when we are PID 1
+        # processes orphaned by a server that exited first (its workers if it died, the
+        # resource tracker multiprocessing starts) are re-parented to us: adopt_orphans()
         while os.waitpid(-process.pid, os.WNOHANG)[0]:
             pass
     except ChildProcessError:
@@ -356,6 +357,7 @@ def serve_catalog(
     from loader.serve.app import DEFAULT_CACHE_BYTES, Site  # imports Datasette: only when serving
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    adopt_orphans()
     site = Site(
         db=str(db),
         inspect_file=None,
