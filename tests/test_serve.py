@@ -22,12 +22,14 @@ from loader.read.sources import discover
 from loader.serve.app import Site
 from loader.serve.settings import SETTINGS, setting_text
 from loader.serve.supervisor import (
+    HEAD_TIMEOUT_SECONDS,
     SERVING_DIRECTORY,
     remove_stale_snapshots,
     server_command,
     server_environment,
     take_snapshot,
 )
+from loader.serve.workers import server_config
 
 from .conftest import ROOT, SEEDS
 
@@ -56,13 +58,15 @@ def wait_until_answering(url, process, seconds=STARTUP_SECONDS):
 
 
 @contextlib.contextmanager
-def served(db, poll=0.2, workers=1, log=subprocess.DEVNULL, preexec_fn=None):
+def served(db, poll=0.2, workers=1, log=subprocess.DEVNULL, preexec_fn=None, head_timeout=None):
     """`paper-catalog serve` on db as a real process; yields (base URL, process). One worker
-    unless the test is about several (the tests share two cores)."""
+    unless the test is about several (the tests share two cores); the default request-head
+    deadline unless `head_timeout` (seconds) is given."""
     port = free_port()
     command = [sys.executable, "-c", "from loader.cli import cli; cli()", "serve"]
     command += ["--db", str(db), "--port", str(port), "--poll", str(poll)]
     command += ["--metadata", str(ROOT / "metadata.yml"), "--workers", str(workers)]
+    command += ["--head-timeout", str(head_timeout)] if head_timeout else []
     process = subprocess.Popen(
         command,
         cwd=ROOT,
@@ -107,10 +111,14 @@ def test_server_command_passes_the_snapshot_socket_and_site(tmp_path):
     snapshot = take_snapshot(db)
     site = Site(str(db), None, "metadata.yml", "", "s3cret")
     with contextlib.closing(socket.socket()) as listener:
-        command = server_command(listener, workers=3)
+        command = server_command(listener, workers=3, head_timeout=2)
         assert command[command.index("--fd") + 1] == str(listener.fileno())
     assert command[1:3] == ["-m", "loader.serve.workers"]
     assert command[command.index("--workers") + 1] == "3"
+    assert command[command.index("--head-timeout") + 1] == "2"
+    assert "--head-timeout" not in server_command(listener, workers=3)  # the workers' default
+    assert server_config(3).timeout_keep_alive == HEAD_TIMEOUT_SECONDS
+    assert server_config(3, head_timeout=2).timeout_keep_alive == 2
     assert not any("s3cret" in part for part in command), "ps shows the command line"
     served_site = Site(**json.loads(server_environment(snapshot, site)[Site.ENVIRONMENT_VARIABLE]))
     assert served_site.db == str(snapshot.database) and served_site.build_id == snapshot.build_id

@@ -47,6 +47,9 @@ if TYPE_CHECKING:  # imported when serving only: app.py imports Datasette
 SERVING_DIRECTORY = ".serving"
 LOCK_NAME = "lock"
 STOP_TIMEOUT_SECONDS = 10
+# seconds a connection has to send each complete request head (loader/serve/connections.py),
+# unless `paper-catalog serve --head-timeout` says otherwise
+HEAD_TIMEOUT_SECONDS = 5
 GATE_NAME = "gate"
 GATE_VARIABLE = "PAPER_CATALOG_GATE"
 # a worker waiting at the gate has made this file, with its process id after the prefix
@@ -227,9 +230,12 @@ def usable_cores() -> int:
     return len(os.sched_getaffinity(0))
 
 
-def server_command(listener: socket.socket, workers: int | None) -> list[str]:
+def server_command(
+    listener: socket.socket, workers: int | None, head_timeout: int | None = None
+) -> list[str]:
     command = [sys.executable, "-m", "loader.serve.workers", "--fd", str(listener.fileno())]
-    return command + (["--workers", str(workers)] if workers else [])
+    command += ["--workers", str(workers)] if workers else []
+    return command + (["--head-timeout", str(head_timeout)] if head_timeout else [])
 
 
 def server_environment(
@@ -288,8 +294,9 @@ def start_server(
     site: "Site",
     workers: int | None,
     gate: Gate | None = None,
+    head_timeout: int | None = None,
 ) -> subprocess.Popen[bytes]:
-    command = server_command(listener, workers)
+    command = server_command(listener, workers, head_timeout)
     # its own process group: stopping it stops every worker it started, whatever happens to it;
     # the supervisor runs no threads, so preexec_fn is safe here
     return subprocess.Popen(
@@ -349,6 +356,7 @@ def serve_catalog(
     say: Callable[[str], object] = print,
     workers: int | None = None,
     cache_bytes: int | None = None,
+    head_timeout: int | None = None,
 ) -> int:
     """Serve db until interrupted, restarting the server on every new build of db.
 
@@ -368,7 +376,7 @@ def serve_catalog(
     )
     listener = open_listener(host, port)
     snapshot = take_snapshot(db)
-    process = start_server(snapshot, listener, site, workers)
+    process = start_server(snapshot, listener, site, workers, head_timeout=head_timeout)
     remove_stale_snapshots(db, keep=snapshot.directory)
     refused = None
     # the next build while its server starts: its snapshot, server and gate
@@ -389,7 +397,7 @@ def serve_catalog(
                 continue
             say(f"{db}: new build {new.build_id}, starting its server")
             gate = Gate(new.directory)
-            starting = start_server(new, listener, site, workers, gate)
+            starting = start_server(new, listener, site, workers, gate, head_timeout)
             if not wait_until_ready(starting, gate, workers or usable_cores()):
                 say(f"{db}: the server of build {build} exited; still serving the previous one")
                 gate.open()
