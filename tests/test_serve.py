@@ -34,6 +34,7 @@ from loader.serve.workers import server_config
 from .conftest import ROOT, SEEDS
 
 STARTUP_SECONDS = 90
+POLL_SECONDS = 0.05  # between two checks of a condition a test waits for
 COUNT_SQL = "select count(*) as n from papers"
 
 
@@ -53,7 +54,7 @@ def wait_until_answering(url, process, seconds=STARTUP_SECONDS):
                 return
         except httpx.TransportError:
             pass
-        time.sleep(0.2)
+        time.sleep(POLL_SECONDS)
     raise RuntimeError(f"{url} did not answer within {seconds} s")
 
 
@@ -201,7 +202,7 @@ def test_rebuild_while_serving_moves_the_server_to_the_new_build(tmp_path):
                 assert new != old
                 deadline = time.monotonic() + STARTUP_SECONDS
                 while new not in seen and time.monotonic() < deadline:
-                    time.sleep(0.2)
+                    time.sleep(POLL_SECONDS)
                 time.sleep(0.5)
             finally:
                 stop.set()
@@ -239,13 +240,13 @@ def test_server_stops_with_its_supervisor_even_on_kill_9(tmp_path):
         process.wait(10)
         deadline = time.monotonic() + 30
         while port_is_open(url) and time.monotonic() < deadline:
-            time.sleep(0.2)
+            time.sleep(POLL_SECONDS)
         assert not port_is_open(url)
     # once the orphaned server has exited nobody holds the snapshot: cleanup removes it
     deadline = time.monotonic() + 30
     while snapshot_directories(db) and time.monotonic() < deadline:
         remove_stale_snapshots(db)
-        time.sleep(0.2)
+        time.sleep(POLL_SECONDS)
     assert snapshot_directories(db) == []
 
 
@@ -306,7 +307,7 @@ def test_served_site_is_catalog_whatever_the_file_and_revalidates_with_the_build
         build_catalog(discover([SEEDS]), db)
         deadline = time.monotonic() + STARTUP_SECONDS
         while paper_count(url) != sqlite3_count(db) and time.monotonic() < deadline:
-            time.sleep(0.2)
+            time.sleep(POLL_SECONDS)
         # a new build answers the old tag with the new page
         fresh = httpx.get(f"{url}/catalog/papers", headers={"if-none-match": etag}, timeout=10)
         assert fresh.status_code == 200 and fresh.headers["etag"] != etag
