@@ -32,11 +32,11 @@ from .conftest import ROOT, SEEDS
 # kills a run: a few in `make test`, more in `make test-slow` (CRASH_KILLS=200 for a deeper one-off)
 QUICK_KILLS = 3
 SLOW_KILLS = int(os.environ.get("CRASH_KILLS", "20"))
-# copies of the 90 seed entries, each copy with its own abstracts: 1 800 papers, a build of a
-# second or more (long enough for kills to land mid-build and for two builds to overlap);
-# 3 600 papers for the many kills of `make test-slow`
+# copies of the 90 seed entries, each copy with its own abstracts: 1 800 papers for the quick
+# kill run, a build of a second or more (long enough for kills to land mid-build); 3 600 papers
+# for the many kills of `make test-slow`, and for two builds that must overlap
 COPIES = 20
-SLOW_COPIES = 40
+BIG_COPIES = 40
 TABLES = (
     "papers",
     "authors",
@@ -88,28 +88,31 @@ def copies_of_the_seeds(folder, copies):
 
 
 @pytest.fixture(scope="module")
+def inputs(tmp_path_factory):
+    return copies_of_the_seeds(tmp_path_factory.mktemp("copies"), COPIES)
+
+
+@pytest.fixture(scope="module")
 def big_inputs(tmp_path_factory):
-    return copies_of_the_seeds(tmp_path_factory.mktemp("big"), COPIES)
+    return copies_of_the_seeds(tmp_path_factory.mktemp("big"), BIG_COPIES)
 
 
 @pytest.mark.parametrize(
     ("kills", "copies"),
     [
         pytest.param(QUICK_KILLS, COPIES, id=f"{QUICK_KILLS}-kills"),
-        pytest.param(SLOW_KILLS, SLOW_COPIES, id=f"{SLOW_KILLS}-kills", marks=pytest.mark.slow),
+        pytest.param(SLOW_KILLS, BIG_COPIES, id=f"{SLOW_KILLS}-kills", marks=pytest.mark.slow),
     ],
 )
 def test_kill_9_at_random_moments_never_damages_the_previous_catalog(
-    tmp_path, tmp_path_factory, big_inputs, kills, copies
+    tmp_path, request, kills, copies
 ):
-    inputs = big_inputs
-    if copies != COPIES:
-        inputs = copies_of_the_seeds(tmp_path_factory.mktemp("bigger"), copies)
+    inputs = request.getfixturevalue("inputs" if copies == COPIES else "big_inputs")
     target = tmp_path / "catalog.db"
     build_catalog(discover([SEEDS]), target)
     previous, previous_counts = target.read_bytes(), counts(target)
 
-    # one complete build of the big inputs: what a finished build gives, and how long it runs
+    # one complete build of the inputs: what a finished build gives, and how long it runs
     reference = tmp_path / "reference" / "catalog.db"
     process = paper_catalog("build", inputs, "--db", reference)
     while not temporaries(reference) and process.poll() is None:
@@ -327,9 +330,9 @@ def limit_file_size():
     resource.setrlimit(resource.RLIMIT_FSIZE, (256_000, 256_000))
 
 
-def test_full_disk_is_an_error_and_leaves_the_previous_catalog(tmp_path, catalog, big_inputs):
+def test_full_disk_is_an_error_and_leaves_the_previous_catalog(tmp_path, catalog, inputs):
     db, before = catalog
-    process = paper_catalog("build", big_inputs, "--db", db, preexec_fn=limit_file_size)
+    process = paper_catalog("build", inputs, "--db", db, preexec_fn=limit_file_size)
     errors = process.communicate()[1]
     assert process.returncode == 1
     assert "Traceback" not in errors
@@ -488,7 +491,7 @@ def test_concurrent_builds_leave_each_other_alone(tmp_path, big_inputs, second):
         for process in (running, starting):
             process.stderr.close()
         assert outcomes == [(0, ""), (0, "")]
-        assert counts(first)["papers"] == counts(other)["papers"] == COPIES * 90
+        assert counts(first)["papers"] == counts(other)["papers"] == BIG_COPIES * 90
         if overlapped:
             break
     else:
