@@ -20,7 +20,7 @@ from loader.read.sources import FORMATS, InputFile, check_sources, plan_inputs
 from loader.records import Problem
 from loader.serve import site_files as site
 from loader.serve.publish import PLATFORMS, PublishError, deploy_command, write_context
-from loader.serve.supervisor import ListenError, serve_catalog
+from loader.serve.supervisor import HEAD_TIMEOUT_SECONDS, ListenError, serve_catalog
 
 paths_argument = click.argument(
     "paths", nargs=-1, type=click.Path(exists=True, dir_okay=True, path_type=Path)
@@ -206,6 +206,14 @@ metadata_option = click.option(
     type=click.IntRange(min=0),
     help="Memory each worker may use to keep answers to repeated GETs (0: no cache).",
 )
+@click.option(
+    "--head-timeout",
+    default=HEAD_TIMEOUT_SECONDS,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Seconds a connection has to send each complete request head, however slowly its "
+    "bytes come; then it is closed.",
+)
 def serve(
     db: str,
     host: str,
@@ -214,6 +222,7 @@ def serve(
     poll: float,
     workers: int | None,
     cache_mb: int,
+    head_timeout: int,
 ) -> None:
     """Serve the catalog read-only with Datasette, with limits fit for a public site.
 
@@ -245,6 +254,7 @@ def serve(
             say=lambda m: click.echo(m, err=True),
             workers=workers,
             cache_bytes=cache_mb * 1024 * 1024,
+            head_timeout=head_timeout,
         )
     except subprocess.CalledProcessError as error:
         raise click.ClickException(f"cannot inspect {db}: {error}")

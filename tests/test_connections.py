@@ -18,7 +18,7 @@ import httpx
 import pytest
 import uvicorn
 
-from loader.serve.connections import HeadDeadlineProtocol
+from loader.serve.connections import ACCEPT_BATCH, HeadDeadlineProtocol
 
 from .test_security_headers import FIXED
 from .test_serve import load_module, served
@@ -26,7 +26,13 @@ from .test_serve import load_module, served
 DESCRIPTOR_LIMIT = 1024
 IDLE_SOCKETS = 1300  # more than the two workers hold together under the limit (2 x 576)
 SLOW_SOCKETS = 60
-WAIT_BOUND_SECONDS = 15  # a bound on the wait, far above the 5 s head deadline
+# the servers here give each request head 1 s (`serve --head-timeout`; 5 s by default): the
+# tests wait for that deadline, whatever its length; 2 s under the flood, which takes about
+# half a second to open and must be open all at once to go over the workers' cap
+HEAD_TIMEOUT_SECONDS = 1
+FLOOD_HEAD_TIMEOUT_SECONDS = 2
+TRICKLE_SECONDS = 0.25  # between two bytes of a slow head: well within the deadline
+WAIT_BOUND_SECONDS = 15  # a bound on the wait, far above the head deadline
 CLOSE_BOUND_SECONDS = 30
 LOG_BOUND_BYTES = 20_000
 
@@ -48,8 +54,13 @@ def descriptors_for_the_test(needed):
 
 
 def open_sockets(address, count):
+    """count connections, opened in batches the listening socket's queue holds: beyond it the
+    kernel drops a SYN and the client sends it again only a second later, so the flood would
+    take seconds to open and its first sockets reach their head deadline before the last."""
     sockets = []
-    for _ in range(count):
+    for number in range(count):
+        if number and number % ACCEPT_BATCH == 0:
+            time.sleep(0.05)  # the workers accept the batch
         sock = socket.create_connection(address, timeout=10)
         sock.setblocking(False)
         sockets.append(sock)
@@ -57,11 +68,12 @@ def open_sockets(address, count):
 
 
 def trickle_headers(sockets, stop):
-    """A slowloris: a request line, then one header byte a second, never the blank line."""
+    """A slowloris: a request line, then one header byte every TRICKLE_SECONDS (each byte well
+    within the head deadline), never the blank line."""
     for sock in sockets:
         with contextlib.suppress(OSError):
             sock.send(b"GET /catalog/papers HTTP/1.1\r\nHost: x\r\nX-Slow: ")
-    while not stop.wait(1.0):
+    while not stop.wait(TRICKLE_SECONDS):
         for sock in sockets:
             with contextlib.suppress(OSError):
                 sock.send(b"a")
@@ -116,7 +128,13 @@ def test_idle_and_slow_header_sockets_cannot_starve_the_server(tmp_path, seed_ca
     with (
         descriptors_for_the_test(IDLE_SOCKETS + SLOW_SOCKETS + 256),
         log_path.open("wb") as log,
-        served(db, workers=2, log=log, preexec_fn=lower_descriptor_limit) as (url, process),
+        served(
+            db,
+            workers=2,
+            log=log,
+            preexec_fn=lower_descriptor_limit,
+            head_timeout=FLOOD_HEAD_TIMEOUT_SECONDS,
+        ) as (url, process),
     ):
         address = ("127.0.0.1", int(url.rsplit(":", 1)[1]))
         idle = open_sockets(address, IDLE_SOCKETS)
@@ -128,13 +146,14 @@ def test_idle_and_slow_header_sockets_cannot_starve_the_server(tmp_path, seed_ca
             response = get_within(f"{url}/catalog/papers", WAIT_BOUND_SECONDS)
             assert response is not None, "a normal request waited past the bound"
             assert "papers" in response.text
-            still_open, _ = wait_until_closed(idle + slow, CLOSE_BOUND_SECONDS)
+            still_open, busy = wait_until_closed(idle + slow, CLOSE_BOUND_SECONDS)
         finally:
             stop.set()
             trickler.join()
             for sock in idle + slow:
                 sock.close()
         assert still_open == 0, f"{still_open} idle or slow-header sockets never closed"
+        assert busy > 0, "the flood never went over the workers' cap"
         assert process.poll() is None
         assert get_within(f"{url}/catalog/papers", WAIT_BOUND_SECONDS) is not None
 
@@ -150,61 +169,67 @@ def test_idle_and_slow_header_sockets_cannot_starve_the_server(tmp_path, seed_ca
     assert log_path.stat().st_size < LOG_BOUND_BYTES, text[-2000:]
 
 
-def test_a_worker_over_its_cap_answers_503_at_once(tmp_path, seed_catalog):
-    """512 descriptors leave one worker room for 64 client sockets (the rest is kept for
-    SQLite, its pipes and asyncio's accept batches): the 65th and later get a 503 and a close,
-    and the worker still answers once the idle ones are gone."""
-    db = tmp_path / "catalog.db"
+@pytest.fixture(scope="module")
+def capped_server(tmp_path_factory, seed_catalog):
+    """One worker whose 512 descriptors leave it room for 64 client sockets (the rest is kept
+    for SQLite, its pipes and asyncio's accept batches); yields (base URL, process). Each test
+    leaves it as it found it: no connection of its own open."""
+    db = tmp_path_factory.mktemp("capped") / "catalog.db"
     shutil.copy(seed_catalog, db)
 
     def limit():
         resource.setrlimit(resource.RLIMIT_NOFILE, (512, 512))
 
-    with served(db, workers=1, preexec_fn=limit) as (url, process):
-        address = ("127.0.0.1", int(url.rsplit(":", 1)[1]))
-        idle = open_sockets(address, 200)
-        try:
-            still_open, busy = wait_until_closed(idle, CLOSE_BOUND_SECONDS)
-        finally:
-            for sock in idle:
-                sock.close()
-        assert still_open == 0
-        assert busy > 0, "over the cap, a worker answers 503 at once"
-        assert process.poll() is None
-        assert get_within(f"{url}/catalog/papers", WAIT_BOUND_SECONDS) is not None
+    with served(db, workers=1, preexec_fn=limit, head_timeout=HEAD_TIMEOUT_SECONDS) as server:
+        yield server
 
 
-def test_a_connection_gets_a_deadline_for_each_request_head(tmp_path, seed_catalog):
+def test_a_worker_over_its_cap_answers_503_at_once(capped_server):
+    """The 65th client socket and later get a 503 and a close, and the worker still answers
+    once the idle ones are gone."""
+    url, process = capped_server
+    address = ("127.0.0.1", int(url.rsplit(":", 1)[1]))
+    idle = open_sockets(address, 200)
+    try:
+        still_open, busy = wait_until_closed(idle, CLOSE_BOUND_SECONDS)
+    finally:
+        for sock in idle:
+            sock.close()
+    assert still_open == 0
+    assert busy > 0, "over the cap, a worker answers 503 at once"
+    assert process.poll() is None
+    assert get_within(f"{url}/catalog/papers", WAIT_BOUND_SECONDS) is not None
+
+
+def test_a_connection_gets_a_deadline_for_each_request_head(capped_server):
     """Between keep-alive requests too: a client that got its answer and then trickles the next
     head byte by byte is cut off, while one that asks promptly is served again."""
-    db = tmp_path / "catalog.db"
-    shutil.copy(seed_catalog, db)
-    with served(db, workers=1) as (url, _):
-        address = ("127.0.0.1", int(url.rsplit(":", 1)[1]))
-        request = b"GET /-/versions.json HTTP/1.1\r\nHost: x\r\n\r\n"
-        with socket.create_connection(address, timeout=10) as prompt:
-            for _ in range(3):
-                prompt.sendall(request)
-                assert read_response(prompt).startswith(b"HTTP/1.1 200")
-        with socket.create_connection(address, timeout=10) as trickler:
-            trickler.sendall(request)
-            assert read_response(trickler).startswith(b"HTTP/1.1 200")
-            closed_at = None
-            started = time.monotonic()
-            for byte in b"GET /-/versions.json HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 60:
-                try:
-                    trickler.send(bytes([byte]))
-                    if trickler.recv(1, socket.MSG_DONTWAIT) == b"":
-                        closed_at = time.monotonic()
-                        break
-                except BlockingIOError:
-                    pass
-                except OSError:
+    url, _ = capped_server
+    address = ("127.0.0.1", int(url.rsplit(":", 1)[1]))
+    request = b"GET /-/versions.json HTTP/1.1\r\nHost: x\r\n\r\n"
+    with socket.create_connection(address, timeout=10) as prompt:
+        for _ in range(3):
+            prompt.sendall(request)
+            assert read_response(prompt).startswith(b"HTTP/1.1 200")
+    with socket.create_connection(address, timeout=10) as trickler:
+        trickler.sendall(request)
+        assert read_response(trickler).startswith(b"HTTP/1.1 200")
+        closed_at = None
+        started = time.monotonic()
+        for byte in b"GET /-/versions.json HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 60:
+            try:
+                trickler.send(bytes([byte]))
+                if trickler.recv(1, socket.MSG_DONTWAIT) == b"":
                     closed_at = time.monotonic()
                     break
-                time.sleep(0.25)
-            assert closed_at is not None, "a trickled head kept its connection"
-            assert closed_at - started < WAIT_BOUND_SECONDS
+            except BlockingIOError:
+                pass
+            except OSError:
+                closed_at = time.monotonic()
+                break
+            time.sleep(TRICKLE_SECONDS)
+        assert closed_at is not None, "a trickled head kept its connection"
+        assert closed_at - started < WAIT_BOUND_SECONDS
 
 
 def read_response(sock):

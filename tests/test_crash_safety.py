@@ -32,7 +32,11 @@ from .conftest import ROOT, SEEDS
 # kills a run: a few in `make test`, more in `make test-slow` (CRASH_KILLS=200 for a deeper one-off)
 QUICK_KILLS = 3
 SLOW_KILLS = int(os.environ.get("CRASH_KILLS", "20"))
-COPIES = 40  # of the 90 seed entries, each copy with its own abstracts: 3 600 papers
+# copies of the 90 seed entries, each copy with its own abstracts: 1 800 papers for the quick
+# kill run, a build of a second or more (long enough for kills to land mid-build); 3 600 papers
+# for the many kills of `make test-slow`, and for two builds that must overlap
+COPIES = 20
+BIG_COPIES = 40
 TABLES = (
     "papers",
     "authors",
@@ -68,13 +72,11 @@ def temporaries(target):
     return set(target.parent.glob(f".{target.name}.*.building"))
 
 
-@pytest.fixture(scope="module")
-def big_inputs(tmp_path_factory):
-    """The seed entries COPIES times over as listing pages, every abstract made unique."""
-    folder = tmp_path_factory.mktemp("big")
+def copies_of_the_seeds(folder, copies):
+    """The seed entries `copies` times over as listing pages, every abstract made unique."""
     entries = [i for path in discover([SEEDS]) for i in read_source(path)[1]]
     assert all(isinstance(entry, Entry) for entry in entries)
-    for copy in range(COPIES):
+    for copy in range(copies):
         lines = ["论文检索", ""]
         for number, entry in enumerate(entries):
             if entry.track:
@@ -85,26 +87,41 @@ def big_inputs(tmp_path_factory):
     return folder
 
 
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory):
+    return copies_of_the_seeds(tmp_path_factory.mktemp("copies"), COPIES)
+
+
+@pytest.fixture(scope="module")
+def big_inputs(tmp_path_factory):
+    return copies_of_the_seeds(tmp_path_factory.mktemp("big"), BIG_COPIES)
+
+
 @pytest.mark.parametrize(
-    "kills",
-    [QUICK_KILLS, pytest.param(SLOW_KILLS, marks=pytest.mark.slow)],
-    ids=lambda n: f"{n}-kills",
+    ("kills", "copies"),
+    [
+        pytest.param(QUICK_KILLS, COPIES, id=f"{QUICK_KILLS}-kills"),
+        pytest.param(SLOW_KILLS, BIG_COPIES, id=f"{SLOW_KILLS}-kills", marks=pytest.mark.slow),
+    ],
 )
-def test_kill_9_at_random_moments_never_damages_the_previous_catalog(tmp_path, big_inputs, kills):
+def test_kill_9_at_random_moments_never_damages_the_previous_catalog(
+    tmp_path, request, kills, copies
+):
+    inputs = request.getfixturevalue("inputs" if copies == COPIES else "big_inputs")
     target = tmp_path / "catalog.db"
     build_catalog(discover([SEEDS]), target)
     previous, previous_counts = target.read_bytes(), counts(target)
 
-    # one complete build of the big inputs: what a finished build gives, and how long it runs
+    # one complete build of the inputs: what a finished build gives, and how long it runs
     reference = tmp_path / "reference" / "catalog.db"
-    process = paper_catalog("build", big_inputs, "--db", reference)
+    process = paper_catalog("build", inputs, "--db", reference)
     while not temporaries(reference) and process.poll() is None:
         time.sleep(0.002)
     started = time.monotonic()
     assert process.wait() == 0, process.stderr.read()
     window = time.monotonic() - started
     new_counts = counts(reference)
-    assert new_counts["papers"] == COPIES * 90 and new_counts != previous_counts
+    assert new_counts["papers"] == copies * 90 and new_counts != previous_counts
 
     rng = random.Random(5)
     killed = finished = attempts = 0
@@ -113,7 +130,7 @@ def test_kill_9_at_random_moments_never_damages_the_previous_catalog(tmp_path, b
         attempts += 1
         assert attempts < 4 * kills, "the build kept finishing before it could be killed"
         stale = temporaries(target)
-        process = paper_catalog("build", big_inputs, "--db", target)
+        process = paper_catalog("build", inputs, "--db", target)
         # wait for this build's own temporary file, so that every kill lands mid-build
         while not (temporaries(target) - stale) and process.poll() is None:
             time.sleep(0.002)
@@ -313,9 +330,9 @@ def limit_file_size():
     resource.setrlimit(resource.RLIMIT_FSIZE, (256_000, 256_000))
 
 
-def test_full_disk_is_an_error_and_leaves_the_previous_catalog(tmp_path, catalog, big_inputs):
+def test_full_disk_is_an_error_and_leaves_the_previous_catalog(tmp_path, catalog, inputs):
     db, before = catalog
-    process = paper_catalog("build", big_inputs, "--db", db, preexec_fn=limit_file_size)
+    process = paper_catalog("build", inputs, "--db", db, preexec_fn=limit_file_size)
     errors = process.communicate()[1]
     assert process.returncode == 1
     assert "Traceback" not in errors
@@ -474,7 +491,7 @@ def test_concurrent_builds_leave_each_other_alone(tmp_path, big_inputs, second):
         for process in (running, starting):
             process.stderr.close()
         assert outcomes == [(0, ""), (0, "")]
-        assert counts(first)["papers"] == counts(other)["papers"] == COPIES * 90
+        assert counts(first)["papers"] == counts(other)["papers"] == BIG_COPIES * 90
         if overlapped:
             break
     else:

@@ -22,16 +22,19 @@ from loader.read.sources import discover
 from loader.serve.app import Site
 from loader.serve.settings import SETTINGS, setting_text
 from loader.serve.supervisor import (
+    HEAD_TIMEOUT_SECONDS,
     SERVING_DIRECTORY,
     remove_stale_snapshots,
     server_command,
     server_environment,
     take_snapshot,
 )
+from loader.serve.workers import server_config
 
 from .conftest import ROOT, SEEDS
 
 STARTUP_SECONDS = 90
+POLL_SECONDS = 0.05  # between two checks of a condition a test waits for
 COUNT_SQL = "select count(*) as n from papers"
 
 
@@ -51,18 +54,20 @@ def wait_until_answering(url, process, seconds=STARTUP_SECONDS):
                 return
         except httpx.TransportError:
             pass
-        time.sleep(0.2)
+        time.sleep(POLL_SECONDS)
     raise RuntimeError(f"{url} did not answer within {seconds} s")
 
 
 @contextlib.contextmanager
-def served(db, poll=0.2, workers=1, log=subprocess.DEVNULL, preexec_fn=None):
+def served(db, poll=0.2, workers=1, log=subprocess.DEVNULL, preexec_fn=None, head_timeout=None):
     """`paper-catalog serve` on db as a real process; yields (base URL, process). One worker
-    unless the test is about several (the tests share two cores)."""
+    unless the test is about several (the tests share two cores); the default request-head
+    deadline unless `head_timeout` (seconds) is given."""
     port = free_port()
     command = [sys.executable, "-c", "from loader.cli import cli; cli()", "serve"]
     command += ["--db", str(db), "--port", str(port), "--poll", str(poll)]
     command += ["--metadata", str(ROOT / "metadata.yml"), "--workers", str(workers)]
+    command += ["--head-timeout", str(head_timeout)] if head_timeout else []
     process = subprocess.Popen(
         command,
         cwd=ROOT,
@@ -107,10 +112,14 @@ def test_server_command_passes_the_snapshot_socket_and_site(tmp_path):
     snapshot = take_snapshot(db)
     site = Site(str(db), None, "metadata.yml", "", "s3cret")
     with contextlib.closing(socket.socket()) as listener:
-        command = server_command(listener, workers=3)
+        command = server_command(listener, workers=3, head_timeout=2)
         assert command[command.index("--fd") + 1] == str(listener.fileno())
     assert command[1:3] == ["-m", "loader.serve.workers"]
     assert command[command.index("--workers") + 1] == "3"
+    assert command[command.index("--head-timeout") + 1] == "2"
+    assert "--head-timeout" not in server_command(listener, workers=3)  # the workers' default
+    assert server_config(3).timeout_keep_alive == HEAD_TIMEOUT_SECONDS
+    assert server_config(3, head_timeout=2).timeout_keep_alive == 2
     assert not any("s3cret" in part for part in command), "ps shows the command line"
     served_site = Site(**json.loads(server_environment(snapshot, site)[Site.ENVIRONMENT_VARIABLE]))
     assert served_site.db == str(snapshot.database) and served_site.build_id == snapshot.build_id
@@ -193,7 +202,7 @@ def test_rebuild_while_serving_moves_the_server_to_the_new_build(tmp_path):
                 assert new != old
                 deadline = time.monotonic() + STARTUP_SECONDS
                 while new not in seen and time.monotonic() < deadline:
-                    time.sleep(0.2)
+                    time.sleep(POLL_SECONDS)
                 time.sleep(0.5)
             finally:
                 stop.set()
@@ -231,13 +240,13 @@ def test_server_stops_with_its_supervisor_even_on_kill_9(tmp_path):
         process.wait(10)
         deadline = time.monotonic() + 30
         while port_is_open(url) and time.monotonic() < deadline:
-            time.sleep(0.2)
+            time.sleep(POLL_SECONDS)
         assert not port_is_open(url)
     # once the orphaned server has exited nobody holds the snapshot: cleanup removes it
     deadline = time.monotonic() + 30
     while snapshot_directories(db) and time.monotonic() < deadline:
         remove_stale_snapshots(db)
-        time.sleep(0.2)
+        time.sleep(POLL_SECONDS)
     assert snapshot_directories(db) == []
 
 
@@ -298,7 +307,7 @@ def test_served_site_is_catalog_whatever_the_file_and_revalidates_with_the_build
         build_catalog(discover([SEEDS]), db)
         deadline = time.monotonic() + STARTUP_SECONDS
         while paper_count(url) != sqlite3_count(db) and time.monotonic() < deadline:
-            time.sleep(0.2)
+            time.sleep(POLL_SECONDS)
         # a new build answers the old tag with the new page
         fresh = httpx.get(f"{url}/catalog/papers", headers={"if-none-match": etag}, timeout=10)
         assert fresh.status_code == 200 and fresh.headers["etag"] != etag

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from loader.lifetime import die_with_parent
+from loader.lifetime import adopt_orphans, die_with_parent
 from loader.serve.settings import SECRET_VARIABLE, SERVED_NAME
 
 if TYPE_CHECKING:  # imported when serving only: app.py imports Datasette
@@ -47,6 +47,9 @@ if TYPE_CHECKING:  # imported when serving only: app.py imports Datasette
 SERVING_DIRECTORY = ".serving"
 LOCK_NAME = "lock"
 STOP_TIMEOUT_SECONDS = 10
+# seconds a connection has to send each complete request head (loader/serve/connections.py),
+# unless `paper-catalog serve --head-timeout` says otherwise
+HEAD_TIMEOUT_SECONDS = 5
 GATE_NAME = "gate"
 GATE_VARIABLE = "PAPER_CATALOG_GATE"
 # a worker waiting at the gate has made this file, with its process id after the prefix
@@ -227,9 +230,12 @@ def usable_cores() -> int:
     return len(os.sched_getaffinity(0))
 
 
-def server_command(listener: socket.socket, workers: int | None) -> list[str]:
+def server_command(
+    listener: socket.socket, workers: int | None, head_timeout: int | None = None
+) -> list[str]:
     command = [sys.executable, "-m", "loader.serve.workers", "--fd", str(listener.fileno())]
-    return command + (["--workers", str(workers)] if workers else [])
+    command += ["--workers", str(workers)] if workers else []
+    return command + (["--head-timeout", str(head_timeout)] if head_timeout else [])
 
 
 def server_environment(
@@ -288,8 +294,9 @@ def start_server(
     site: "Site",
     workers: int | None,
     gate: Gate | None = None,
+    head_timeout: int | None = None,
 ) -> subprocess.Popen[bytes]:
-    command = server_command(listener, workers)
+    command = server_command(listener, workers, head_timeout)
     # its own process group: stopping it stops every worker it started, whatever happens to it;
     # the supervisor runs no threads, so preexec_fn is safe here
     return subprocess.Popen(
@@ -305,7 +312,8 @@ def group_alive(process: subprocess.Popen[bytes]) -> bool:
     """True while any process of the server's group exists; reaps those that are ours."""
     process.poll()  # an exited server is a zombie, and a zombie still counts as a member
     try:
-        # workers orphaned by a server that died are re-parented to us when we are PID 1
+        # processes orphaned by a server that exited first (its workers if it died, the
+        # resource tracker multiprocessing starts) are re-parented to us: adopt_orphans()
         while os.waitpid(-process.pid, os.WNOHANG)[0]:
             pass
     except ChildProcessError:
@@ -348,6 +356,7 @@ def serve_catalog(
     say: Callable[[str], object] = print,
     workers: int | None = None,
     cache_bytes: int | None = None,
+    head_timeout: int | None = None,
 ) -> int:
     """Serve db until interrupted, restarting the server on every new build of db.
 
@@ -356,6 +365,7 @@ def serve_catalog(
     from loader.serve.app import DEFAULT_CACHE_BYTES, Site  # imports Datasette: only when serving
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    adopt_orphans()
     site = Site(
         db=str(db),
         inspect_file=None,
@@ -366,7 +376,7 @@ def serve_catalog(
     )
     listener = open_listener(host, port)
     snapshot = take_snapshot(db)
-    process = start_server(snapshot, listener, site, workers)
+    process = start_server(snapshot, listener, site, workers, head_timeout=head_timeout)
     remove_stale_snapshots(db, keep=snapshot.directory)
     refused = None
     # the next build while its server starts: its snapshot, server and gate
@@ -387,7 +397,7 @@ def serve_catalog(
                 continue
             say(f"{db}: new build {new.build_id}, starting its server")
             gate = Gate(new.directory)
-            starting = start_server(new, listener, site, workers, gate)
+            starting = start_server(new, listener, site, workers, gate, head_timeout)
             if not wait_until_ready(starting, gate, workers or usable_cores()):
                 say(f"{db}: the server of build {build} exited; still serving the previous one")
                 gate.open()

@@ -29,13 +29,12 @@ from loader.serve.app import ENVIRONMENT_VARIABLE, Site, StartedSite, create_app
 from loader.serve.connections import ACCEPT_BATCH, raise_descriptor_limit
 from loader.serve.supervisor import (
     GATE_VARIABLE,
+    HEAD_TIMEOUT_SECONDS,
     READY_POLL_SECONDS,
     READY_PREFIX,
     usable_cores,
 )
 
-# seconds a connection has to send each complete request head (see loader/serve/connections.py)
-HEAD_TIMEOUT_SECONDS = 5
 GRACEFUL_SHUTDOWN_SECONDS = 5
 LOG_INTERVAL_SECONDS = 10.0
 
@@ -94,13 +93,13 @@ def worker_app() -> StartedSite:
     return site
 
 
-def server_config(workers: int) -> uvicorn.Config:
+def server_config(workers: int, head_timeout: int = HEAD_TIMEOUT_SECONDS) -> uvicorn.Config:
     return uvicorn.Config(
         "loader.serve.workers:worker_app",
         factory=True,
         workers=workers,
         http="loader.serve.drain:DrainingProtocol",
-        timeout_keep_alive=HEAD_TIMEOUT_SECONDS,
+        timeout_keep_alive=head_timeout,
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
         backlog=ACCEPT_BATCH,  # also the kernel's queue: asyncio ties the two together
         access_log=False,
@@ -109,9 +108,9 @@ def server_config(workers: int) -> uvicorn.Config:
     )
 
 
-def run(fd: int, workers: int) -> None:
+def run(fd: int, workers: int, head_timeout: int = HEAD_TIMEOUT_SECONDS) -> None:
     listener = socket.socket(fileno=fd)
-    config = server_config(workers)
+    config = server_config(workers, head_timeout)
     if workers > 1:
         Multiprocess(config, sockets=[listener]).run()
     else:
@@ -122,6 +121,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m loader.serve.workers")
     parser.add_argument("--fd", type=int, required=True, help="a listening socket")
     parser.add_argument("--workers", type=int, default=usable_cores())
+    parser.add_argument("--head-timeout", type=int, default=HEAD_TIMEOUT_SECONDS)
     args = parser.parse_args(argv)
     # the workers are new processes: they read the site from the environment they inherit
     if ENVIRONMENT_VARIABLE not in os.environ:
@@ -133,7 +133,7 @@ def main(argv: list[str] | None = None) -> None:
     except Exception as error:  # noqa: BLE001 - whatever stops the site, say it and stop
         print(f"Error: cannot start the site: {error}", file=sys.stderr)
         sys.exit(STARTUP_FAILURE)
-    run(args.fd, max(1, args.workers))
+    run(args.fd, max(1, args.workers), max(1, args.head_timeout))
 
 
 if __name__ == "__main__":
