@@ -128,6 +128,31 @@ def test_server_command_passes_the_snapshot_socket_and_site(tmp_path):
     snapshot.release()
 
 
+def open_files():
+    return {os.path.realpath(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd")}
+
+
+def test_a_snapshots_inspect_file_is_what_datasette_inspect_writes(tmp_path, seed_catalog):
+    """take_snapshot() inspects a build in the supervisor, with the code of `datasette inspect`
+    (loader/web/datasette_coupling.py inspect_data): the command's own output, and no
+    connection to the build left open in the long-lived supervisor."""
+    db = tmp_path / "catalog.db"
+    shutil.copy(seed_catalog, db)
+    before = open_files()
+    snapshot = take_snapshot(db)
+    assert str(snapshot.database) not in open_files() - before
+    by_the_command = tmp_path / "by-the-command.json"
+    subprocess.run(
+        [sys.executable, "-m", "datasette", "inspect", str(snapshot.database)]
+        + ["--inspect-file", str(by_the_command)],
+        check=True,
+    )
+    ours = json.loads(snapshot.inspect_file.read_text())
+    assert ours == json.loads(by_the_command.read_text())
+    assert ours["catalog"]["tables"]["papers"]["count"] == 90
+    snapshot.release()
+
+
 def test_snapshots_in_use_survive_cleanup_and_unused_ones_go(tmp_path):
     seeds = discover([SEEDS])
     db = tmp_path / "catalog.db"

@@ -15,6 +15,7 @@ What is coupled (each entry of UPSTREAM names our code, Datasette's file and wha
   look-ups kept, Database.execute wrapped (the permission check's name statement kept, a plain
   search counted from the index), all checked by the SHA-256 of the upstream source;
 - copied views: plugins/csv_stream.py (DataView.as_csv, with formula-safe cells),
+  inspect_data (the `datasette inspect` command's inspect_(), run in the serving process),
   plugins/pages.py (RowView.data, for the paper and author pages), plugins/facets.py (the
   array and column facets' facet_results), plugins/private_paths.py
   (Datasette._connected_databases and _threads), checked the same way;
@@ -23,6 +24,7 @@ What is coupled (each entry of UPSTREAM names our code, Datasette's file and wha
   user's --template-dir, checked by applying every edit to the upstream file.
 """
 
+import asyncio
 import functools
 import hashlib
 import importlib
@@ -218,6 +220,12 @@ UPSTREAM = (
         "app.py",
         "datasette.app:Datasette._threads",
         "c58d482bccb0625b",
+    ),
+    Upstream(
+        "inspect_data",
+        "cli.py",
+        "datasette.cli:inspect_",
+        "f9b38fcf795e8d5c",
     ),
 )
 
@@ -717,3 +725,39 @@ def patch_served_datasette(datasette: "Datasette", catalog: "Database") -> None:
     count_searches_from_the_index(catalog)
     remember_table_permissions(datasette)
     print_no_rich_tracebacks()
+
+
+# The inspect file -----------------------------------------------------------------------------
+
+
+async def inspected(datasette: "Datasette") -> dict[str, dict[str, Any]]:
+    """datasette/cli.py inspect_() on a Datasette we made (it makes its own, and so cannot close
+    the connections it opens)."""
+    data = {}
+    for name, database in datasette.databases.items():
+        if name == "_internal":
+            continue
+        counts = await database.table_counts(limit=3600 * 1000)
+        data[name] = {
+            "hash": database.hash,
+            "size": database.size,
+            "file": database.path,
+            "tables": {table: {"count": count} for table, count in counts.items()},
+        }
+    return data
+
+
+def inspect_data(path: Path) -> dict[str, dict[str, Any]]:
+    """What `datasette inspect PATH` writes (each database's hash, size, file and table counts),
+    computed in this process, which has imported Datasette already: the command would import it
+    again, most of a second of CPU on every start and rebuild of the site. No SQL thread is
+    started, and the file's connections are closed before it returns. Call it where no event
+    loop runs (it runs one)."""
+    from datasette.app import Datasette
+
+    datasette = Datasette([], immutables=[str(path)], settings={"num_sql_threads": 0})
+    try:
+        return asyncio.run(inspected(datasette))
+    finally:
+        for database in datasette.databases.values():
+            database.close()
