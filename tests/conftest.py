@@ -31,23 +31,26 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 # order), so that no worker is left with one of them at the end while the other has nothing left
 # to do. A file not named here runs after them; the order changes no result.
 LONGEST_FILES = (
-    "test_security.py",
     "test_serve.py",
-    "test_connections.py",
-    "test_worker_memory.py",
-    "test_install.py",
-    "test_browser.py",
-    "test_bench_smoke.py",
+    "test_security.py",
+    "test_crash_safety.py",
     "test_xss_browser.py",
     "test_accessibility.py",
-    "test_pages_browser.py",
-    "test_fuzz_loader.py",
-    "test_crash_safety.py",
-    "test_publish.py",
-    "test_markup.py",
+    "test_exports_real_size.py",
     "test_url_fuzz.py",
+    "test_pages_browser.py",
+    "test_connections.py",
+    "test_install.py",
+    "test_markup.py",
+    "test_browser.py",
     "test_search_browser.py",
+    "test_fuzz_loader.py",
+    "test_security_headers.py",
     "test_labels.py",
+    "test_publish.py",
+    "test_prepared_cache.py",
+    "test_worker_memory.py",
+    "test_bench_smoke.py",
 )
 
 
