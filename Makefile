@@ -5,6 +5,10 @@ BIN := $(VENV)/bin
 DB ?= catalog.db
 HOST ?= 127.0.0.1
 PORT ?= 8001
+# Python may keep its bytecode caches (__pycache__/, git-ignored) even where the environment
+# says not to (PYTHONDONTWRITEBYTECODE): else every server, worker and command the tests start
+# compiles the sources again, and pytest rewrites every test file in each worker
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: serve test test-slow test-deep build check bench bench-build bench-build-1m bench-serve bench-exports bench-throughput bench-kinds bench-kinds-1m bench-smoke publish load throughput lint cog clean
 
