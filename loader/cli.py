@@ -20,7 +20,12 @@ from loader.read.sources import FORMATS, InputFile, check_sources, plan_inputs
 from loader.records import Problem
 from loader.serve import site_files as site
 from loader.serve.publish import PLATFORMS, PublishError, deploy_command, write_context
-from loader.serve.supervisor import HEAD_TIMEOUT_SECONDS, ListenError, serve_catalog
+from loader.serve.supervisor import (
+    HEAD_TIMEOUT_SECONDS,
+    CannotInspect,
+    ListenError,
+    serve_catalog,
+)
 
 paths_argument = click.argument(
     "paths", nargs=-1, type=click.Path(exists=True, dir_okay=True, path_type=Path)
@@ -256,8 +261,8 @@ def serve(
             cache_bytes=cache_mb * 1024 * 1024,
             head_timeout=head_timeout,
         )
-    except subprocess.CalledProcessError as error:
-        raise click.ClickException(f"cannot inspect {db}: {error}")
+    except CannotInspect as error:
+        raise click.ClickException(f"cannot serve {db}: {error}")
     except ListenError as error:
         raise click.ClickException(str(error))
     except KeyboardInterrupt:

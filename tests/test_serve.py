@@ -8,6 +8,7 @@ import os
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -352,6 +353,39 @@ def test_a_site_that_cannot_start_is_one_error_line_not_a_restart_loop(tmp_path)
     assert "Error: cannot start the site: Metadata is not valid JSON or YAML" in result.stderr
     assert "Traceback" not in result.stderr
     assert snapshot_directories(db) == []
+
+
+def test_a_file_that_is_no_catalog_is_one_error_line(tmp_path):
+    db = tmp_path / "catalog.db"
+    db.write_bytes(b"not an SQLite file\n" * 500)
+    command = [sys.executable, "-c", "from loader.cli import cli; cli()", "serve"]
+    command += ["--db", str(db), "--port", str(free_port())]
+    result = subprocess.run(
+        command, check=False, cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode != 0
+    assert f"Error: cannot serve {db}: file is not a database" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_new_build_that_is_no_catalog_leaves_the_previous_one_serving(tmp_path):
+    db = tmp_path / "catalog.db"
+    build_catalog(discover([SEEDS])[:1], db)
+    papers = sqlite3.connect(db).execute("select count(*) from papers").fetchone()[0]
+    damaged = tmp_path / "damaged.db"
+    damaged.write_bytes(b"not an SQLite file\n" * 500)
+    log_path = tmp_path / "server.log"
+    with log_path.open("wb") as log, served(db, log=log) as (url, process):
+        os.replace(damaged, db)
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while b"still serving the previous one" not in log_path.read_bytes():
+            assert time.monotonic() < deadline and process.poll() is None, log_path.read_text()
+            time.sleep(0.05)
+        assert paper_count(url) == papers
+        assert process.poll() is None
+    text = log_path.read_text()
+    assert "(file is not a database); still serving the previous one" in text, text
+    assert "Traceback" not in text
 
 
 # -- the served app through its ASGI layers (ETag, response cache, gzip), in process -----------

@@ -31,6 +31,7 @@ import secrets
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -73,16 +74,30 @@ def inspect_command(db: Path, inspect_file: Path) -> list[str]:
     ]
 
 
+class CannotInspect(Exception):
+    """A build Datasette cannot open (not an SQLite file, damaged): never served."""
+
+
 def write_inspect_file(db: Path, inspect_file: Path) -> None:
     """`datasette inspect` of db into inspect_file: in this process while the coupling checks
-    pass (loader/web/datasette_coupling.py inspect_data), else by the command itself."""
+    pass (loader/web/datasette_coupling.py inspect_data), else by the command itself. Raises
+    CannotInspect, saying why, either way."""
     # imports Datasette: only when serving
     from loader.web.datasette_coupling import inspect_data, patches_enabled
 
     if patches_enabled():
-        inspect_file.write_text(json.dumps(inspect_data(db), indent=2), encoding="utf-8")
-    else:
-        subprocess.run(inspect_command(db, inspect_file), check=True, stdout=subprocess.DEVNULL)
+        try:
+            data = inspect_data(db)
+        except sqlite3.Error as error:
+            raise CannotInspect(str(error)) from error
+        inspect_file.write_text(json.dumps(data, indent=2), encoding="utf-8")
+        return
+    result = subprocess.run(
+        inspect_command(db, inspect_file), capture_output=True, text=True, check=False
+    )
+    if result.returncode:
+        lines = result.stderr.strip().splitlines() or [f"exit status {result.returncode}"]
+        raise CannotInspect(lines[-1])
 
 
 def build_id(stat: os.stat_result) -> str:
@@ -402,7 +417,7 @@ def serve_catalog(
                 continue
             try:
                 new = take_snapshot(db)
-            except (OSError, subprocess.CalledProcessError) as error:
+            except (OSError, CannotInspect) as error:
                 say(f"{db}: cannot serve build {build} ({error}); still serving the previous one")
                 refused = build
                 continue
