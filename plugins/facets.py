@@ -12,7 +12,7 @@ matching papers instead of parsing every row's JSON.
 import asyncio
 import weakref
 from dataclasses import dataclass
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl, quote_plus, urlencode
 
 from datasette import hookimpl
 from datasette.database import Database, QueryInterrupted
@@ -205,7 +205,7 @@ def count_in_memory(conn, facet, boxes, memory, ids_sql, limit, datasette):
     (loader/web/facet_counts.py); a column box the facet table does not hold, from SQL."""
     params = facet.params
     with within_time_limit(conn, datasette.setting("facet_time_limit_ms"), ids_sql, params):
-        rowids = [rowid for (rowid,) in conn.execute(ids_sql, params)]
+        rowids = facet_memory.matched_rowids(conn, ids_sql, params)
     present = [column for kind, column, _ in boxes if kind == "present"]
     columns = facet_memory.count_columns(memory.combos, rowids, present, limit)
     rows, arms = [], []
@@ -281,7 +281,10 @@ def added_arg_paths(request):
     current = urlencode(parse_qsl(request.query_string))
 
     def added(name, value):
-        pair = urlencode([(name, value)])
+        if isinstance(value, bytes):
+            pair = urlencode([(name, value)])
+        else:  # urlencode's own reading of a str or number, without its checks, dozens a page
+            pair = f"{quote_plus(name)}={quote_plus(str(value))}"
         return f"{request.path}?{current}&{pair}" if current else f"{request.path}?{pair}"
 
     return added

@@ -287,3 +287,29 @@ def test_values_sort_as_sqlite_sorts_them():
         connection.executemany("insert into t values (?)", [(value,) for value in values])
         expected = [value for (value,) in connection.execute("select v from t order by v")]
     assert sorted(values, key=facet_counts.sqlite_order) == expected
+
+
+@pytest.mark.parametrize(("query", "where"), FILTERS)
+def test_matched_rowids_are_the_statements_rows(search_catalog, query, where):
+    """One joined string from SQLite read as the rowids a row at a time gives, none too."""
+    with sqlite3.connect(search_catalog) as connection:
+        ids_sql = f"select rowid from papers where {where}"
+        rows = sorted(rowid for (rowid,) in connection.execute(ids_sql))
+        matched = facet_counts.matched_rowids(connection, ids_sql)
+        assert sorted(matched.tolist()) == rows
+        linked = facet_counts.read_link_index(connection, LINKS["authors"])
+        assert facet_counts.count_links(linked, matched, 5) == facet_counts.count_links(
+            linked, rows, 5
+        )
+
+
+@pytest.mark.parametrize("bound", [50, 100_000])  # a count a value, then by sorting
+def test_counted_values_are_a_counter(bound):
+    import random
+    from collections import Counter
+
+    import numpy as np
+
+    values = [random.Random(bound).randrange(50) for _ in range(400)]
+    keys, counts = facet_counts.counted_values(np.array(values, dtype=np.int32), bound)
+    assert dict(zip(keys.tolist(), counts.tolist(), strict=True)) == Counter(values)

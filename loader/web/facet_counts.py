@@ -5,23 +5,26 @@ The papers table's author box counted, for each matching paper, its rows of pape
 look-up of the paper's text id, a seek into paper_authors, then SQLite's group by of every
 (paper, author) pair, most of a search page's SQL. The served catalog never changes, so each
 worker keeps, once, every paper's linked ids by the paper's rowid (one 4-byte int a link) and
-each linked row's place in value order; a page then fetches only its matches' rowids and counts
-in C (Counter over an int array). The five column boxes, read from `papers` for every match,
-are summed from each match's combination of the five values (loader/build/facet_table.py: one
-int a paper here). Same counts, same order (count, then value), same limit as the SQL they
-replace (tests/test_throughput_facets.py compares the two).
+each linked row's place in value order; a page then fetches only its matches' rowids (one
+string from SQLite, matched_rowids) and counts them with numpy: the matches' linked ids
+gathered and counted as arrays, where Python's Counter over a slice a match cost about ten
+times the CPU (8.9 -> 0.9 ms for the authors of 14,802 matches). The five column boxes, read
+from `papers` for every match, are summed from each match's combination of the five values
+(loader/build/facet_table.py: one int a paper here). Same counts, same order (count, then
+value), same limit as the SQL they replace (tests/test_facet_counts.py compares the two).
 """
 
 import asyncio
-import heapq
 import sqlite3
 import weakref
 from array import array
-from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 from contextlib import closing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
 
 from loader.build.facet_table import COLUMNS as COMBO_COLUMNS
 
@@ -53,18 +56,18 @@ class LinkTable(Protocol):
 class LinkIndex:
     """One link table in memory: paper rowid -> linked ids, linked id -> place in value order."""
 
-    # byte offset of paper rowid r's ids in `ids`: ids[offsets[r]:offsets[r + 1]]
-    offsets: "array[int]"
-    ids: bytes  # linked ids, ITEM ints, grouped by paper rowid
+    # where paper rowid r's ids are in `ids`: ids[offsets[r]:offsets[r + 1]]
+    offsets: npt.NDArray[np.int64]
+    ids: npt.NDArray[np.int32]  # linked ids, grouped by paper rowid
     # order[linked id]: its place in `order by value` (the facet's tie-break)
-    order: "array[int]"
+    order: npt.NDArray[np.int32]
 
 
 @dataclass(frozen=True)
 class ComboIndex:
     """The facet table in memory: paper rowid -> its combination of the facet columns."""
 
-    of_paper: "array[int]"  # combination id of paper rowid r, 0 for none
+    of_paper: npt.NDArray[np.int32]  # combination id of paper rowid r, 0 for none
     values: dict[int, dict[str, Value]]  # combination id -> {column: value}
 
 
@@ -90,32 +93,74 @@ def read_link_index(connection: sqlite3.Connection, link: LinkTable) -> LinkInde
     )
     for rowid, linked in rows:
         ids.append(linked)
-        sizes[rowid + 1] += ITEM_BYTES
-    offsets = array(ITEM, bytes(ITEM_BYTES * len(sizes)))
-    total = 0
-    for rowid, size in enumerate(sizes):
-        total += size
-        offsets[rowid] = total
+        sizes[rowid + 1] += 1
+    offsets = np.cumsum(np.frombuffer(sizes, dtype=np.int32), dtype=np.int64)
     (last_id,) = connection.execute(f"select coalesce(max(id), 0) from {link.entity}").fetchone()
     order = array(ITEM, bytes(ITEM_BYTES * (last_id + 1)))
     ranked = connection.execute(f"select id from {link.entity} order by {link.value}, id")
     for place, (linked,) in enumerate(ranked):
         order[linked] = place
-    return LinkIndex(offsets, ids.tobytes(), order)
+    return LinkIndex(offsets, as_int32(ids), as_int32(order))
+
+
+def as_int32(values: "array[int]") -> npt.NDArray[np.int32]:
+    return np.frombuffer(values, dtype=np.int32) if len(values) else np.zeros(0, np.int32)
+
+
+def matched_rowids(
+    connection: sqlite3.Connection, ids_sql: str, params: Any = ()
+) -> npt.NDArray[np.int64]:
+    """The rowids `ids_sql` (a `select rowid ...`) gives, in any order. SQLite joins them into
+    one string, which numpy reads: a row a match through the sqlite3 module cost three times
+    as much (5.0 -> 1.1 ms for 14,802 matches)."""
+    (joined,) = connection.execute(
+        f"select group_concat(rowid) from ({ids_sql})", params
+    ).fetchone()
+    if not joined:
+        return np.zeros(0, dtype=np.int64)
+    return np.fromstring(joined, dtype=np.int64, sep=",")
+
+
+def rowid_array(rowids: Iterable[int]) -> npt.NDArray[np.int64]:
+    if isinstance(rowids, np.ndarray):
+        return rowids.astype(np.int64, copy=False)
+    return np.fromiter(rowids, dtype=np.int64)
 
 
 def count_links(index: LinkIndex, rowids: Iterable[int], limit: int) -> list[tuple[int, int]]:
     """[(linked id, papers)] of the papers `rowids`: most papers first, then in value order,
     at most `limit`, as `group by ... order by count desc, value limit N` gives them."""
-    ids, offsets = memoryview(index.ids), index.offsets
-    linked = array(ITEM)
-    linked.frombytes(b"".join([ids[offsets[rowid] : offsets[rowid + 1]] for rowid in rowids]))
-    counts: dict[int, int] = Counter(linked)
-    if len(counts) > limit:
-        least = heapq.nlargest(limit, counts.values())[-1]
-        counts = {key: count for key, count in counts.items() if count >= least}
-    order = index.order
-    return sorted(counts.items(), key=lambda item: (-item[1], order[item[0]]))[:limit]
+    matches = rowid_array(rowids)
+    if not len(index.ids) or not len(matches):
+        return []
+    starts = index.offsets[matches]
+    lengths = index.offsets[matches + 1] - starts
+    total = int(lengths.sum())
+    if not total:
+        return []
+    # the matches' slices of `ids`, end to end: position i of the output reads ids at i plus
+    # the distance from where its match's slice sits in the output to where it sits in `ids`
+    placed = np.cumsum(lengths) - lengths
+    linked = index.ids[np.arange(total) + np.repeat(starts - placed, lengths)]
+    keys, counts = counted_values(linked, len(index.order))
+    if len(keys) > limit:
+        least = np.partition(counts, len(counts) - limit)[len(counts) - limit]
+        kept = counts >= least
+        keys, counts = keys[kept], counts[kept]
+    ranked = np.lexsort((index.order[keys], -counts))[:limit]
+    return list(zip(keys[ranked].tolist(), counts[ranked].tolist(), strict=True))
+
+
+def counted_values(
+    values: npt.NDArray[np.int32], bound: int
+) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """(the distinct values, how often each comes), of values in [0, bound): a count a
+    possible value where the values are many against `bound`, else by sorting them."""
+    if len(values) * 4 >= bound:
+        counts = np.bincount(values, minlength=bound)
+        keys = np.flatnonzero(counts)
+        return keys, counts[keys]
+    return np.unique(values, return_counts=True)
 
 
 def read_combo_index(connection: sqlite3.Connection) -> ComboIndex:
@@ -130,7 +175,7 @@ def read_combo_index(connection: sqlite3.Connection) -> ComboIndex:
         combo: dict(zip(COMBO_COLUMNS, row, strict=True))
         for combo, *row in connection.execute(f"select id, {columns} from facet_combos")
     }
-    return ComboIndex(of_paper, values)
+    return ComboIndex(as_int32(of_paper), values)
 
 
 def sqlite_order(value: Value | float | bytes) -> tuple[int, Any]:
@@ -151,17 +196,19 @@ def count_columns(
     columns = [column for column in columns if column in COMBO_COLUMNS]
     if combos is None or not columns:
         return {}
-    of_paper = combos.of_paper
-    try:
-        per_combo = Counter([of_paper[rowid] for rowid in rowids])
-    except IndexError:
+    matches = rowid_array(rowids)
+    if len(matches) and (matches.min() < 0 or matches.max() >= len(combos.of_paper)):
         return {}
-    if 0 in per_combo:
+    of_matches = combos.of_paper[matches]
+    if not of_matches.all():
         return {}
+    per_combo = np.bincount(of_matches)
+    present = np.flatnonzero(per_combo)
+    papers_of = dict(zip(present.tolist(), per_combo[present].tolist(), strict=True))
     counted: dict[str, list[tuple[Value, int]]] = {}
     for column in columns:
         counts: dict[Value, int] = {}
-        for combo, papers in per_combo.items():
+        for combo, papers in papers_of.items():
             value = combos.values[combo][column]
             if value is not None:
                 counts[value] = counts.get(value, 0) + papers
