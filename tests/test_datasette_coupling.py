@@ -129,6 +129,7 @@ SEARCHES = [
 @pytest.mark.asyncio
 @pytest.mark.parametrize("query", SEARCHES)
 async def test_a_plain_search_is_counted_from_the_index_alone(datasette, seed_catalog, query):
+    """...and its page of rows sorts the matches' keys first, the same rows."""
     counting = site(seed_catalog, remembering=True)
     count_searches_from_the_index(counting.get_database("catalog"))
     response, statements = await traced_get(counting, f"/catalog/papers.json?{query}")
@@ -137,11 +138,14 @@ async def test_a_plain_search_is_counted_from_the_index_alone(datasette, seed_ca
     )
     count = response.json()["filtered_table_rows_count"]
     assert count == plain.json()["filtered_table_rows_count"]
+    assert response.json()["rows"] == plain.json()["rows"]
     counts = [sql for sql in statements if sql.startswith("select count(*) from papers")]
     plain_search = query.startswith("_search=") and "&year" not in query
     assert [sql.startswith("select count(*) from papers_fts") for sql in counts] == (
         [True] if plain_search else [False] * len(counts)
     )
+    keys_sorted_first = [sql for sql in statements if "rowid in (select rowid from papers " in sql]
+    assert len(keys_sorted_first) == plain_search
 
 
 @pytest.mark.asyncio

@@ -47,7 +47,7 @@ from jinja2 import (
     TemplateNotFound,
 )
 
-from loader.web.index_only import index_only
+from loader.web.index_only import index_only, keys_first
 
 if TYPE_CHECKING:  # datasette.app loads the installed plugins: never as a plugin loads
     from datasette.app import Datasette
@@ -158,6 +158,13 @@ UPSTREAM = (
         "database.py",
         "datasette.database:Database.execute",
         "ca06bc52502e3eb7",
+    ),
+    # keys_first() rewrites the page of rows of a table search in key order (its statement)
+    Upstream(
+        "count_searches_from_the_index",
+        "views/table.py",
+        "datasette.views.table:TableView._data_traced",
+        "c1c428a608b33c2b",
     ),
     # index_only() rewrites the count statement of the table search clause (filters.py)
     Upstream(
@@ -656,11 +663,12 @@ def remember_schema_lookups(db: "Database") -> None:
 
 
 def count_searches_from_the_index(db: "Database") -> None:
-    """A plain search's count from papers_fts alone (loader/web/index_only.py)."""
+    """A plain search's count from papers_fts alone, and its page of rows with the matches'
+    keys sorted before the wide rows are read (loader/web/index_only.py)."""
     execute = db.execute
 
     async def executed(sql, *args, **kwargs):
-        plain = isinstance(sql, str) and index_only(sql)
+        plain = isinstance(sql, str) and (index_only(sql) or keys_first(sql))
         return await execute(plain or sql, *args, **kwargs)
 
     db.execute = executed
