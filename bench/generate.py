@@ -39,6 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 REAL_SAMPLE = ROOT / "tests" / "fixtures" / "real" / "sample"
 sys.path.insert(0, str(ROOT))
 
+from loader.read.lines import looks_like_name
 from loader.read.sources import plan_inputs, read_source
 from loader.records import Entry
 
@@ -121,13 +122,18 @@ class Corpus:
             for word in WORD.findall(part)
         ]
         # "given family" names, a letter in each part (not PeerRead's `ping li 0001`); not
-        # its lowercase names, which real sources give as whole lowercase lists
+        # its lowercase names, which real sources give as whole lowercase lists, nor the
+        # strings a source gives as one name that read as no person's ('Takehisa Nishida &
+        # Kazuo': given parts a profile page's first line would be refused with)
         names = [name.strip().rsplit(" ", 1) for entry in real for name in entry.authors]
         names = sorted(
             {
                 (given, family)
                 for given, family in (n for n in names if len(n) == 2)
-                if LETTER.search(given) and family[:1].isupper() and not given.islower()
+                if LETTER.search(given)
+                and family[:1].isupper()
+                and not given.islower()
+                and looks_like_name(f"{given} {family}")
             }
         )
         self.given = [given for given, _ in names]

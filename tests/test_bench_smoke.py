@@ -142,11 +142,15 @@ def test_benchmark_runs_end_to_end(tmp_path, size):
 # bench/throughput.py in miniature: both servers on the seed catalog ------------------------------
 
 
-def load_throughput():
-    spec = importlib.util.spec_from_file_location("throughput", ROOT / "bench" / "throughput.py")
+def load_bench(name):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def load_throughput():
+    return load_bench("throughput")
 
 
 def test_mix_has_every_kind_and_no_repeats(seed_catalog):
@@ -267,3 +271,15 @@ def test_tiny_run_of_two_kinds_on_both_servers(tmp_path, seed_catalog, monkeypat
     }
     text = page_kinds.report(db, results, settings)
     assert "| author page |" in text and "| /search |" in text
+
+
+def test_every_person_the_generator_draws_reads_as_a_name():
+    """A profile page's first line is its owner: a drawn name that reads as no person's (a
+    source's 'Takehisa Nishida & Kazuo' as a given part) made a 1M corpus's file unreadable."""
+    from loader.read.lines import looks_like_name
+
+    generate = load_bench("generate")
+    corpus = generate.Corpus(1000)
+    people = [corpus.author_name(rank) for rank in range(50_000)]
+    assert [name for name in people if not looks_like_name(name)] == []
+    assert all(looks_like_name(f"{given} {corpus.family[0]}") for given in corpus.given)
