@@ -736,3 +736,122 @@ def test_quoted_names_hold_a_quote_mark_on_real_text():
 @given(st.text(alphabet=st.sampled_from(list("aA “”\"'‘’«»")), max_size=20))
 def test_quoted_names_hold_a_quote_mark(sentence):
     check_quoted_name(sentence)
+
+
+def named_method_naming_every_sentence(sentences):
+    """named_method as it was before it read a sentence's names only when a later sentence
+    may name the method (every sentence's names went into seen_before as it was read)."""
+    seen_before = set()
+    introducing = None
+    for sentence in sentences:
+        intro = labels.first_intro(labels.INTRO, sentence)
+        namings = list(labels.NAMING.finditer(sentence))
+        found = (intro or namings) and labels.name_in(sentence, intro, namings, seen_before)
+        if found:
+            return labels.described(*found, sentence, introducing)
+        if intro and introducing is None:
+            introducing = sentence, intro.end()
+        seen_before.update(w.lower() for w in labels.NAME.findall(sentence))
+    return None
+
+
+def derive_label_reading_every_sentence_twice(source):
+    """derive_label as it was before named_method read names lazily and handed its INTRO
+    matches to introduced_thing (which found them again), without the prefilters."""
+    if "://" in source or "github.com" in source:
+        source = labels.URL.sub("", source)
+    source = markup.collapse_spaces(labels.drop_citations(source))
+    sentences = [s.strip() for s in labels.split_sentences(source) if s.strip()]
+    if not sentences:
+        return ""
+    label = (
+        named_method_naming_every_sentence(sentences)
+        or introduced_thing_searching_every_sentence(sentences)
+        or labels.first_sentence(sentences)
+    )
+    return labels.cut_at_word(label) or labels.cut_at_word(labels.first_sentence(sentences))
+
+
+@REAL_TEXT_SHARES
+def test_labels_with_intros_handed_on_and_names_read_lazily_on_real_text(share):
+    texts = plain_texts()[::share]
+    # both fast paths are taken: abstracts naming no method (introduced_thing reads the
+    # intros named_method found), and names of earlier sentences read for a later one
+    unnamed = [t for t in texts if labels.named_method(labels.split_sentences(t)) is None]
+    assert (
+        sum(labels.introduced_thing(list(labels.split_sentences(t))) is not None for t in unnamed)
+        > 100 // share
+    )
+    differ = [
+        t for t in texts if labels.derive_label(t) != derive_label_reading_every_sentence_twice(t)
+    ]
+    assert differ == []
+
+
+NAMING_WORDS = WORDS + [
+    " that we call ", " our method ", "Our model, ", " GANs ", " (", ")", ", ", " which ",
+    " Jiffy", " a new", " present", " study", "Mamba", " MB-TAIL", "is presented", " of ",
+]  # fmt: skip
+
+
+@given(st.lists(st.sampled_from(NAMING_WORDS), max_size=40).map("".join))
+def test_labels_with_intros_handed_on_and_names_read_lazily(source):
+    assert labels.derive_label(source) == derive_label_reading_every_sentence_twice(source)
+
+
+def phrase_break_over_every_character(text, limit):
+    """phrase_break as it was: the spaces found by a loop over the window's characters."""
+    window = text[: limit + 1]
+    spaces = [i for i, c in enumerate(window) if c == " "]
+    if not spaces:
+        return limit
+    for i in reversed(spaces):
+        if i < limit * labels.PHRASE_CUT_SHARE:
+            break
+        following = window[i + 1 :].split(" ", 1)[0]
+        previous = window[:i].rsplit(" ", 1)[-1]
+        if previous.endswith(("ing", "ed")) or labels.is_dangling(previous):
+            continue
+        if window[i - 1] == "," or labels.is_dangling(following) or following[:1] == "(":
+            return i
+    return spaces[-1]
+
+
+def without_stray_closers_over_every_character(text):
+    """without_stray_closers as it was: a loop over every character."""
+    expected, kept = [], []
+    for c in text:
+        if c in labels.CLOSING:
+            expected.append(labels.CLOSING[c])
+        elif c in labels.CLOSERS:
+            if not expected or expected[-1] != c:
+                continue
+            expected.pop()
+        kept.append(c)
+    return "".join(kept)
+
+
+def check_cut_helpers(text):
+    assert labels.without_stray_closers(text) == without_stray_closers_over_every_character(text)
+    for limit in (labels.LABEL_LENGTH, 10, 3, 1):
+        assert labels.phrase_break(text, limit) == phrase_break_over_every_character(text, limit)
+
+
+@REAL_TEXT_SHARES
+def test_cut_helpers_equal_their_loops_over_every_character_on_real_text(share):
+    texts = (plain_texts() + REAL_TEXTS)[::share]
+    assert sum(labels.without_stray_closers(t) != t for t in texts) > 10 // share  # strays
+    for text in texts:
+        check_cut_helpers(text[: labels.LABEL_LENGTH * 2])
+        check_cut_helpers(labels.derive_label(text))
+
+
+CUT_PIECES = [
+    " ", "a", "Word", ",", " of", " the", " running", " used", " (", ")", "[", "]", "{", "}",
+    "“", "”", "«", "»", '"', "'", " and", "e", "ing", "ed",
+]  # fmt: skip
+
+
+@given(st.lists(st.sampled_from(CUT_PIECES), max_size=60).map("".join))
+def test_cut_helpers_equal_their_loops_over_every_character(text):
+    check_cut_helpers(text)

@@ -130,6 +130,8 @@ NAMING_WORDS = (
     "we name", "we dub", "we term", "we refer to", "the proposed", "our ",
 )  # fmt: skip
 INTRO_GROUPS, NAMING_GROUPS = (INTRO_WORDS, INTRO_VERBS), (NAMING_WORDS,)
+PASSIVE_GROUPS = PASSIVE_WORDS, PASSIVE_VERBS
+TOPIC_GROUPS = INTRO_WORDS, TOPIC_VERBS
 NAMING = re.compile(
     r"\b(?:called|named|dubbed|termed|coined|entitled|known as|referred to as|"
     r"(?:we|which we) refer to (?:it|this|them|the (?:\w+ ){0,2}?\w+) as|"
@@ -253,6 +255,7 @@ OPEN_MARKS = "([{“‘«\"'"
 CLOSING = {"(": ")", "[": "]", "{": "}", "“": "”", "«": "»"}
 CLOSERS = "".join(CLOSING.values())
 OPENERS = "".join(CLOSING)
+BRACKET = re.compile(f"[{re.escape(OPENERS + CLOSERS)}]")
 # words that open no clause: a sentence starting so was cut out of another one
 NOT_A_SENTENCE_START = {"and", "or", "but", "nor", "which", "that", "whose", "whom", "where"}
 # where the phrase after a verb stops being the thing introduced: another clause (', and we
@@ -348,19 +351,22 @@ def phrase_break(text: str, limit: int) -> int:
     """Where to cut a text longer than `limit`: the last space within it before a comma's word
     end or a function word, when that is far enough in; else the last space; else `limit`."""
     window = text[: limit + 1]
-    spaces = [i for i, c in enumerate(window) if c == " "]
-    if not spaces:
+    last = window.rfind(" ")
+    if last < 0:
         return limit  # one word longer than a label
-    for i in reversed(spaces):
-        if i < limit * PHRASE_CUT_SHARE:
-            break
-        following = window[i + 1 :].split(" ", 1)[0]
-        previous = window[:i].rsplit(" ", 1)[-1]
-        if previous.endswith(("ing", "ed")) or is_dangling(previous):
-            continue  # 'written in', 'relying on': the verb wants what follows
-        if window[i - 1] == "," or is_dangling(following) or following[:1] == "(":
+    # the spaces from the last one back (each found by memchr, not a loop over the characters)
+    i, following = last, window[last + 1 :]
+    while i >= limit * PHRASE_CUT_SHARE:
+        space_before = window.rfind(" ", 0, i)
+        previous = window[space_before + 1 : i]
+        # not after 'written', 'relying' or 'in': the verb wants what follows
+        wanted = previous.endswith(("ing", "ed")) or is_dangling(previous)
+        if not wanted and (window[i - 1] == "," or is_dangling(following) or following[:1] == "("):
             return i
-    return spaces[-1]
+        if space_before < 0:
+            break
+        i, following = space_before, previous
+    return last
 
 
 def drop_dangling_end(text: str) -> str:
@@ -393,15 +399,22 @@ def without_stray_closers(text: str) -> str:
     if not holds_any(text, CLOSERS):
         return text
     expected: list[str] = []
-    kept = []
-    for c in text:
+    stray = []
+    for mark in BRACKET.finditer(text):  # the brackets alone, not every character
+        c = mark.group()
         if c in CLOSING:
             expected.append(CLOSING[c])
-        elif c in CLOSERS:
-            if not expected or expected[-1] != c:
-                continue
+        elif expected and expected[-1] == c:
             expected.pop()
-        kept.append(c)
+        else:
+            stray.append(mark.start())
+    if not stray:
+        return text  # most labels holding a closer: it closes an opener
+    kept, start = [], 0
+    for position in stray:
+        kept.append(text[start:position])
+        start = position + 1
+    kept.append(text[start:])
     return "".join(kept)
 
 
@@ -639,20 +652,33 @@ def names_in(sentence: str) -> list[str]:
     return NAME.findall(sentence) if MAY_NAME.search(sentence) else []
 
 
-def named_method(sentences: Iterable[str]) -> str | None:
-    """The method the paper introduces, as a label, or None."""
+def named_method(
+    sentences: Iterable[str], intros: list[re.Match[str] | None] | None = None
+) -> str | None:
+    """The method the paper introduces, as a label, or None. `intros`: a list to which the
+    first_intro of INTRO of each sentence read is added (None where the prefilter passed it
+    over), for introduced_thing to read when no method is named."""
     seen_before: set[str] = set()  # names of the sentences before this one
+    # sentences before this one whose names are not in seen_before yet: only name_in reads
+    # seen_before, and most sentences are never given to it
+    unread: list[str] = []
     introducing: tuple[str, int] | None = None  # the first sentence that introduces a thing
     for sentence in sentences:
         lower = ascii_lower(sentence)
         intro = first_intro(INTRO, sentence) if lowered_may_hold(lower, INTRO_GROUPS) else None
         namings = list(NAMING.finditer(sentence)) if lowered_may_hold(lower, NAMING_GROUPS) else []
-        found = (intro or namings) and name_in(sentence, intro, namings, seen_before)
-        if found:
-            return described(*found, sentence, introducing)
+        if intros is not None:
+            intros.append(intro)
+        if intro or namings:
+            for before in unread:
+                seen_before.update(w.lower() for w in names_in(before))
+            unread.clear()
+            found = name_in(sentence, intro, namings, seen_before)
+            if found:
+                return described(*found, sentence, introducing)
         if intro and introducing is None:
             introducing = sentence, intro.end()
-        seen_before.update(w.lower() for w in names_in(sentence))
+        unread.append(sentence)
     return None
 
 
@@ -807,28 +833,29 @@ def object_phrase(sentence: str, start: int, claims: bool = False) -> str | None
     return rest[0].upper() + rest[1:]
 
 
-def introduced_thing(sentences: Sequence[str]) -> str | None:
+def introduced_thing(
+    sentences: Sequence[str], intros: Sequence[re.Match[str] | None] | None = None
+) -> str | None:
     """'We present a simple nearest-neighbor approach that ...' -> 'A simple nearest-...';
-    else what a sentence says is presented, else what the authors study or show."""
-    for sentence in sentences:
+    else what a sentence says is presented, else what the authors study or show.
+    `intros`: each sentence's first_intro of INTRO, as named_method found them (None: found
+    here; named_method has them for most abstracts, which name no method)."""
+    if intros is None:
         # the prefilter named_method uses: most sentences of real abstracts are passed over
-        intro = first_intro(INTRO, sentence) if may_hold(sentence, *INTRO_GROUPS) else None
+        intros = [first_intro(INTRO, s) if may_hold(s, *INTRO_GROUPS) else None for s in sentences]
+    for sentence, intro in zip(sentences, intros):
         thing = intro and object_phrase(sentence, intro.end())
         if thing:
             return thing
     for sentence in sentences:
-        passive = (
-            PASSIVE.match(sentence) if may_hold(sentence, PASSIVE_WORDS, PASSIVE_VERBS) else None
-        )
+        passive = PASSIVE.match(sentence) if may_hold(sentence, *PASSIVE_GROUPS) else None
         subject = passive.group(1) if passive else ""
         if subject and not CITATION.search(subject) and not FINITE_VERB.search(subject):
             subject = OPENING.sub("", subject, count=1).strip()
             if len(subject.split()) >= 4 and subject.split()[0].lower() not in NOT_INTRODUCED:
                 return subject[0].upper() + subject[1:]
     for sentence in sentences[:TOPIC_SENTENCES]:
-        topic = (
-            first_intro(TOPIC, sentence) if may_hold(sentence, INTRO_WORDS, TOPIC_VERBS) else None
-        )
+        topic = first_intro(TOPIC, sentence) if may_hold(sentence, *TOPIC_GROUPS) else None
         if topic and SECONDARY.search(topic.group(0)):
             continue  # 'we further derive ...': not what the paper is about
         thing = topic and object_phrase(sentence, topic.end(), claims=True)
@@ -916,11 +943,12 @@ def derive_label(text: str) -> str:
     # the text is cut as named_method reads on: it stops at the sentence that names the method,
     # the second of most abstracts (cutting them all cost a large share of a label)
     sentences: list[str] = []
-    label = named_method(read_sentences(readable_text(text), sentences))
-    if label is None:  # named_method has read every sentence
+    intros: list[re.Match[str] | None] = []
+    label = named_method(read_sentences(readable_text(text), sentences), intros)
+    if label is None:  # named_method has read every sentence, and found each one's intro
         if not sentences:
             return ""
-        label = introduced_thing(sentences) or first_sentence(sentences)
+        label = introduced_thing(sentences, intros) or first_sentence(sentences)
     # a phrase of function words and marks cuts down to nothing: the first sentence then
     return cut_at_word(label) or cut_at_word(first_sentence(sentences))
 
