@@ -744,7 +744,7 @@ def named_method_naming_every_sentence(sentences):
     seen_before = set()
     introducing = None
     for sentence in sentences:
-        intro = labels.first_intro(labels.INTRO, sentence)
+        intro = first_intro_ignoring_case(labels.INTRO, sentence)
         namings = list(labels.NAMING.finditer(sentence))
         found = (intro or namings) and labels.name_in(sentence, intro, namings, seen_before)
         if found:
@@ -855,3 +855,56 @@ CUT_PIECES = [
 @given(st.lists(st.sampled_from(CUT_PIECES), max_size=60).map("".join))
 def test_cut_helpers_equal_their_loops_over_every_character(text):
     check_cut_helpers(text)
+
+
+def first_intro_ignoring_case(pattern, sentence):
+    """first_intro as it was: the IGNORECASE pattern searched in the sentence itself."""
+    match = pattern.search(sentence)
+    while match is not None:
+        if match.start() == 0 or labels.opens_main_clause(sentence, match):
+            return match
+        match = pattern.search(sentence, match.start() + 1)
+    return None
+
+
+def span(match):
+    return match and match.span()
+
+
+def check_lowercase_search(sentence):
+    """The patterns searched in an ASCII sentence's lowercase find the spans IGNORECASE finds
+    in the sentence."""
+    for pattern in (labels.INTRO, labels.TOPIC):
+        slow = first_intro_ignoring_case(pattern, sentence)
+        assert span(labels.first_intro(pattern, sentence)) == span(slow), sentence
+        lower = labels.ascii_lower(sentence)
+        assert span(labels.first_intro(pattern, sentence, lower)) == span(slow), sentence
+    naming, searched = labels.in_lowercase(labels.NAMING, sentence)
+    assert spans(naming, searched) == spans(labels.NAMING, sentence), sentence
+
+
+def test_lowercase_patterns_spell_every_letter_in_lowercase():
+    for pattern in labels.LOWERCASE:
+        assert pattern.flags & re.IGNORECASE
+        letters = re.sub(r"\\[A-Za-z]", "", pattern.pattern)  # not the escapes (\\b, \\S)
+        assert letters == letters.lower()
+
+
+@REAL_TEXT_SHARES
+def test_lowercase_search_on_real_sentences(share):
+    sentences = real_sentences()[::share]
+    found = [s for s in sentences if labels.first_intro(labels.INTRO, s)]
+    assert len(found) > 1000 // share
+    assert sum(not s.isascii() for s in found) > 10 // share  # both searches are taken
+    for sentence in sentences:
+        check_lowercase_search(sentence)
+
+
+@given(
+    st.lists(
+        st.sampled_from(WORDS + NAMING_WORDS + ["ıntroduce", "WE PROPOSE", "Our ", "WeLL", "K"]),
+        max_size=30,
+    ).map("".join)
+)
+def test_lowercase_search(sentence):
+    check_lowercase_search(sentence)

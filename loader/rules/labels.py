@@ -665,8 +665,13 @@ def named_method(
     introducing: tuple[str, int] | None = None  # the first sentence that introduces a thing
     for sentence in sentences:
         lower = ascii_lower(sentence)
-        intro = first_intro(INTRO, sentence) if lowered_may_hold(lower, INTRO_GROUPS) else None
-        namings = list(NAMING.finditer(sentence)) if lowered_may_hold(lower, NAMING_GROUPS) else []
+        intro = (
+            first_intro(INTRO, sentence, lower) if lowered_may_hold(lower, INTRO_GROUPS) else None
+        )
+        namings = []
+        if lowered_may_hold(lower, NAMING_GROUPS):
+            naming, searched = in_lowercase(NAMING, sentence, lower)
+            namings = list(naming.finditer(searched))
         if intros is not None:
             intros.append(intro)
         if intro or namings:
@@ -761,9 +766,30 @@ def described(
     return label
 
 
-def first_intro(pattern: re.Pattern[str], sentence: str) -> re.Match[str] | None:
+# INTRO, TOPIC and NAMING spell every letter in lowercase: in an ASCII sentence they match, with
+# the same spans, where their case-sensitive forms match in its lowercase (of the same length),
+# a quicker search than IGNORECASE's, which folds every character it compares
+LOWERCASE = {pattern: re.compile(pattern.pattern) for pattern in (INTRO, TOPIC, NAMING)}
+
+
+def in_lowercase(
+    pattern: re.Pattern[str], sentence: str, lower: str | None = None
+) -> tuple[re.Pattern[str], str]:
+    """The pattern (one of LOWERCASE) and the string to search for it in the sentence: its
+    case-sensitive form and the lowercase (`lower`, when given) of an ASCII sentence, else
+    both as they are. A match is then one in the lowercase: its span is the sentence's."""
+    if sentence.isascii():
+        return LOWERCASE[pattern], sentence.lower() if lower is None else lower
+    return pattern, sentence
+
+
+def first_intro(
+    pattern: re.Pattern[str], sentence: str, lower: str | None = None
+) -> re.Match[str] | None:
     """The first match of INTRO or TOPIC whose 'we' is the subject of a main clause, not of a
-    relative one ('the approach we developed enables')."""
+    relative one ('the approach we developed enables'); in the sentence's lowercase when it is
+    ASCII (see in_lowercase), `lower` when given."""
+    pattern, sentence = in_lowercase(pattern, sentence, lower)
     match = pattern.search(sentence)  # most sentences: none, or one that is the main clause's
     while match is not None:
         if match.start() == 0 or opens_main_clause(sentence, match):
