@@ -638,10 +638,12 @@ def check_prefilters(sentence):
         assert labels.INTRO.search(sentence) is None
     if not labels.may_hold(sentence, labels.NAMING_WORDS):
         assert labels.NAMING.search(sentence) is None
+    if not labels.may_hold(sentence, *labels.TOPIC_GROUPS):
+        assert labels.TOPIC.search(sentence) is None
     assert labels.names_in(sentence) == labels.NAME.findall(sentence)
     assert spans(labels.CITATION, sentence) == spans(CITATION_BEFORE, sentence)
     lower = labels.ascii_lower(sentence)
-    for groups in (labels.INTRO_GROUPS, labels.NAMING_GROUPS):
+    for groups in (labels.INTRO_GROUPS, labels.NAMING_GROUPS, labels.TOPIC_GROUPS):
         assert labels.may_hold(sentence, *groups) == may_hold_by_generators(sentence, *groups)
         assert labels.lowered_may_hold(lower, groups) == may_hold_by_generators(sentence, *groups)
 
@@ -655,12 +657,14 @@ def test_label_prefilters_on_real_sentences(share):
     assert len(passed_over) > 1000 // share  # the prefilter does pass sentences over
     assert [s for s in sentences if labels.INTRO.search(s)]
     assert [s for s in sentences if labels.NAMING.search(s)]
+    assert [s for s in sentences if labels.TOPIC.search(s)]
     for sentence in sentences + REAL_TEXTS[::share]:
         check_prefilters(sentence)
 
 
 WORDS = [
     "we", "We", "WE", "this", "This", "our", "Our", " propose", "proposed", " introduce",
+    " provide", " PROVE", " shown", " study", " characterise",
     " called", " named", "dubbed", " term", " as", " the proposed", "et al", "1999", "2021",
     " [12]", "x", "X", "ı", "İ", "K", "ſ", " ", ".", "-", "NorMuon", "GANs", "3C", "a1B",
 ]  # fmt: skip

@@ -101,10 +101,10 @@ TOPIC = re.compile(
     r"(?!\s+(?:by|upon|on|to|from|in|as|for|with)\b)",
     re.IGNORECASE,
 )
-TOPIC_VERBS = (
-    "stud", "investigat", "examin", "explor", "tackl", "characteri", "deriv", "provid", "prov",
-    "demonstrat", "evaluat", "generaliz", "analy", "consider", "address", "revisit", "discuss",
-    "review", "report", "establish", "obtain", "extend", "show", "focus", "giv", "gave",
+TOPIC_VERBS = (  # by how many sentences hold each ('prov' is in every 'provid')
+    "prov", "show", "demonstrat", "analy", "evaluat", "stud", "generaliz", "consider", "giv",
+    "explor", "address", "deriv", "obtain", "extend", "establish", "investigat", "characteri",
+    "focus", "examin", "discuss", "report", "tackl", "revisit", "review", "gave",
 )  # fmt: skip
 # 'A fully differential calculation ... is presented': what the sentence says is presented
 PASSIVE = re.compile(
@@ -125,9 +125,11 @@ PASSIVE_VERBS = (
     "presented", "proposed", "introduced", "developed", "described", "constructed",
     "formulated", "designed", "devised", "created",
 )  # fmt: skip
+# the words of each group most sentences that hold one hold first: holds_any stops at the first
+# it finds ('our ' is in nearly one sentence in five of real abstracts, the others in few)
 NAMING_WORDS = (
-    "called", "named", "dubbed", "termed", "coined", "entitled", "known as", "referred to", "we call",
-    "we name", "we dub", "we term", "we refer to", "the proposed", "our ",
+    "our ", "the proposed", "called", "named", "termed", "we call", "dubbed", "coined",
+    "entitled", "known as", "referred to", "we name", "we dub", "we term", "we refer to",
 )  # fmt: skip
 INTRO_GROUPS, NAMING_GROUPS = (INTRO_WORDS, INTRO_VERBS), (NAMING_WORDS,)
 PASSIVE_GROUPS = PASSIVE_WORDS, PASSIVE_VERBS
