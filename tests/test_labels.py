@@ -641,6 +641,10 @@ def check_prefilters(sentence):
     if not labels.may_hold(sentence, *labels.TOPIC_GROUPS):
         assert labels.TOPIC.search(sentence) is None
     assert labels.names_in(sentence) == labels.NAME.findall(sentence)
+    for name in labels.NAME.finditer(sentence):
+        # name_in looks for names from where the words that introduce them end: MAY_NAME
+        # finds one from any start up to a name's
+        assert labels.MAY_NAME.search(sentence, name.start()), sentence
     assert spans(labels.CITATION, sentence) == spans(CITATION_BEFORE, sentence)
     lower = labels.ascii_lower(sentence)
     for groups in (labels.INTRO_GROUPS, labels.NAMING_GROUPS, labels.TOPIC_GROUPS):
@@ -672,7 +676,11 @@ WORDS = [
 
 @given(st.lists(st.sampled_from(WORDS + ["ıntroduce", "WE PROPOSE", "Our "]), max_size=20))
 def test_label_prefilters_on_generated_sentences(words):
-    check_prefilters("".join(words))
+    sentence = "".join(words)
+    check_prefilters(sentence)
+    for start in range(len(sentence) + 1):
+        if not labels.MAY_NAME.search(sentence, start):
+            assert labels.NAME.search(sentence, start) is None, (sentence, start)
 
 
 def introduced_thing_searching_every_sentence(sentences):

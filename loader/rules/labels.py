@@ -24,7 +24,7 @@ Labels that several papers of a catalog share ('SVM') get a second part that tel
 
 import re
 from collections import Counter
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Container, Iterable, Iterator, Sequence
 
 from loader.rules.markup import collapse_spaces, holds_any
 
@@ -540,7 +540,7 @@ def placed_as_ours(sentence: str, match: re.Match[str], start: int) -> bool:
     return before.rstrip().endswith((",", "–", "—", ":")) and bool(EXPLAINED.match(after))
 
 
-def is_ours(sentence: str, match: re.Match[str], seen_before: Collection[str], start: int) -> bool:
+def is_ours(sentence: str, match: re.Match[str], seen_before: Container[str], start: int) -> bool:
     name, before = match.group(0), sentence[: match.start()].rstrip()
     if not placed_as_ours(sentence, match, start):
         return False
@@ -583,7 +583,7 @@ def description_before(sentence: str, start: int, end: int) -> str:
     return words
 
 
-def named_after(sentence: str, naming: re.Match[str], seen_before: Collection[str]) -> str | None:
+def named_after(sentence: str, naming: re.Match[str], seen_before: Container[str]) -> str | None:
     """The name a naming phrase ('which we call', 'dubbed', 'our method,') gives, or None."""
     rest = sentence[naming.end() :]
     quoted = QUOTED.match(rest)
@@ -654,16 +654,31 @@ def names_in(sentence: str) -> list[str]:
     return NAME.findall(sentence) if MAY_NAME.search(sentence) else []
 
 
+class NamesBefore:
+    """The names of the sentences before the one named_method reads, in lowercase, as a
+    container: a sentence's names are found only when one is asked for (is_ours asks of a
+    name that stands where the paper's own would; most abstracts have none)."""
+
+    __slots__ = ("names", "unread")
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+        self.unread: list[str] = []  # sentences whose names are not in `names` yet
+
+    def __contains__(self, name: object) -> bool:
+        for sentence in self.unread:
+            self.names.update(w.lower() for w in names_in(sentence))
+        self.unread.clear()
+        return name in self.names
+
+
 def named_method(
     sentences: Iterable[str], intros: list[re.Match[str] | None] | None = None
 ) -> str | None:
     """The method the paper introduces, as a label, or None. `intros`: a list to which the
     first_intro of INTRO of each sentence read is added (None where the prefilter passed it
     over), for introduced_thing to read when no method is named."""
-    seen_before: set[str] = set()  # names of the sentences before this one
-    # sentences before this one whose names are not in seen_before yet: only name_in reads
-    # seen_before, and most sentences are never given to it
-    unread: list[str] = []
+    seen_before = NamesBefore()  # names of the sentences before this one
     introducing: tuple[str, int] | None = None  # the first sentence that introduces a thing
     for sentence in sentences:
         lower = ascii_lower(sentence)
@@ -676,16 +691,12 @@ def named_method(
             namings = list(naming.finditer(searched))
         if intros is not None:
             intros.append(intro)
-        if intro or namings:
-            for before in unread:
-                seen_before.update(w.lower() for w in names_in(before))
-            unread.clear()
-            found = name_in(sentence, intro, namings, seen_before)
-            if found:
-                return described(*found, sentence, introducing)
+        found = (intro or namings) and name_in(sentence, intro, namings, seen_before)
+        if found:
+            return described(*found, sentence, introducing)
         if intro and introducing is None:
             introducing = sentence, intro.end()
-        unread.append(sentence)
+        seen_before.unread.append(sentence)
     return None
 
 
@@ -698,7 +709,7 @@ def name_in(
     sentence: str,
     intro: re.Match[str] | None,
     namings: list[re.Match[str]],
-    seen_before: Collection[str],
+    seen_before: Container[str],
 ) -> Found | None:
     """The paper's method named in this sentence, found after INTRO or a naming phrase."""
     for naming in namings:
@@ -717,7 +728,10 @@ def name_in(
     quoted = QUOTED_NAME.match(sentence, start) if holds_any(sentence, QUOTES) else None
     if quoted:  # 'we present innovative approaches, "Reverse LoRA" for extraction'
         return quoted.group(1), start, quoted.start(1), quoted.end()
-    for match in NAME.finditer(sentence, start):
+    # MAY_NAME first: what every NAME match holds, found without NAME's lookarounds at every
+    # character (in most sentences that introduce something, no name follows)
+    names = NAME.finditer(sentence, start) if MAY_NAME.search(sentence, start) else ()
+    for match in names:
         if ANOTHER_DEFINED.match(sentence, match.end()):
             continue  # 'marginal structured SVM (MSSVM)': the name is the one defined
         if not intro and not set(sentence[start : match.start()].lower().split()) <= NAMING_LEAD:
