@@ -24,7 +24,7 @@ Labels that several papers of a catalog share ('SVM') get a second part that tel
 
 import re
 from collections import Counter
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Container, Iterable, Iterator, Sequence
 
 from loader.rules.markup import collapse_spaces, holds_any
 
@@ -101,10 +101,10 @@ TOPIC = re.compile(
     r"(?!\s+(?:by|upon|on|to|from|in|as|for|with)\b)",
     re.IGNORECASE,
 )
-TOPIC_VERBS = (
-    "stud", "investigat", "examin", "explor", "tackl", "characteri", "deriv", "provid", "prov",
-    "demonstrat", "evaluat", "generaliz", "analy", "consider", "address", "revisit", "discuss",
-    "review", "report", "establish", "obtain", "extend", "show", "focus", "giv", "gave",
+TOPIC_VERBS = (  # by how many sentences hold each ('prov' is in every 'provid')
+    "prov", "show", "demonstrat", "analy", "evaluat", "stud", "generaliz", "consider", "giv",
+    "explor", "address", "deriv", "obtain", "extend", "establish", "investigat", "characteri",
+    "focus", "examin", "discuss", "report", "tackl", "revisit", "review", "gave",
 )  # fmt: skip
 # 'A fully differential calculation ... is presented': what the sentence says is presented
 PASSIVE = re.compile(
@@ -125,11 +125,15 @@ PASSIVE_VERBS = (
     "presented", "proposed", "introduced", "developed", "described", "constructed",
     "formulated", "designed", "devised", "created",
 )  # fmt: skip
+# the words of each group most sentences that hold one hold first: holds_any stops at the first
+# it finds ('our ' is in nearly one sentence in five of real abstracts, the others in few)
 NAMING_WORDS = (
-    "called", "named", "dubbed", "termed", "coined", "entitled", "known as", "referred to", "we call",
-    "we name", "we dub", "we term", "we refer to", "the proposed", "our ",
+    "our ", "the proposed", "called", "named", "termed", "we call", "dubbed", "coined",
+    "entitled", "known as", "referred to", "we name", "we dub", "we term", "we refer to",
 )  # fmt: skip
 INTRO_GROUPS, NAMING_GROUPS = (INTRO_WORDS, INTRO_VERBS), (NAMING_WORDS,)
+PASSIVE_GROUPS = PASSIVE_WORDS, PASSIVE_VERBS
+TOPIC_GROUPS = INTRO_WORDS, TOPIC_VERBS
 NAMING = re.compile(
     r"\b(?:called|named|dubbed|termed|coined|entitled|known as|referred to as|"
     r"(?:we|which we) refer to (?:it|this|them|the (?:\w+ ){0,2}?\w+) as|"
@@ -253,6 +257,7 @@ OPEN_MARKS = "([{“‘«\"'"
 CLOSING = {"(": ")", "[": "]", "{": "}", "“": "”", "«": "»"}
 CLOSERS = "".join(CLOSING.values())
 OPENERS = "".join(CLOSING)
+BRACKET = re.compile(f"[{re.escape(OPENERS + CLOSERS)}]")
 # words that open no clause: a sentence starting so was cut out of another one
 NOT_A_SENTENCE_START = {"and", "or", "but", "nor", "which", "that", "whose", "whom", "where"}
 # where the phrase after a verb stops being the thing introduced: another clause (', and we
@@ -348,19 +353,22 @@ def phrase_break(text: str, limit: int) -> int:
     """Where to cut a text longer than `limit`: the last space within it before a comma's word
     end or a function word, when that is far enough in; else the last space; else `limit`."""
     window = text[: limit + 1]
-    spaces = [i for i, c in enumerate(window) if c == " "]
-    if not spaces:
+    last = window.rfind(" ")
+    if last < 0:
         return limit  # one word longer than a label
-    for i in reversed(spaces):
-        if i < limit * PHRASE_CUT_SHARE:
-            break
-        following = window[i + 1 :].split(" ", 1)[0]
-        previous = window[:i].rsplit(" ", 1)[-1]
-        if previous.endswith(("ing", "ed")) or is_dangling(previous):
-            continue  # 'written in', 'relying on': the verb wants what follows
-        if window[i - 1] == "," or is_dangling(following) or following[:1] == "(":
+    # the spaces from the last one back (each found by memchr, not a loop over the characters)
+    i, following = last, window[last + 1 :]
+    while i >= limit * PHRASE_CUT_SHARE:
+        space_before = window.rfind(" ", 0, i)
+        previous = window[space_before + 1 : i]
+        # not after 'written', 'relying' or 'in': the verb wants what follows
+        wanted = previous.endswith(("ing", "ed")) or is_dangling(previous)
+        if not wanted and (window[i - 1] == "," or is_dangling(following) or following[:1] == "("):
             return i
-    return spaces[-1]
+        if space_before < 0:
+            break
+        i, following = space_before, previous
+    return last
 
 
 def drop_dangling_end(text: str) -> str:
@@ -393,15 +401,22 @@ def without_stray_closers(text: str) -> str:
     if not holds_any(text, CLOSERS):
         return text
     expected: list[str] = []
-    kept = []
-    for c in text:
+    stray = []
+    for mark in BRACKET.finditer(text):  # the brackets alone, not every character
+        c = mark.group()
         if c in CLOSING:
             expected.append(CLOSING[c])
-        elif c in CLOSERS:
-            if not expected or expected[-1] != c:
-                continue
+        elif expected and expected[-1] == c:
             expected.pop()
-        kept.append(c)
+        else:
+            stray.append(mark.start())
+    if not stray:
+        return text  # most labels holding a closer: it closes an opener
+    kept, start = [], 0
+    for position in stray:
+        kept.append(text[start:position])
+        start = position + 1
+    kept.append(text[start:])
     return "".join(kept)
 
 
@@ -525,7 +540,7 @@ def placed_as_ours(sentence: str, match: re.Match[str], start: int) -> bool:
     return before.rstrip().endswith((",", "–", "—", ":")) and bool(EXPLAINED.match(after))
 
 
-def is_ours(sentence: str, match: re.Match[str], seen_before: Collection[str], start: int) -> bool:
+def is_ours(sentence: str, match: re.Match[str], seen_before: Container[str], start: int) -> bool:
     name, before = match.group(0), sentence[: match.start()].rstrip()
     if not placed_as_ours(sentence, match, start):
         return False
@@ -568,7 +583,7 @@ def description_before(sentence: str, start: int, end: int) -> str:
     return words
 
 
-def named_after(sentence: str, naming: re.Match[str], seen_before: Collection[str]) -> str | None:
+def named_after(sentence: str, naming: re.Match[str], seen_before: Container[str]) -> str | None:
     """The name a naming phrase ('which we call', 'dubbed', 'our method,') gives, or None."""
     rest = sentence[naming.end() :]
     quoted = QUOTED.match(rest)
@@ -639,20 +654,49 @@ def names_in(sentence: str) -> list[str]:
     return NAME.findall(sentence) if MAY_NAME.search(sentence) else []
 
 
-def named_method(sentences: Iterable[str]) -> str | None:
-    """The method the paper introduces, as a label, or None."""
-    seen_before: set[str] = set()  # names of the sentences before this one
+class NamesBefore:
+    """The names of the sentences before the one named_method reads, in lowercase, as a
+    container: a sentence's names are found only when one is asked for (is_ours asks of a
+    name that stands where the paper's own would; most abstracts have none)."""
+
+    __slots__ = ("names", "unread")
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+        self.unread: list[str] = []  # sentences whose names are not in `names` yet
+
+    def __contains__(self, name: object) -> bool:
+        for sentence in self.unread:
+            self.names.update(w.lower() for w in names_in(sentence))
+        self.unread.clear()
+        return name in self.names
+
+
+def named_method(
+    sentences: Iterable[str], intros: list[re.Match[str] | None] | None = None
+) -> str | None:
+    """The method the paper introduces, as a label, or None. `intros`: a list to which the
+    first_intro of INTRO of each sentence read is added (None where the prefilter passed it
+    over), for introduced_thing to read when no method is named."""
+    seen_before = NamesBefore()  # names of the sentences before this one
     introducing: tuple[str, int] | None = None  # the first sentence that introduces a thing
     for sentence in sentences:
         lower = ascii_lower(sentence)
-        intro = first_intro(INTRO, sentence) if lowered_may_hold(lower, INTRO_GROUPS) else None
-        namings = list(NAMING.finditer(sentence)) if lowered_may_hold(lower, NAMING_GROUPS) else []
+        intro = (
+            first_intro(INTRO, sentence, lower) if lowered_may_hold(lower, INTRO_GROUPS) else None
+        )
+        namings = []
+        if lowered_may_hold(lower, NAMING_GROUPS):
+            naming, searched = in_lowercase(NAMING, sentence, lower)
+            namings = list(naming.finditer(searched))
+        if intros is not None:
+            intros.append(intro)
         found = (intro or namings) and name_in(sentence, intro, namings, seen_before)
         if found:
             return described(*found, sentence, introducing)
         if intro and introducing is None:
             introducing = sentence, intro.end()
-        seen_before.update(w.lower() for w in names_in(sentence))
+        seen_before.unread.append(sentence)
     return None
 
 
@@ -665,7 +709,7 @@ def name_in(
     sentence: str,
     intro: re.Match[str] | None,
     namings: list[re.Match[str]],
-    seen_before: Collection[str],
+    seen_before: Container[str],
 ) -> Found | None:
     """The paper's method named in this sentence, found after INTRO or a naming phrase."""
     for naming in namings:
@@ -684,7 +728,10 @@ def name_in(
     quoted = QUOTED_NAME.match(sentence, start) if holds_any(sentence, QUOTES) else None
     if quoted:  # 'we present innovative approaches, "Reverse LoRA" for extraction'
         return quoted.group(1), start, quoted.start(1), quoted.end()
-    for match in NAME.finditer(sentence, start):
+    # MAY_NAME first: what every NAME match holds, found without NAME's lookarounds at every
+    # character (in most sentences that introduce something, no name follows)
+    names = NAME.finditer(sentence, start) if MAY_NAME.search(sentence, start) else ()
+    for match in names:
         if ANOTHER_DEFINED.match(sentence, match.end()):
             continue  # 'marginal structured SVM (MSSVM)': the name is the one defined
         if not intro and not set(sentence[start : match.start()].lower().split()) <= NAMING_LEAD:
@@ -735,9 +782,30 @@ def described(
     return label
 
 
-def first_intro(pattern: re.Pattern[str], sentence: str) -> re.Match[str] | None:
+# INTRO, TOPIC and NAMING spell every letter in lowercase: in an ASCII sentence they match, with
+# the same spans, where their case-sensitive forms match in its lowercase (of the same length),
+# a quicker search than IGNORECASE's, which folds every character it compares
+LOWERCASE = {pattern: re.compile(pattern.pattern) for pattern in (INTRO, TOPIC, NAMING)}
+
+
+def in_lowercase(
+    pattern: re.Pattern[str], sentence: str, lower: str | None = None
+) -> tuple[re.Pattern[str], str]:
+    """The pattern (one of LOWERCASE) and the string to search for it in the sentence: its
+    case-sensitive form and the lowercase (`lower`, when given) of an ASCII sentence, else
+    both as they are. A match is then one in the lowercase: its span is the sentence's."""
+    if sentence.isascii():
+        return LOWERCASE[pattern], sentence.lower() if lower is None else lower
+    return pattern, sentence
+
+
+def first_intro(
+    pattern: re.Pattern[str], sentence: str, lower: str | None = None
+) -> re.Match[str] | None:
     """The first match of INTRO or TOPIC whose 'we' is the subject of a main clause, not of a
-    relative one ('the approach we developed enables')."""
+    relative one ('the approach we developed enables'); in the sentence's lowercase when it is
+    ASCII (see in_lowercase), `lower` when given."""
+    pattern, sentence = in_lowercase(pattern, sentence, lower)
     match = pattern.search(sentence)  # most sentences: none, or one that is the main clause's
     while match is not None:
         if match.start() == 0 or opens_main_clause(sentence, match):
@@ -807,28 +875,29 @@ def object_phrase(sentence: str, start: int, claims: bool = False) -> str | None
     return rest[0].upper() + rest[1:]
 
 
-def introduced_thing(sentences: Sequence[str]) -> str | None:
+def introduced_thing(
+    sentences: Sequence[str], intros: Sequence[re.Match[str] | None] | None = None
+) -> str | None:
     """'We present a simple nearest-neighbor approach that ...' -> 'A simple nearest-...';
-    else what a sentence says is presented, else what the authors study or show."""
-    for sentence in sentences:
+    else what a sentence says is presented, else what the authors study or show.
+    `intros`: each sentence's first_intro of INTRO, as named_method found them (None: found
+    here; named_method has them for most abstracts, which name no method)."""
+    if intros is None:
         # the prefilter named_method uses: most sentences of real abstracts are passed over
-        intro = first_intro(INTRO, sentence) if may_hold(sentence, *INTRO_GROUPS) else None
+        intros = [first_intro(INTRO, s) if may_hold(s, *INTRO_GROUPS) else None for s in sentences]
+    for sentence, intro in zip(sentences, intros):
         thing = intro and object_phrase(sentence, intro.end())
         if thing:
             return thing
     for sentence in sentences:
-        passive = (
-            PASSIVE.match(sentence) if may_hold(sentence, PASSIVE_WORDS, PASSIVE_VERBS) else None
-        )
+        passive = PASSIVE.match(sentence) if may_hold(sentence, *PASSIVE_GROUPS) else None
         subject = passive.group(1) if passive else ""
         if subject and not CITATION.search(subject) and not FINITE_VERB.search(subject):
             subject = OPENING.sub("", subject, count=1).strip()
             if len(subject.split()) >= 4 and subject.split()[0].lower() not in NOT_INTRODUCED:
                 return subject[0].upper() + subject[1:]
     for sentence in sentences[:TOPIC_SENTENCES]:
-        topic = (
-            first_intro(TOPIC, sentence) if may_hold(sentence, INTRO_WORDS, TOPIC_VERBS) else None
-        )
+        topic = first_intro(TOPIC, sentence) if may_hold(sentence, *TOPIC_GROUPS) else None
         if topic and SECONDARY.search(topic.group(0)):
             continue  # 'we further derive ...': not what the paper is about
         thing = topic and object_phrase(sentence, topic.end(), claims=True)
@@ -916,11 +985,12 @@ def derive_label(text: str) -> str:
     # the text is cut as named_method reads on: it stops at the sentence that names the method,
     # the second of most abstracts (cutting them all cost a large share of a label)
     sentences: list[str] = []
-    label = named_method(read_sentences(readable_text(text), sentences))
-    if label is None:  # named_method has read every sentence
+    intros: list[re.Match[str] | None] = []
+    label = named_method(read_sentences(readable_text(text), sentences), intros)
+    if label is None:  # named_method has read every sentence, and found each one's intro
         if not sentences:
             return ""
-        label = introduced_thing(sentences) or first_sentence(sentences)
+        label = introduced_thing(sentences, intros) or first_sentence(sentences)
     # a phrase of function words and marks cuts down to nothing: the first sentence then
     return cut_at_word(label) or cut_at_word(first_sentence(sentences))
 
