@@ -6,8 +6,8 @@ generator: the stock `query.html` spent a large part of a search page's time awa
 over the 600 cells of 100 results (docs/benchmark.md). `templates/query.html` is Datasette's own, with its row loop replaced by this filter;
 the markup is the same (`<td class="col-...">`), and every cell is escaped unless it is already
 Markup (what render_cell hooks return). A table page's `_table.html` rows (25 papers x 16
-columns) and its facet values (up to 7 x 30) get the same treatment through
-plugins/template_patches.py. The paper page's related papers and sources and the author
+columns), its column headers (the same bytes as Datasette's loop, whitespace included) and its
+facet values (up to 7 x 30) get the same treatment through plugins/template_patches.py. The paper page's related papers and sources and the author
 page's papers of a year, co-authors and tracks are lists of the same kind (their templates pass in the
 table URL a row's link starts with).
 """

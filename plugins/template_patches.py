@@ -6,7 +6,7 @@ each edited text occurs exactly once in Datasette's template. They are: a langua
 landmark with a skip link (base.html); the search box in the header; column notes folded behind
 one summary, labels on the filter controls and h2 headings in order under the h1 of table,
 database and query pages; a label on the SQL editor (_codemirror_foot.html); a table page's
-rows, a query's rows and facet values written by filters (_table.html, query.html,
+rows and headers, a query's rows and facet values written by filters (_table.html, query.html,
 _facet_results.html); the search box, links and chart of the home page (index.html).
 
 A page of another database, or of a Datasette without the catalog, gets Datasette's own
