@@ -256,15 +256,12 @@ def test_render_cell_goes_through_pluggy_when_another_plugin_renders_cells():
     from datasette.plugins import pm
 
     class Other:
-        __name__ = "other_cells"
-
-        @staticmethod
         @hookimpl
-        def render_cell(value):
+        def render_cell(self, value):
             return f"other {value}"
 
     hooks = RenderCellManager(pm).hook
-    pm.register(Other, name="other_cells")
+    pm.register(Other(), name="other_cells")
     try:
         assert hooks.render_cell is pm.hook.render_cell
     finally:
