@@ -6,14 +6,15 @@ generator: the stock `query.html` spent a large part of a search page's time awa
 over the 600 cells of 100 results (docs/benchmark.md). `templates/query.html` is Datasette's own, with its row loop replaced by this filter;
 the markup is the same (`<td class="col-...">`), and every cell is escaped unless it is already
 Markup (what render_cell hooks return). A table page's `_table.html` rows (25 papers x 16
-columns) and its facet values (up to 7 x 30) get the same treatment through
-plugins/template_patches.py. The paper page's related papers and sources and the author
+columns), its column headers (the same bytes as Datasette's loop, whitespace included) and its
+facet values (up to 7 x 30) get the same treatment through plugins/template_patches.py. The paper page's related papers and sources and the author
 page's papers of a year, co-authors and tracks are lists of the same kind (their templates pass in the
 table URL a row's link starts with).
 """
 
 from datasette import hookimpl
 from datasette.utils import to_css_class
+from jinja2 import pass_context
 from jinja2.filters import do_urlencode
 from markupsafe import Markup, escape, soft_str
 
@@ -51,6 +52,50 @@ def render_table_rows(display_rows):
             lines.append(f"{classes[column, value_type]}{escape(cell['value'])}</td>")
         lines.append("</tr>")
     return Markup("\n".join(lines))
+
+
+# the whitespace Datasette's `_table.html` header loop writes around each header and its link
+HEADER_START = "\n                    <th "
+HEADER_END = "\n                    </th>\n                "
+NAME_INDENT = "\n                            "
+LINK_INDENT = "\n                            \n                                "
+INNER_END = "\n                            \n                        "
+
+
+def sort_link(column, context):
+    """A header's link: sort by the column, or descending when the page sorts by it already."""
+    name, request = column["name"], context["request"]
+    replaced, fix_path = context["path_with_replaced_args"], context["fix_path"]
+    if name == context["sort"]:
+        url = fix_path(replaced(request, {"_sort_desc": name, "_sort": None, "_next": None}))
+        return f'<a href="{escape(url)}" rel="nofollow">{escape(name)}&nbsp;▼</a>'
+    url = fix_path(replaced(request, {"_sort": name, "_sort_desc": None, "_next": None}))
+    arrow = "&nbsp;▲" if name == context["sort_desc"] else ""
+    return f'<a href="{escape(url)}" rel="nofollow">{escape(name)}{arrow}</a>'
+
+
+@pass_context
+def render_table_headers(context, display_columns):
+    """Datasette's `_table.html` header loop, byte for byte (its whitespace too): each column's
+    header with its description, type and sort link, from the page's own context."""
+    parts = []
+    for column in display_columns:
+        name = column["name"]
+        described = ""
+        if column.get("description"):  # the link column (the primary key's) has none
+            described = f'data-column-description="{escape(column["description"])}" '
+        parts.append(
+            f'{HEADER_START}{described}class="col-{escape(to_css_class(name))}" scope="col" '
+            f'data-column="{escape(name)}" data-column-type="{escape(column["type"].lower())}" '
+            f'data-column-not-null="{escape(column["notnull"])}" '
+            f'data-is-pk="{1 if column["is_pk"] else 0}">\n                        '
+        )
+        if not column["sortable"]:
+            parts.append(f"{NAME_INDENT}{escape(name)}\n                        ")
+        else:
+            parts.append(f"{LINK_INDENT}{sort_link(column, context)}{INNER_END}")
+        parts.append(HEADER_END)
+    return Markup("".join(parts))
 
 
 def render_facet_values(values):
@@ -148,6 +193,7 @@ def render_track_items(author_tracks, papers_url):
 def prepare_jinja2_environment(env):
     env.filters["result_rows"] = render_result_rows
     env.filters["table_rows"] = render_table_rows
+    env.filters["table_headers"] = render_table_headers
     env.filters["facet_values"] = render_facet_values
     env.filters["related_items"] = render_related_items
     env.filters["source_items"] = render_source_items

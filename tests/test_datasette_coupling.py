@@ -13,11 +13,15 @@ from datasette.tracer import capture_traces
 from loader.serve.settings import SETTINGS
 from loader.web.datasette_coupling import (
     MAX_REMEMBERED,
+    RenderCellManager,
+    call_render_cell_directly,
     count_searches_from_the_index,
+    path_with_replaced_args,
     refresh_schemas_once,
     remember_request_args,
     remember_schema_lookups,
     remember_table_permissions,
+    reuse_query_pairs,
 )
 
 from .conftest import ROOT
@@ -191,3 +195,104 @@ def test_request_arguments_kept_are_datasettes_reading(query):
     request.scope["query_string"] = b"other=1"
     assert request.args.get("other") == "1"
     assert Request.fake("/catalog/papers?z=2").args.get("z") == "2"
+
+
+# the table page's links and cells (reuse_query_pairs, call_render_cell_directly) -----------------
+
+LINK_QUERIES = [
+    "",
+    "_search=a+b&_nocol=abstract_plain&_nocol=title",
+    "_sort=year&_next=20&blank=&x=%26%3D&q=caf%C3%A9+%2B1",
+    "a=1&a=2&_sort_desc=id",
+]
+LINK_ARGS = [
+    {"_sort": "label", "_sort_desc": None, "_next": None},
+    {"_sort_desc": "year", "_sort": None, "_next": None},
+    {"_facet_size": "max"},
+    [("_facet", "venue"), ("_facet", "a b&c")],
+    {"a": None, "n": 3},
+    {},
+]
+
+
+@pytest.mark.parametrize("query", LINK_QUERIES)
+def test_links_with_replaced_arguments_are_datasettes(query):
+    from datasette.utils import path_with_replaced_args as datasettes
+    from datasette.utils.asgi import Request
+
+    request = Request.fake(f"/catalog/papers?{query}")
+    for _ in range(2):  # the second time from the pairs kept on the request
+        for args in LINK_ARGS:
+            assert path_with_replaced_args(request, args) == datasettes(request, args)
+            assert path_with_replaced_args(request, args, "/p") == datasettes(request, args, "/p")
+    request.scope["query_string"] = b"other=1&_sort=x"
+    assert path_with_replaced_args(request, {"_sort": "y"}) == "/catalog/papers?other=1&_sort=y"
+
+
+CELLS = [
+    {"row": {"id": "0123456789abcdef", "label": "A $x$"}, "column": "label", "table": "papers"},
+    {"row": {"id": "0123456789abcdef", "year": 2020}, "column": "year", "table": "papers"},
+    {"row": {"authors": '["Ann", "Bo"]'}, "column": "authors", "table": "papers"},
+    {"row": {"snippet": "\ue000x\ue001"}, "column": "snippet", "table": None},
+]
+
+
+@pytest.mark.asyncio
+async def test_render_cell_called_directly_answers_as_pluggy(datasette):
+    from datasette.plugins import pm
+
+    await datasette.invoke_startup()
+    hooks = RenderCellManager(pm).hook
+    assert hooks.render_cell is not pm.hook.render_cell, "one implementation: called directly"
+    for cell in CELLS:
+        arguments = dict(cell, value=cell["row"][cell["column"]], database="catalog")
+        answers = hooks.render_cell(datasette=datasette, **arguments)
+        assert answers == pm.hook.render_cell(datasette=datasette, **arguments)
+    assert hooks.table_actions is pm.hook.table_actions
+
+
+def test_render_cell_goes_through_pluggy_when_another_plugin_renders_cells():
+    from datasette import hookimpl
+    from datasette.plugins import pm
+
+    class Other:
+        @hookimpl
+        def render_cell(self, value):
+            return f"other {value}"
+
+    hooks = RenderCellManager(pm).hook
+    pm.register(Other(), name="other_cells")
+    try:
+        assert hooks.render_cell is pm.hook.render_cell
+    finally:
+        pm.unregister(name="other_cells")
+    assert hooks.render_cell is not pm.hook.render_cell
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/catalog/papers?_search=learning",
+        "/catalog/papers?_sort_desc=year&_facet=venue",
+        "/catalog/papers?_search=graph&_sort=label&_next=5",
+        "/catalog/authors?_search=smith",
+        "/catalog/paper_authors?_labels=on",
+    ],
+)
+async def test_table_pages_are_the_same_through_datasettes_own_calls(datasette, path, monkeypatch):
+    import datasette.plugins as datasette_plugins
+    import datasette.utils as datasette_utils
+    import datasette.views.table as table_view
+
+    reuse_query_pairs()
+    call_render_cell_directly()
+    assert isinstance(table_view.pm, RenderCellManager)
+    ours = await datasette.client.get(path)
+    monkeypatch.setattr(table_view, "pm", datasette_plugins.pm)
+    monkeypatch.setattr(
+        table_view, "path_with_replaced_args", datasette_utils.path_with_replaced_args
+    )
+    plain = await datasette.client.get(path)
+    assert ours.status_code == plain.status_code == 200
+    assert untimed(ours.text) == untimed(plain.text)

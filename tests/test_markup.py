@@ -1059,3 +1059,12 @@ def test_plain_texts_render_as_markup_renders_them(seed_catalog):
 @pytest.mark.parametrize("text", ["$x$", "a <b>", "a & b", "x\ry", "x\x00y", "*em*", "http://a.b"])
 def test_texts_with_markup_or_odd_characters_take_the_full_reading(text):
     assert plain_html(text) is None
+
+
+@pytest.mark.parametrize("tex", ["n", r"\mathcal{O}(n \log n)", r"\frac{a}{b", "x" * 81])
+@pytest.mark.parametrize("display", [False, True])
+@pytest.mark.parametrize("inline_only", [False, True])
+def test_a_formula_kept_reads_as_rendered_afresh(tex, display, inline_only):
+    math = markup.Math(tex, display)
+    for _ in range(2):  # the second time from what the worker kept, for a short formula
+        assert markup.mathml(math, inline_only) == markup.render_mathml(math, inline_only)

@@ -151,6 +151,59 @@ async def test_table_page_rows_come_from_the_filter(datasette):
     assert tbody.count('<td class="col-label type-') == 25
 
 
+def header_loop(template):
+    """The header loop of Datasette's template, `{% for %}` to `{% endfor %}`."""
+    start = template.index("{% for column in display_columns %}")
+    return template[start : template.index("{% endfor %}", start) + len("{% endfor %}")]
+
+
+HEADERS = [
+    # the link column of a table with one primary key: no description
+    {"name": "id", "sortable": True, "is_pk": True, "type": "TEXT", "notnull": 0},
+    {
+        "name": "label",
+        "sortable": True,
+        "is_pk": False,
+        "type": "text",
+        "notnull": 1,
+        "description": 'Title, "quoted" & <b>bold</b>',
+    },
+    {"name": "year", "sortable": True, "is_pk": False, "type": "INTEGER", "notnull": 0},
+    {"name": "odd <col>", "sortable": False, "is_pk": False, "type": "", "notnull": 0},
+    {"name": "Link", "sortable": False, "is_pk": False, "type": "", "notnull": 0},
+    {"name": "x&y", "sortable": True, "is_pk": False, "type": "", "notnull": 0, "description": ""},
+]
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    "query, sort, sort_desc",
+    [
+        ("_search=a+b&_nocol=title", "id", None),
+        ("_sort_desc=year&_next=5", None, "year"),
+        ("_sort=x%26y&z=%3Cq%3E", "x&y", None),
+        ("", None, None),
+    ],
+)
+async def test_headers_are_the_bytes_datasettes_loop_writes(datasette, query, sort, sort_desc):
+    from datasette.utils import path_with_replaced_args
+    from datasette.utils.asgi import Request
+
+    await datasette.invoke_startup()
+    environment = datasette.jinja_env
+    context = {
+        "display_columns": HEADERS,
+        "request": Request.fake(f"/catalog/papers?{query}"),
+        "sort": sort,
+        "sort_desc": sort_desc,
+        "fix_path": datasette.urls.path,
+        "path_with_replaced_args": path_with_replaced_args,
+    }
+    stock = environment.from_string(header_loop(DATASETTE_TABLE.read_text()))
+    ours = environment.from_string("{{ display_columns|table_headers }}")
+    assert await ours.render_async(context) == await stock.render_async(context)
+
+
 DATASETTE_FACETS = Path(datasette_package.__file__).parent / "templates" / "_facet_results.html"
 VALUES = [
     {"value": 2018, "label": 2018, "count": 1234, "toggle_url": "/p?year=2018", "selected": False},

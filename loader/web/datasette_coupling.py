@@ -13,7 +13,9 @@ What is coupled (each entry of UPSTREAM names our code, Datasette's file and wha
 - monkeypatches of the served app (patch_served_datasette): Request.args kept per request,
   Datasette._table_permission_allows answers kept, refresh_schemas() once, a Database's schema
   look-ups kept, Database.execute wrapped (the permission check's name statement kept, a plain
-  search counted from the index), all checked by the SHA-256 of the upstream source;
+  search counted from the index), the table view's render_cell hook called without pluggy's
+  round trip when one plugin implements it, its query string quoted once for its links (a
+  small copy of path_with_replaced_args), all checked by the SHA-256 of the upstream source;
 - copied views: plugins/csv_stream.py (DataView.as_csv, with formula-safe cells),
   inspect_data (the `datasette inspect` command's inspect_(), run in the serving process),
   plugins/pages.py (RowView.data, for the paper and author pages), plugins/facets.py (the
@@ -34,6 +36,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl, urlencode
 
 import datasette
 from datasette.utils.asgi import Request
@@ -180,6 +183,21 @@ UPSTREAM = (
         "datasette.handle_exception:handle_exception",
         "45b9c60d62bbdee3",
     ),
+    # call_render_cell_directly: the table page's cells ask `pm.hook.render_cell(...)`, by
+    # keyword, of views/table.py's own `pm`, and take its non-None answers in order
+    Upstream(
+        "call_render_cell_directly",
+        "views/table.py",
+        "datasette.views.table:display_columns_and_rows",
+        "8ff744583ce0f483",
+    ),
+    # reuse_query_pairs: the table page's sort links and its own address with arguments replaced
+    Upstream(
+        "reuse_query_pairs",
+        "utils/__init__.py",
+        "datasette.utils:path_with_replaced_args",
+        "2f6370d1f4b22672",
+    ),
     # install_template_patches: the Jinja loaders Datasette's constructor makes
     Upstream(
         "install_template_patches", "app.py", "datasette.app:Datasette.__init__", "258fbfd6966f63b9"
@@ -292,6 +310,24 @@ PATCHES = {
         ),
     ],
     "_table.html": [
+        # the headers written in Python (plugins/result_rows.py), the same bytes: each of a
+        # table page's ~12 headers was ~20 awaited Jinja steps and two calls into the context
+        (
+            """{% for column in display_columns %}
+                    <th {% if column.description %}data-column-description="{{ column.description }}" {% endif %}class="col-{{ column.name|to_css_class }}" scope="col" data-column="{{ column.name }}" data-column-type="{{ column.type.lower() }}" data-column-not-null="{{ column.notnull }}" data-is-pk="{% if column.is_pk %}1{% else %}0{% endif %}">
+                        {% if not column.sortable %}
+                            {{ column.name }}
+                        {% else %}
+                            {% if column.name == sort %}
+                                <a href="{{ fix_path(path_with_replaced_args(request, {'_sort_desc': column.name, '_sort': None, '_next': None})) }}" rel="nofollow">{{ column.name }}&nbsp;▼</a>
+                            {% else %}
+                                <a href="{{ fix_path(path_with_replaced_args(request, {'_sort': column.name, '_sort_desc': None, '_next': None})) }}" rel="nofollow">{{ column.name }}{% if column.name == sort_desc %}&nbsp;▲{% endif %}</a>
+                            {% endif %}
+                        {% endif %}
+                    </th>
+                {% endfor %}""",
+            "{{ display_columns|table_headers }}",
+        ),
         # the rows written in Python (plugins/result_rows.py): the same cells, without an
         # awaited Jinja loop step for each of a table page's 400
         (
@@ -342,6 +378,46 @@ PATCHES = {
             '<select name="_filter_column" aria-label="Filter column">',
         ),
         ('<select name="_filter_op">', '<select name="_filter_op" aria-label="Filter operation">'),
+        # the filter form's lists written in Python (plugins/template_patches.py), the same
+        # bytes: ~300 awaited Jinja steps a page
+        (
+            """{% for key, display, no_argument in filters.lookups() %}
+                        <option value="{{ key }}{% if no_argument %}__1{% endif %}"{% if key == lookup %} selected{% endif %}>{{ display }}</option>
+                    {% endfor %}""",
+            "{{ filters.lookups()|lookup_options(lookup, 20) }}",
+        ),
+        (
+            """{% for key, display, no_argument in filters.lookups() %}
+                    <option value="{{ key }}{% if no_argument %}__1{% endif %}"{% if key == lookup %} selected{% endif %}>{{ display }}</option>
+                {% endfor %}""",
+            "{{ filters.lookups()|lookup_options(lookup, 16) }}",
+        ),
+        (
+            """{% for column in filter_columns %}
+                      <option>{{ column }}</option>
+                {% endfor %}""",
+            "{{ filter_columns|column_options }}",
+        ),
+        (
+            """{% for column in display_columns %}
+                        {% if column.sortable %}
+                            <option value="{{ column.name }}"{% if column.name == sort or column.name == sort_desc %} selected{% endif %}>Sort by {{ column.name }}</option>
+                        {% endif %}
+                    {% endfor %}""",
+            "{{ display_columns|sort_options(sort, sort_desc) }}",
+        ),
+        (
+            """{% for key, value in form_hidden_args %}
+            <input type="hidden" name="{{ key }}" value="{{ value }}">
+        {% endfor %}""",
+            "{{ form_hidden_args|hidden_inputs(8) }}",
+        ),
+        (
+            """{% for key, value in url_csv_hidden_args %}
+                    <input type="hidden" name="{{ key }}" value="{{ value }}">
+                {% endfor %}""",
+            "{{ url_csv_hidden_args|hidden_inputs(16) }}",
+        ),
         (
             '<input type="text" name="_filter_value" class="filter-value">',
             '<input type="text" name="_filter_value" class="filter-value" aria-label="Filter value">',
@@ -695,6 +771,102 @@ def remember_request_args() -> None:
     Request.args = property(args)
 
 
+def quoted_pairs(request: Request) -> list[tuple[str, str]]:
+    """The request's query string as (name, "name=value" quoted as urlencode quotes it), parsed
+    and quoted once a request (while its query string stays the same object, as
+    remember_request_args keeps its arguments)."""
+    query = request.scope.get("query_string")
+    kept = request.__dict__.get("_paper_catalog_quoted_pairs")
+    if kept is None or kept[0] is not query:
+        pairs = [(key, urlencode([(key, value)])) for key, value in parse_qsl(request.query_string)]
+        kept = request.__dict__["_paper_catalog_quoted_pairs"] = (query, pairs)
+    return kept[1]
+
+
+def path_with_replaced_args(request: Request, args: Any, path: str | None = None) -> str:
+    """A copy of datasette.utils.path_with_replaced_args (the request's path with `args` set in
+    its query string, None removing one) reading the request's pairs from quoted_pairs():
+    urlencode quotes each pair by itself and joins them with "&", so the address is the same."""
+    path = path or request.path
+    if isinstance(args, dict):
+        args = args.items()
+    replaced = {pair[0] for pair in args}
+    kept = [quoted for key, quoted in quoted_pairs(request) if key not in replaced]
+    added = [urlencode([pair]) for pair in args if pair[1] is not None]
+    query = "&".join(kept + added)
+    return path + (f"?{query}" if query else "")
+
+
+def reuse_query_pairs() -> None:
+    """A table page builds a dozen addresses from its own query string (each column's sort link
+    in _table.html, its suggested facets), and Datasette parses the string and quotes each of
+    its pairs again for each one, nine `_nocol` pairs of them on the papers table. The table
+    view (module and templates) gets path_with_replaced_args above instead."""
+    import datasette.views.table as table_view
+
+    table_view.path_with_replaced_args = path_with_replaced_args
+
+
+class RenderCellHooks:
+    """Datasette's hook relay (`pm.hook`), but for render_cell with exactly one
+    implementation that pluggy would only hand its arguments (no wrapper, no argument with a
+    default): that one is called directly, its answer in a list as pluggy gives it."""
+
+    def __init__(self, hooks: Any):
+        self.hooks = hooks
+        self.sole: Any = None  # the implementation `direct` calls
+        self.direct: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.hooks, name)
+
+    @property
+    def render_cell(self) -> Callable:
+        caller = self.hooks.render_cell
+        # looked at on every cell: a plugin registered later (a test's) is called through pluggy
+        impls = caller.get_hookimpls()
+        if len(impls) != 1 or impls[0].hookwrapper or impls[0].wrapper or impls[0].kwargnames:
+            return caller
+        if impls[0] is not self.sole:
+            self.sole, self.direct = impls[0], sole_answer(impls[0])
+        return self.direct
+
+
+def sole_answer(impl: Any) -> Callable:
+    """A hook call (keyword arguments in, list of non-None answers out) made of one plain
+    implementation: pluggy's _multicall for that case, without its loop and checks."""
+    function, names = impl.function, tuple(impl.argnames)
+
+    def call(**arguments: Any) -> list:
+        answer = function(*[arguments[name] for name in names])
+        return [] if answer is None else [answer]
+
+    return call
+
+
+class RenderCellManager:
+    """Datasette's plugin manager as views/table.py sees it: its `hook` a RenderCellHooks."""
+
+    def __init__(self, manager: Any):
+        self.manager = manager
+        self.hook = RenderCellHooks(manager.hook)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.manager, name)
+
+
+def call_render_cell_directly() -> None:
+    """A table page asks the render_cell hook for each of its ~250 cells (display_columns_and_rows),
+    and pluggy's round trip (argument checks, its call loop, a list) costs about what our
+    renderer's answer does. The table view's `pm` becomes a RenderCellManager: the same hooks,
+    render_cell's one implementation called directly (plugins/render_cells.py on the served
+    site; with any other set of implementations, pluggy as before)."""
+    import datasette.views.table as table_view
+
+    if not isinstance(table_view.pm, RenderCellManager):
+        table_view.pm = RenderCellManager(table_view.pm)
+
+
 def remember_table_permissions(datasette: "Datasette") -> None:
     """Datasette's view-table check deep-copies the whole metadata to read one table's `allow`
     blocks, two or three times a page, a noticeable part of a paper page's CPU. Our metadata is fixed for
@@ -726,12 +898,15 @@ def remember_table_permissions(datasette: "Datasette") -> None:
 
 def patch_served_datasette(datasette: "Datasette", catalog: "Database") -> None:
     """The monkeypatches of `paper-catalog serve`'s Datasette: its one immutable catalog's
-    schema, permissions and query strings read once. Only when patches_enabled()."""
+    schema, permissions and query strings read once, its table cells rendered without pluggy's
+    round trip. Only when patches_enabled()."""
     remember_request_args()
     refresh_schemas_once(datasette)
     remember_schema_lookups(catalog)
     count_searches_from_the_index(catalog)
     remember_table_permissions(datasette)
+    reuse_query_pairs()
+    call_render_cell_directly()
     print_no_rich_tracebacks()
 
 
