@@ -705,12 +705,17 @@ def test_introduced_thing_with_the_prefilter_on_real_text():
     assert differ == []
 
 
-def derive_label_cutting_every_sentence(source):
-    """derive_label as it was before it cut sentences as named_method read them."""
+def readable_sentences(source):
+    """The sentences of an abstract as derive_label reads them, all at once."""
     if "://" in source or "github.com" in source:
         source = labels.URL.sub("", source)
     source = markup.collapse_spaces(labels.drop_citations(source))
-    sentences = [s.strip() for s in labels.split_sentences(source) if s.strip()]
+    return [s.strip() for s in labels.split_sentences(source) if s.strip()]
+
+
+def derive_label_cutting_every_sentence(source):
+    """derive_label as it was before it cut sentences as named_method read them."""
+    sentences = readable_sentences(source)
     if not sentences:
         return ""
     first = labels.first_sentence(sentences)
@@ -770,10 +775,7 @@ def named_method_naming_every_sentence(sentences):
 def derive_label_reading_every_sentence_twice(source):
     """derive_label as it was before named_method read names lazily and handed its INTRO
     matches to introduced_thing (which found them again), without the prefilters."""
-    if "://" in source or "github.com" in source:
-        source = labels.URL.sub("", source)
-    source = markup.collapse_spaces(labels.drop_citations(source))
-    sentences = [s.strip() for s in labels.split_sentences(source) if s.strip()]
+    sentences = readable_sentences(source)
     if not sentences:
         return ""
     label = (
