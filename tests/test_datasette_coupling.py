@@ -296,3 +296,27 @@ async def test_table_pages_are_the_same_through_datasettes_own_calls(datasette, 
     plain = await datasette.client.get(path)
     assert ours.status_code == plain.status_code == 200
     assert untimed(ours.text) == untimed(plain.text)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("query", SEARCHES)
+async def test_a_plain_searchs_first_page_comes_by_rank_once_the_ranks_are_read(
+    datasette, seed_catalog, query
+):
+    """The same rows as Datasette's own statement, read by rowid from the ranks in id order."""
+    from loader.web import id_order
+
+    ranked = site(seed_catalog, remembering=True)
+    count_searches_from_the_index(ranked.get_database("catalog"))
+    await ranked.client.get("/catalog/papers.json?_search=learning")  # starts reading them
+    await id_order.all_read()
+    for size in ("", "&_size=3"):
+        response, statements = await traced_get(ranked, f"/catalog/papers.json?{query}{size}")
+        plain, _ = await traced_get(
+            site(seed_catalog, remembering=False), f"/catalog/papers.json?{query}{size}"
+        )
+        assert response.json()["rows"] == plain.json()["rows"]
+        assert response.json()["next"] == plain.json()["next"]
+        by_rank = [sql for sql in statements if "json_each(:paper_catalog_page_rowids)" in sql]
+        plain_search = query.startswith("_search=") and "&year" not in query
+        assert len(by_rank) == plain_search, statements

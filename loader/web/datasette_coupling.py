@@ -31,6 +31,7 @@ import functools
 import hashlib
 import importlib
 import inspect
+import json
 import logging
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
@@ -50,7 +51,10 @@ from jinja2 import (
     TemplateNotFound,
 )
 
-from loader.web.index_only import index_only, keys_first
+from loader.web import id_order
+from loader.web.facet_counts import matched_rowids
+from loader.web.index_only import FirstPage, first_page, index_only, keys_first
+from loader.web.time_limit import within_time_limit
 
 if TYPE_CHECKING:  # datasette.app loads the installed plugins: never as a plugin loads
     from datasette.app import Datasette
@@ -739,15 +743,57 @@ def remember_schema_lookups(db: "Database") -> None:
 
 
 def count_searches_from_the_index(db: "Database") -> None:
-    """A plain search's count from papers_fts alone, and its page of rows with the matches'
-    keys sorted before the wide rows are read (loader/web/index_only.py)."""
+    """A plain search's count from papers_fts alone (loader/web/index_only.py), and its first
+    page of rows from the matches' rowids in id order (loader/web/id_order.py), else with the
+    matches' keys sorted before the wide rows are read (index_only.keys_first)."""
     execute = db.execute
 
     async def executed(sql, *args, **kwargs):
-        plain = isinstance(sql, str) and (index_only(sql) or keys_first(sql))
+        page = first_page(sql) if isinstance(sql, str) else None
+        if page is not None:
+            return await execute_first_page(db, execute, page, sql, *args, **kwargs)
+        plain = isinstance(sql, str) and index_only(sql)
         return await execute(plain or sql, *args, **kwargs)
 
     db.execute = executed
+
+
+# the parameter that carries a page's rowids, beside the search's own
+PAGE_ROWIDS = "paper_catalog_page_rowids"
+
+
+async def execute_first_page(
+    db: "Database", execute: Callable, page: FirstPage, sql: str, *args: Any, **kwargs: Any
+) -> Any:
+    """Datasette's `execute(sql, params, ...)` of a plain search's first page: its rows found by
+    their rank in id order where the worker has read the ranks, within the statement's time
+    limit, then read by rowid, in id order."""
+    ranks = id_order.ranks_of(db)
+    params = args[0] if args else kwargs.get("params")
+    if ranks is None or not isinstance(params, dict):
+        return await execute(keys_first(sql), *args, **kwargs)
+    matches = f"select rowid from papers where {page.where}"
+    ids_sql = index_only(matches) or matches
+    limit = db.ds.setting("sql_time_limit_ms")
+    custom = kwargs.get("custom_time_limit")
+    limit = custom if custom and custom < limit else limit
+
+    def first_rowids(conn: Any) -> list[int] | None:
+        with within_time_limit(conn, limit, ids_sql, params):
+            return id_order.first_by_id(ranks, matched_rowids(conn, ids_sql, params), page.size)
+
+    rowids = await db.execute_fn(first_rowids)
+    if rowids is None:
+        return await execute(keys_first(sql), *args, **kwargs)
+    by_rank = (
+        f"select {page.columns} from papers"
+        f" where rowid in (select value from json_each(:{PAGE_ROWIDS})) order by id"
+    )
+    arguments = ({**params, PAGE_ROWIDS: json.dumps(rowids)}, *args[1:])
+    if not args:
+        kwargs = {**kwargs, "params": arguments[0]}
+        arguments = ()
+    return await execute(by_rank, *arguments, **kwargs)
 
 
 def remember_request_args() -> None:

@@ -18,6 +18,7 @@ for the statement on real abstracts.
 """
 
 import re
+from typing import NamedTuple
 
 # Datasette's search clause (views/table.py), with or without `_searchmode=raw`
 SEARCH = "rowid in (select rowid from papers_fts where papers_fts match {match})"
@@ -46,11 +47,28 @@ PAGE = re.compile(
 )
 
 
-def keys_first(sql: str) -> str | None:
-    """A plain search's page of rows with only the matches' keys sorted, or None for any other
-    statement (another order, a filter beside the search, a page after the first)."""
+class FirstPage(NamedTuple):
+    """Datasette's first page of a plain search in key order, read from its statement."""
+
+    columns: str
+    where: str  # the search clause
+    size: int  # rows asked for: the page size + 1
+
+
+def first_page(sql: str) -> FirstPage | None:
+    """The page a statement asks for, or None for any other statement (another order, a
+    filter beside the search, a page after the first)."""
     page = PAGE.fullmatch(sql)
     if page is None or not any(page["where"] == SEARCH.format(match=m) for m in MATCHES):
         return None
-    keys = f"select rowid from papers where {page['where']} order by id limit {page['size']}"
-    return f"select {page['columns']} from papers where rowid in ({keys}) order by id"
+    return FirstPage(page["columns"], page["where"], int(page["size"]))
+
+
+def keys_first(sql: str) -> str | None:
+    """A plain search's page of rows with only the matches' keys sorted, or None for any other
+    statement."""
+    page = first_page(sql)
+    if page is None:
+        return None
+    keys = f"select rowid from papers where {page.where} order by id limit {page.size}"
+    return f"select {page.columns} from papers where rowid in ({keys}) order by id"
