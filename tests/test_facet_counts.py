@@ -313,3 +313,21 @@ def test_counted_values_are_a_counter(bound):
     values = [random.Random(bound).randrange(50) for _ in range(400)]
     keys, counts = facet_counts.counted_values(np.array(values, dtype=np.int32), bound)
     assert dict(zip(keys.tolist(), counts.tolist(), strict=True)) == Counter(values)
+
+
+def test_matched_rowids_pass_the_sites_cap_on_a_value_and_leave_it(search_catalog):
+    """Every match in one string, longer than the site's cap on a value (plugins/limits.py,
+    250 KB; 100 bytes here), which stays as it was for what runs next."""
+    with sqlite3.connect(search_catalog) as connection:
+        rows = sorted(r for (r,) in connection.execute("select rowid from papers"))
+        assert len(",".join(map(str, rows))) > 100
+        connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 100)
+        ids_sql = "select rowid from papers_fts where papers_fts match 'the OR a OR of'"
+        matched = facet_counts.matched_rowids(connection, ids_sql)
+        assert len(",".join(map(str, matched.tolist()))) > 100
+        assert connection.getlimit(sqlite3.SQLITE_LIMIT_LENGTH) == 100
+        with pytest.raises(sqlite3.DataError):
+            connection.execute(
+                "with recursive n(i) as (select 1 union all select i + 1 from n where i < 200)"
+                " select group_concat(i) from n"
+            ).fetchone()
