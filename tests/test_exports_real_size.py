@@ -343,6 +343,12 @@ def catalog_copy(real_size_catalog, tmp_path):
     return copy
 
 
+# what SQLite says of the wiped file: a page it reads is garbage, or page 1 (its header) is,
+# when the statement is the first of a connection that had not read it (Datasette's SQL
+# threads each hold one, and a batch may run on any of them)
+DAMAGED = ("malformed", "file is not a database")
+
+
 def wipe(path):
     """Every byte of the file zero, in place: each page SQLite reads from now on is garbage.
     Not a truncation: the site's connections map the file (plugins/limits.py), and reading a
@@ -382,10 +388,12 @@ async def test_an_error_after_the_first_byte_aborts_the_download(catalog_copy, m
     text = answer.text()
     assert text.startswith(",".join(search_exports.CSV_COLUMNS))
     assert 0 < len(csv_ids(text.rsplit("\r\n", 1)[0] + "\r\n")) < len(matches(pairs))
-    assert "<html" not in text.lower() and "malformed" not in text
+    assert "<html" not in text.lower() and not any(error in text for error in DAMAGED)
     logged = [record.getMessage() for record in caplog.records]
     assert any(
-        "download aborted" in line and f"/search.csv?{query}" in line and "malformed" in line
+        "download aborted" in line
+        and f"/search.csv?{query}" in line
+        and any(error in line for error in DAMAGED)
         for line in logged
     ), logged
     assert len(answer.body) < DEFAULT_CACHE_BYTES / 16, "small enough to be kept if complete"
@@ -406,7 +414,8 @@ async def test_an_error_in_a_table_stream_after_its_first_page_aborts_it(catalog
     assert answer.status == 200 and not answer.complete
     assert answer.headers["content-disposition"] == 'attachment; filename="papers-the.csv"'
     text = answer.text()
-    assert text.startswith("id,") and "malformed" not in text and "<html" not in text.lower()
+    assert text.startswith("id,") and "<html" not in text.lower()
+    assert not any(error in text for error in DAMAGED)
     assert any("download aborted" in record.getMessage() for record in caplog.records)
 
 

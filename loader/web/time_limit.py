@@ -6,6 +6,7 @@ author pages, related papers, /search) keep the limit each statement would have 
 """
 
 import sqlite3
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -26,10 +27,21 @@ def within_time_limit(
     if ms is None:
         yield
         return
+    started = time.perf_counter()
     try:
         with sqlite_timelimit(conn, ms):
             yield
     except sqlite3.OperationalError as error:
-        if error.args == ("interrupted",):
+        if interrupted(error, (time.perf_counter() - started) * 1000, ms):
             raise QueryInterrupted(error, sql, params or {}) from error
         raise
+
+
+def interrupted(error: sqlite3.OperationalError, elapsed_ms: float, ms: int) -> bool:
+    """Whether the time limit stopped the statement: SQLite's 'interrupted', or, once the limit
+    has passed, 'vtable constructor failed: papers_fts', what SQLite says instead when the
+    interrupt comes while FTS5 opens its table (its first statement on a connection; under
+    load, a page then failed with a 500 instead of "took too long")."""
+    if error.args == ("interrupted",):
+        return True
+    return str(error).startswith("vtable constructor failed") and elapsed_ms >= ms
