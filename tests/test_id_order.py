@@ -31,6 +31,7 @@ def test_first_by_id_is_order_by_id(real_catalog, size):
         rowids = matched_rowids(connection, ids_sql, {"search": term})
         assert id_order.first_by_id(ranks, rowids, size) == expected, term
         matched += bool(expected)
+    connection.close()
     assert matched > len(terms) / 2  # most terms match papers
 
 

@@ -66,4 +66,5 @@ def test_keys_first_gives_the_same_rows_in_the_same_order(real_catalog, size):
         expected = connection.execute(page, {"search": term}).fetchall()
         assert connection.execute(rewritten, {"search": term}).fetchall() == expected, term
         matched += bool(expected)
+    connection.close()
     assert matched > len(terms) / 2  # most terms match papers

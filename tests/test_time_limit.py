@@ -46,4 +46,5 @@ def test_other_errors_are_not_the_time_limits(seed_catalog):
     connection = sqlite3.connect(f"file:{seed_catalog}?mode=ro", uri=True)
     with pytest.raises(sqlite3.OperationalError) as raised:
         connection.execute("select * from no_such_table")
+    connection.close()
     assert not interrupted(raised.value, elapsed_ms=10_000, ms=1)
