@@ -131,22 +131,25 @@ def read_lines(path: str | os.PathLike[str], fp: BinaryIO) -> tuple[list[str], P
     fp.seek(0)
     # newline=None: universal newlines, so "\r\n" and a lone "\r" end a line like "\n"
     text = io.TextIOWrapper(fp, encoding="utf-8", errors="surrogateescape", newline=None)
-    lines: list[str] = []
-    blank = True
-    bad = 0
-    # a line of more than MAX_LINE_BYTES characters has more than MAX_LINE_BYTES bytes
-    while line := text.readline(MAX_LINE_BYTES + 1):
-        if not line.endswith("\n") and len(line) > MAX_LINE_BYTES:
-            line = too_long(measure(line) + skip_line(text))
-        else:
-            line = line.removesuffix("\n")
-            if len(line) > MAX_LINE_BYTES // 4 and (size := measure(line)) > MAX_LINE_BYTES:
-                line = too_long(size)  # fewer characters than the limit, more bytes
-        if not lines:
-            line = line.removeprefix("\ufeff")
-        blank = blank and not line.strip()  # also a lone BOM, no-break spaces, form feeds
-        bad += not line.isascii() and bool(UNDECODABLE.search(line))  # isascii: no scan
-        lines.append(line.rstrip())
+    try:
+        lines: list[str] = []
+        blank = True
+        bad = 0
+        # a line of more than MAX_LINE_BYTES characters has more than MAX_LINE_BYTES bytes
+        while line := text.readline(MAX_LINE_BYTES + 1):
+            if not line.endswith("\n") and len(line) > MAX_LINE_BYTES:
+                line = too_long(measure(line) + skip_line(text))
+            else:
+                line = line.removesuffix("\n")
+                if len(line) > MAX_LINE_BYTES // 4 and (size := measure(line)) > MAX_LINE_BYTES:
+                    line = too_long(size)  # fewer characters than the limit, more bytes
+            if not lines:
+                line = line.removeprefix("\ufeff")
+            blank = blank and not line.strip()  # also a lone BOM, no-break spaces, form feeds
+            bad += not line.isascii() and bool(UNDECODABLE.search(line))  # isascii: no scan
+            lines.append(line.rstrip())
+    finally:
+        text.detach()  # the file stays the caller's to close (a dropped wrapper closes it)
     if blank:
         return [], Problem(str(path), 1, "file is empty")
     if bad and bad > len(lines) // 2:
