@@ -54,3 +54,31 @@ def test_a_database_without_papers_has_no_ranks(tmp_path):
     with sqlite3.connect(path) as connection:
         connection.execute("create table other (id text primary key)")
     assert id_order.read_ranks(str(path)) is None
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_the_served_first_page_is_the_catalogs_id_order_at_real_size(
+    real_size_client, real_size_catalog
+):
+    """Through the app `paper-catalog serve` runs, on more than 10,000 papers: once the worker
+    has read its ranks, each plain search's first page (JSON and HTML) is SQLite's `order by
+    id` of the matches, and its next page follows on."""
+    await real_size_client.get("/catalog/papers.json?_search=learning")  # starts the read
+    await id_order.all_read()
+    assert any(f.result() is not None for f in id_order._ranks.values())
+    connection = sqlite3.connect(f"file:{real_size_catalog}?mode=ro", uri=True)
+    connection.create_function("escape_fts", 1, escape_fts)
+    ordered = f"select id from papers where {SEARCH} order by id"
+    for term in ("learning", "graph neural", "reinforcement", "bandit", "zzzqqqnothing"):
+        expected = [paper for (paper,) in connection.execute(ordered, {"search": term})]
+        response = await real_size_client.get(
+            "/catalog/papers.json", params={"_search": term, "_shape": "objects"}
+        )
+        page = [row["id"] for row in response.json()["rows"]]
+        assert page == expected[: len(page)] and len(page) == min(len(expected), 25), term
+        if response.json()["next"]:
+            after = await real_size_client.get(response.json()["next_url"])
+            assert [row["id"] for row in after.json()["rows"]] == expected[25:50], term
+        html = (await real_size_client.get("/catalog/papers", params={"_search": term})).text
+        assert all(f"/catalog/papers/{paper}" in html for paper in page), term
+    connection.close()
