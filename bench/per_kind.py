@@ -31,9 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from loader.web import (
-    facet_counts as facet_memory,
-)  # this checkout's loader, as the site imports it
+from loader.web import worker_reads  # this checkout's loader, as the site imports it
 
 TRIVIAL = ("trivial page", "/-/versions.json")
 # a warmed worker: the word counts and scores of related papers, rendered titles, kept
@@ -90,7 +88,7 @@ async def measure(server, db, requests, profile_dir=None):
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://bench") as client:
         await client.get("/catalog/papers")  # opens connections, loads templates
-        await facet_memory.all_read()  # our facet counts in memory, read at startup
+        await worker_reads.all_read()  # our facet counts and id ranks in memory, read once
         for kind, (warm, paths) in by_kind.items():
             for path in warm:
                 await client.get(path, headers={"accept-encoding": "identity"})

@@ -304,12 +304,12 @@ async def test_a_plain_searchs_first_page_comes_by_rank_once_the_ranks_are_read(
     datasette, seed_catalog, query
 ):
     """The same rows as Datasette's own statement, read by rowid from the ranks in id order."""
-    from loader.web import id_order
+    from loader.web import worker_reads
 
     ranked = site(seed_catalog, remembering=True)
     count_searches_from_the_index(ranked.get_database("catalog"))
     await ranked.client.get("/catalog/papers.json?_search=learning")  # starts reading them
-    await id_order.all_read()
+    await worker_reads.all_read()
     for size in ("", "&_size=3"):
         response, statements = await traced_get(ranked, f"/catalog/papers.json?{query}{size}")
         plain, _ = await traced_get(

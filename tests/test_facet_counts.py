@@ -57,7 +57,7 @@ def count_in_sql(site):
     """Never read the link tables into memory for this site: its boxes come from SQL."""
     done = asyncio.get_running_loop().create_future()
     done.set_result(None)
-    facet_counts._indexes[site.get_database("catalog")] = done
+    facet_counts._indexes.futures[site.get_database("catalog")] = done
 
 
 @pytest_asyncio.fixture(params=["memory", "sql"])

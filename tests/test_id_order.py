@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from datasette.utils import escape_fts
 
-from loader.web import id_order
+from loader.web import id_order, worker_reads
 from loader.web.facet_counts import matched_rowids
 
 SEARCH = "rowid in (select rowid from papers_fts where papers_fts match escape_fts(:search))"
@@ -64,8 +64,8 @@ async def test_the_served_first_page_is_the_catalogs_id_order_at_real_size(
     has read its ranks, each plain search's first page (JSON and HTML) is SQLite's `order by
     id` of the matches, and its next page follows on."""
     await real_size_client.get("/catalog/papers.json?_search=learning")  # starts the read
-    await id_order.all_read()
-    assert any(f.result() is not None for f in id_order._ranks.values())
+    await worker_reads.all_read()
+    assert any(f.result() is not None for f in id_order._ranks.futures.values())
     connection = sqlite3.connect(f"file:{real_size_catalog}?mode=ro", uri=True)
     connection.create_function("escape_fts", 1, escape_fts)
     ordered = f"select id from papers where {SEARCH} order by id"

@@ -14,9 +14,7 @@ from `papers` for every match, are summed from each match's combination of the f
 value), same limit as the SQL they replace (tests/test_facet_counts.py compares the two).
 """
 
-import asyncio
 import sqlite3
-import weakref
 from array import array
 from collections.abc import Collection, Iterable, Mapping
 from contextlib import closing
@@ -27,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 from loader.build.facet_table import COLUMNS as COMBO_COLUMNS
+from loader.web.worker_reads import ReadOnce
 
 if TYPE_CHECKING:
     from datasette.database import Database
@@ -259,37 +258,16 @@ def read_indexes(path: str, links: Mapping[str, LinkTable]) -> Indexes | None:
     return Indexes(linked, combos)
 
 
-# Database -> future of read_indexes(): read once per worker, in a thread of its own
-_indexes: "weakref.WeakKeyDictionary[Database, asyncio.Future[Indexes | None]]" = (
-    weakref.WeakKeyDictionary()
-)
+# read once per worker, in a thread of its own (loader/web/worker_reads.py)
+_indexes: ReadOnce[Indexes] = ReadOnce(read_indexes)
 
 
 def indexes(db: "Database", links: Mapping[str, LinkTable]) -> Indexes | None:
     """The catalog's Indexes, or None until they are read. The first call starts reading them;
     until they are read, and for good if they cannot be, the SQL counts."""
-    if db.path is None or db.is_mutable:
-        return None
-    future = _indexes.get(db)
-    if future is None:
-        loop = asyncio.get_running_loop()
-        future = _indexes[db] = loop.run_in_executor(None, read_indexes, db.path, links)
-    if future.done() and future.exception() is None:
-        return future.result()
-    return None
+    return _indexes.get(db, links)
 
 
 async def loaded_indexes(db: "Database", links: Mapping[str, LinkTable]) -> Indexes | None:
     """indexes(), waiting for the read to finish."""
-    indexes(db, links)
-    future = _indexes.get(db)
-    if future is not None:
-        await asyncio.wait([future])
-    return indexes(db, links)
-
-
-async def all_read() -> None:
-    """Wait for every read started in this process (a benchmark measures the steady state)."""
-    futures = list(_indexes.values())
-    if futures:
-        await asyncio.wait(futures)
+    return await _indexes.loaded(db, links)

@@ -10,9 +10,7 @@ matches' rowids from the full-text index alone (facet_counts.matched_rowids), ta
 by rank with numpy, and reads only those rows, in the same order (ids are unique).
 """
 
-import asyncio
 import sqlite3
-import weakref
 from contextlib import closing
 from typing import TYPE_CHECKING
 
@@ -20,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from loader.web.facet_counts import open_catalog
+from loader.web.worker_reads import ReadOnce
 
 if TYPE_CHECKING:
     from datasette.database import Database
@@ -61,28 +60,11 @@ def first_by_id(
     return rowids[ordered].tolist()
 
 
-# Database -> future of read_ranks(): read once per worker, in a thread of its own
-_ranks: "weakref.WeakKeyDictionary[Database, asyncio.Future[npt.NDArray[np.int32] | None]]" = (
-    weakref.WeakKeyDictionary()
-)
+# read once per worker, in a thread of its own (loader/web/worker_reads.py)
+_ranks: ReadOnce[npt.NDArray[np.int32]] = ReadOnce(read_ranks)
 
 
 def ranks_of(db: "Database") -> npt.NDArray[np.int32] | None:
     """The catalog's ranks, or None until they are read (the first call starts reading them)
     and for good if they cannot be: SQLite sorts the page then."""
-    if db.path is None or db.is_mutable:
-        return None
-    future = _ranks.get(db)
-    if future is None:
-        loop = asyncio.get_running_loop()
-        future = _ranks[db] = loop.run_in_executor(None, read_ranks, db.path)
-    if future.done() and future.exception() is None:
-        return future.result()
-    return None
-
-
-async def all_read() -> None:
-    """Wait for every read started in this process (a benchmark measures the steady state)."""
-    futures = list(_ranks.values())
-    if futures:
-        await asyncio.wait(futures)
+    return _ranks.get(db)
