@@ -26,6 +26,7 @@ from loader.web.catalog_scope import catalog_database, is_catalog, serves_catalo
 from loader.web.facet_counts import COMBO_COLUMNS
 from loader.web.index_only import index_only
 from loader.web.rendering import affiliation_slug, name_key
+from loader.web.request_matches import kept_matches
 from loader.web.request_scope import mark_incomplete
 from loader.web.time_limit import within_time_limit
 
@@ -150,10 +151,12 @@ async def count_boxes(facet):
     memory = facet_memory.indexes(db, LINKS) if ids_sql else None
     try:
         if memory is not None:
+            # the page's rows, just before, read the same matches (loader/web/request_matches.py)
+            matches = kept_matches(ids_sql, facet.params)
             with trace("sql", database=db.name, sql=ids_sql, params=facet.params):
                 rows = await db.execute_fn(
                     lambda conn: count_in_memory(
-                        conn, facet, boxes, memory, ids_sql, limit, facet.ds
+                        conn, facet, boxes, memory, ids_sql, limit, facet.ds, matches
                     )
                 )
         else:
@@ -200,12 +203,14 @@ def matched_ids_sql(sql, table):
     return "select rowid" + sql[start:]
 
 
-def count_in_memory(conn, facet, boxes, memory, ids_sql, limit, datasette):
+def count_in_memory(conn, facet, boxes, memory, ids_sql, limit, datasette, rowids=None):
     """Every box's rows in one SQL-thread hand-off, counted from the matches' rowids
-    (loader/web/facet_counts.py); a column box the facet table does not hold, from SQL."""
+    (loader/web/facet_counts.py; `rowids` when the request has read them already); a column
+    box the facet table does not hold, from SQL."""
     params = facet.params
-    with within_time_limit(conn, datasette.setting("facet_time_limit_ms"), ids_sql, params):
-        rowids = facet_memory.matched_rowids(conn, ids_sql, params)
+    if rowids is None:
+        with within_time_limit(conn, datasette.setting("facet_time_limit_ms"), ids_sql, params):
+            rowids = facet_memory.matched_rowids(conn, ids_sql, params)
     present = [column for kind, column, _ in boxes if kind == "present"]
     columns = facet_memory.count_columns(memory.combos, rowids, present, limit)
     rows, arms = [], []

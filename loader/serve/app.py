@@ -24,6 +24,7 @@ from datasette.version import __version__ as datasette_version
 
 from loader.serve.asgi_types import ASGIApp, Receive, Scope, Send
 from loader.serve.etag import BuildETag
+from loader.serve.matches_scope import OneReadPerRequest
 from loader.serve.response_cache import ResponseCache
 from loader.serve.security_headers import SecurityHeaders
 from loader.serve.settings import SETTINGS
@@ -152,7 +153,9 @@ def create_app(site: Site) -> StartedSite:
     if coupling.patches_enabled():
         coupling.patch_served_datasette(datasette, datasette.get_database(DATABASE_NAME))
     app: ASGIApp = GZipMiddleware(
-        datasette.app(), minimum_size=GZIP_MINIMUM_BYTES, compresslevel=GZIP_LEVEL
+        OneReadPerRequest(datasette.app()),
+        minimum_size=GZIP_MINIMUM_BYTES,
+        compresslevel=GZIP_LEVEL,
     )
     if site.cache_bytes:
         app = ResponseCache(app, site.cache_bytes)

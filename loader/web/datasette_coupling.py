@@ -40,6 +40,9 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode
 
 import datasette
+import numpy as np
+import numpy.typing as npt
+from datasette.database import Results
 from datasette.utils.asgi import Request
 from datasette.version import __version__ as INSTALLED_VERSION
 from jinja2 import (
@@ -54,6 +57,7 @@ from jinja2 import (
 from loader.web import id_order
 from loader.web.facet_counts import matched_rowids
 from loader.web.index_only import FirstPage, first_page, index_only, keys_first
+from loader.web.request_matches import keep_matches, kept_matches
 from loader.web.time_limit import within_time_limit
 
 if TYPE_CHECKING:  # datasette.app loads the installed plugins: never as a plugin loads
@@ -172,6 +176,14 @@ UPSTREAM = (
         "views/table.py",
         "datasette.views.table:TableView._data_traced",
         "c1c428a608b33c2b",
+    ),
+    # a count from the matches the request kept (request_matches.py) is answered as Results
+    # (rows, truncated, description), as Database.execute answers
+    Upstream(
+        "count_searches_from_the_index",
+        "database.py",
+        "datasette.database:Results",
+        "09a1dd004188df41",
     ),
     # index_only() rewrites the count statement of the table search clause (filters.py)
     Upstream(
@@ -745,7 +757,9 @@ def remember_schema_lookups(db: "Database") -> None:
 def count_searches_from_the_index(db: "Database") -> None:
     """A plain search's count from papers_fts alone (loader/web/index_only.py), and its first
     page of rows from the matches' rowids in id order (loader/web/id_order.py), else with the
-    matches' keys sorted before the wide rows are read (index_only.keys_first)."""
+    matches' keys sorted before the wide rows are read (index_only.keys_first). The first page
+    keeps the matches it read for the rest of the request (request_matches.py): the count is
+    then their number."""
     execute = db.execute
 
     async def executed(sql, *args, **kwargs):
@@ -753,6 +767,12 @@ def count_searches_from_the_index(db: "Database") -> None:
         if page is not None:
             return await execute_first_page(db, execute, page, sql, *args, **kwargs)
         plain = isinstance(sql, str) and index_only(sql)
+        if plain and plain.startswith(COUNT_HEAD):
+            # the first page, just before, read the matches: the count is their number
+            params = args[0] if args else kwargs.get("params")
+            matches = kept_matches(ROWIDS_HEAD + plain[len(COUNT_HEAD) :], params)
+            if matches is not None:
+                return Results([(len(matches),)], False, COUNT_DESCRIPTION)
         return await execute(plain or sql, *args, **kwargs)
 
     db.execute = executed
@@ -760,6 +780,11 @@ def count_searches_from_the_index(db: "Database") -> None:
 
 # the parameter that carries a page's rowids, beside the search's own
 PAGE_ROWIDS = "paper_catalog_page_rowids"
+# index_only's count of a plain search, and the statement of its matches' rowids
+COUNT_HEAD = "select count(*) from papers_fts "
+ROWIDS_HEAD = "select rowid from papers_fts "
+# what cursor.description gives for Datasette's count statement: its one column, named
+COUNT_DESCRIPTION = (("count(*)", None, None, None, None, None, None),)
 
 
 async def execute_first_page(
@@ -778,11 +803,15 @@ async def execute_first_page(
     custom = kwargs.get("custom_time_limit")
     limit = custom if custom and custom < limit else limit
 
-    def first_rowids(conn: Any) -> list[int] | None:
+    def read_matches(conn: Any) -> npt.NDArray[np.int64]:
         with within_time_limit(conn, limit, ids_sql, params):
-            return id_order.first_by_id(ranks, matched_rowids(conn, ids_sql, params), page.size)
+            return matched_rowids(conn, ids_sql, params)
 
-    rowids = await db.execute_fn(first_rowids)
+    found = kept_matches(ids_sql, params)
+    if found is None:
+        found = await db.execute_fn(read_matches)
+        keep_matches(ids_sql, params, found)
+    rowids = id_order.first_by_id(ranks, found, page.size)
     if rowids is None:
         return await execute(keys_first(sql), *args, **kwargs)
     by_rank = (
