@@ -17,6 +17,7 @@ from datasette import hookimpl
 from datasette.views.base import DatasetteError
 
 from loader.web.catalog_scope import in_catalog_scope, is_catalog
+from loader.web.time_limit import open_virtual_tables
 
 # the longest abstract is a few KB; an O(n*m) function like instr() on two values of this
 # size takes a fraction of a second (docs/security-figures.md), which bounds how far a single
@@ -173,6 +174,8 @@ MMAP_BYTES = 0
 def prepare_connection(conn, database, datasette):
     if not is_catalog(datasette, database):
         return
+    # before the time limit can meet a table half-opened
+    open_virtual_tables(conn)
     apply_limits(conn)
     conn.execute(f"pragma hard_heap_limit = {HARD_HEAP_LIMIT_BYTES}")
     for name in ("printf", "format"):

@@ -45,3 +45,18 @@ def interrupted(error: sqlite3.OperationalError, elapsed_ms: float, ms: int) -> 
     if error.args == ("interrupted",):
         return True
     return str(error).startswith("vtable constructor failed") and elapsed_ms >= ms
+
+
+def open_virtual_tables(conn: sqlite3.Connection) -> None:
+    """Have SQLite open each virtual table of the database (FTS5's papers_fts, authors_fts, the
+    vocabulary table) on a new connection, before any time limit applies. SQLite opens one the
+    first time a statement of the connection names it, reading its configuration with
+    statements of its own; an interrupt then ends the construction ('vtable constructor
+    failed'), which Datasette's own queries report as an error, not as the time limit (a 500
+    under load just after a worker starts). Opened once, a table stays open for the connection's
+    life (a served catalog's schema never changes)."""
+    names = conn.execute(
+        "select name from sqlite_master where type = 'table' and sql like 'create virtual table%'"
+    ).fetchall()
+    for (name,) in names:
+        conn.execute(f"select 1 from [{name}] where 0").fetchall()
