@@ -14,6 +14,7 @@ from datasette.database import QueryInterrupted
 from datasette.utils.asgi import Response
 from markupsafe import Markup, escape
 
+from loader.web import facet_counts as facet_memory
 from loader.web import search_request as search
 from loader.web import search_results as search_run
 from loader.web.catalog_scope import catalog_database, catalog_name, serves_catalog
@@ -46,9 +47,11 @@ class Searcher:
         return await self.db.execute_fn(work)
 
     async def answer(self, link_facets_up_to):
+        # the worker's facet table in memory, once read (plugins/facets.py starts the read)
+        combos = facet_memory.combos_read(self.db)
         return await self.run(
             lambda conn: search_run.answer_search(
-                conn, self.request, self.limits, link_facets_up_to
+                conn, self.request, self.limits, link_facets_up_to, combos
             )
         )
 

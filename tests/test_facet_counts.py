@@ -331,3 +331,33 @@ def test_matched_rowids_pass_the_sites_cap_on_a_value_and_leave_it(search_catalo
                 "with recursive n(i) as (select 1 union all select i + 1 from n where i < 200)"
                 " select group_concat(i) from n"
             ).fetchone()
+
+
+@pytest.mark.parametrize(
+    "pairs",
+    [
+        [("q", "learning")],
+        [("q", "graph neural")],
+        [("q", "model"), ("venue", "ICLR")],
+        [("q", "model"), ("venue", "ICLR"), ("year", "2019"), ("status", "")],
+        [("q", "zzzqqqnothing")],
+        [("q", "learning"), ("author", "1")],  # a link filter: SQL counts
+        [],
+    ],
+)
+def test_search_column_facets_from_memory_are_the_sql_ones(real_catalog, pairs):
+    """/search's five column facets and total (loader/web/search_results.py) from the facet
+    table in memory, on real papers, with and without column filters, are the statement's."""
+    from loader.web import search_request, search_results
+
+    request = search_request.parse_search(pairs)
+    with sqlite3.connect(f"file:{real_catalog}?mode=ro", uri=True) as connection:
+        combos = facet_counts.read_combo_index(connection)
+        in_sql = search_results.count_column_facets(connection, request)
+        in_memory = search_results.count_column_facets(connection, request, combos)
+        rows = search_results.combo_counts_in_memory(connection, request, combos)
+    assert in_memory == in_sql
+    link_filter = any(name in ("author", "affiliation") for name, _ in pairs)
+    assert (rows is None) == (link_filter or not pairs)
+    if pairs == [("q", "learning")]:
+        assert in_sql[0] > 100  # a common word of the sample

@@ -126,3 +126,44 @@ async def test_requests_at_once_keep_their_own_matches(real_size_client, real_si
     )
     for term, response in zip(TERMS * 3, responses):
         assert response.json()["filtered_table_rows_count"] == counts[term], term
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_served_search_facets_from_memory_are_sqls(
+    real_size_client, real_size_catalog, monkeypatch
+):
+    """/search's total and venue facet through the served app, once the worker has read its
+    facet table (its column facets then come from memory), are what SQL counts."""
+    from loader.web import search_results
+
+    in_memory = []
+    counted = search_results.combo_counts_in_memory
+
+    def counting(*args):
+        rows = counted(*args)
+        in_memory.append(rows is not None)
+        return rows
+
+    monkeypatch.setattr(search_results, "combo_counts_in_memory", counting)
+    await real_size_client.get("/catalog/papers.json?_search=learning")  # starts the reads
+    await worker_reads.all_read()
+    connection = sqlite3.connect(f"file:{real_size_catalog}?mode=ro", uri=True)
+    connection.create_function("escape_fts", 1, escape_fts)
+    for term in TERMS:
+        params = {"search": term}
+        (count,) = connection.execute(
+            f"select count(*) from papers where {SEARCH}", params
+        ).fetchone()
+        venues = dict(
+            connection.execute(
+                f"select venue, count(*) from papers where {SEARCH} group by venue",
+                params,
+            ).fetchall()
+        )
+        body = (await real_size_client.get("/search.json", params={"q": term})).json()
+        assert body["total"] == count, term
+        shown = {item["value"]: item["count"] for item in body["facets"].get("venue", [])}
+        assert shown == {venue: venues[venue] for venue in shown}, term
+        assert len(shown) == min(len(venues), len(shown)) and (shown or not venues), term
+    connection.close()
+    assert in_memory and all(in_memory)

@@ -263,7 +263,7 @@ async def test_the_seeds_facets_equal_plain_sql(seed_catalog, query):
 async def test_a_facet_pass_past_its_time_limit_still_gives_the_exact_total(
     search_catalog, monkeypatch
 ):
-    def too_slow(conn, request):
+    def too_slow(conn, request, combos=None):
         raise QueryInterrupted(None, "", {})
 
     connection = sqlite3.connect(search_catalog)

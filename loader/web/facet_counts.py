@@ -218,15 +218,9 @@ def count_columns(
     columns = [column for column in columns if column in COMBO_COLUMNS]
     if combos is None or not columns:
         return {}
-    matches = rowid_array(rowids)
-    if len(matches) and (matches.min() < 0 or matches.max() >= len(combos.of_paper)):
+    papers_of = papers_per_combo(combos, rowids)
+    if papers_of is None:
         return {}
-    of_matches = combos.of_paper[matches]
-    if not of_matches.all():
-        return {}
-    per_combo = np.bincount(of_matches)
-    present = np.flatnonzero(per_combo)
-    papers_of = dict(zip(present.tolist(), per_combo[present].tolist(), strict=True))
     counted: dict[str, list[tuple[Value, int]]] = {}
     for column in columns:
         counts: dict[Value, int] = {}
@@ -237,6 +231,32 @@ def count_columns(
         ordered = sorted(counts.items(), key=lambda item: (-item[1], sqlite_order(item[0])))
         counted[column] = ordered[:limit]
     return counted
+
+
+def papers_per_combo(combos: ComboIndex, rowids: Iterable[int]) -> dict[int, int] | None:
+    """{combination id: papers} of the papers `rowids`; None when a paper has no combination
+    (the facet table is not this catalog's: count in SQL)."""
+    matches = rowid_array(rowids)
+    if len(matches) and (matches.min() < 0 or matches.max() >= len(combos.of_paper)):
+        return None
+    of_matches = combos.of_paper[matches]
+    if not of_matches.all():
+        return None
+    per_combo = np.bincount(of_matches)
+    present = np.flatnonzero(per_combo)
+    return dict(zip(present.tolist(), per_combo[present].tolist(), strict=True))
+
+
+def combo_counts(combos: ComboIndex, rowids: Iterable[int]) -> list[tuple[Any, ...]] | None:
+    """search_request.combo_counts_sql's rows for the papers `rowids`: (combination id, its
+    five values, papers), one a combination they have; None as papers_per_combo."""
+    papers_of = papers_per_combo(combos, rowids)
+    if papers_of is None:
+        return None
+    return [
+        (combo, *(combos.values[combo][column] for column in COMBO_COLUMNS), papers)
+        for combo, papers in papers_of.items()
+    ]
 
 
 def labels_of(
@@ -281,6 +301,13 @@ def indexes(db: "Database", links: Mapping[str, LinkTable]) -> Indexes | None:
     """The catalog's Indexes, or None until they are read. The first call starts reading them;
     until they are read, and for good if they cannot be, the SQL counts."""
     return _indexes.get(db, links)
+
+
+def combos_read(db: "Database") -> ComboIndex | None:
+    """The facet table in memory once this worker has read its indexes (plugins/facets.py
+    starts the read when the worker starts), else None."""
+    read = _indexes.read_already(db)
+    return read.combos if read is not None else None
 
 
 async def loaded_indexes(db: "Database", links: Mapping[str, LinkTable]) -> Indexes | None:

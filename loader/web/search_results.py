@@ -16,6 +16,7 @@ from datasette.database import QueryInterrupted
 
 from loader.web import search_request as search
 from loader.web import spelling
+from loader.web.facet_counts import ComboIndex, combo_counts, matched_rowids
 from loader.web.time_limit import within_time_limit
 
 # facets counted by joining every match to the link tables: slow for a large match set;
@@ -139,10 +140,14 @@ def label_of(value: object, label: object) -> str:
 
 
 def count_column_facets(
-    conn: sqlite3.Connection, request: search.SearchRequest
+    conn: sqlite3.Connection, request: search.SearchRequest, combos: ComboIndex | None = None
 ) -> tuple[int, dict[str, list[FacetItem]]]:
-    """(total, {facet: items}) of the venue, year, status, area and track facets."""
-    total, counted = search.column_facets(request, fetch(conn, search.combo_counts_sql(request)))
+    """(total, {facet: items}) of the venue, year, status, area and track facets; counted from
+    the facet table in memory (`combos`) where the request allows."""
+    rows = combo_counts_in_memory(conn, request, combos) if combos else None
+    if rows is None:
+        rows = fetch(conn, search.combo_counts_sql(request))
+    total, counted = search.column_facets(request, rows)
     return total, {
         name: [
             {"value": value, "label": label_of(value, value), "count": count}
@@ -150,6 +155,23 @@ def count_column_facets(
         ]
         for name, values in counted.items()
     }
+
+
+def combo_counts_in_memory(
+    conn: sqlite3.Connection, request: search.SearchRequest, combos: ComboIndex
+) -> list[tuple[Any, ...]] | None:
+    """combo_counts_sql's rows of a search with no author or affiliation filter, from its
+    matches' rowids and the facet table in memory (loader/web/facet_counts.py); None for any
+    other request. The statement joined every match to paper_facets and grouped them: at 1M
+    papers a third of a second for a common word, against the matches' one read here
+    (column_facets applies the column filters to the rows either way)."""
+    if request.expression is None or any(
+        name not in search.COLUMN_FILTERS for name in request.filters
+    ):
+        return None
+    params: search.Params = {}
+    matches = search.matches_sql(request, params, ranked=False)
+    return combo_counts(combos, matched_rowids(conn, matches, params))
 
 
 def count_link_facet(
@@ -255,11 +277,12 @@ def answer_search(
     request: search.SearchRequest,
     limits: Limits = NO_LIMITS,
     link_facets_up_to: int | None = None,
+    combos: ComboIndex | None = None,
 ) -> Answer:
     """Everything a /search page shows. Author and affiliation facets are left for a second
     request (`deferred`) when more than `link_facets_up_to` papers match (None: never).
     QueryInterrupted when the total or the page runs past its limit; a facet that does is
-    listed in `timed_out`."""
+    listed in `timed_out`. `combos`: the facet table in memory, for the column facets."""
     answer = Answer(request)
     with within_time_limit(conn, limits.sql_ms):
         exact = find_exact_rowids(conn, request)
@@ -267,7 +290,7 @@ def answer_search(
     try:
         # the page's total as well as five facets: the statement's limit, not a facet's
         with within_time_limit(conn, limits.sql_ms):
-            total, column = count_column_facets(conn, request)
+            total, column = count_column_facets(conn, request, combos)
         answer.facets.update(column)
     except QueryInterrupted:
         answer.timed_out += list(search.COLUMN_FILTERS)

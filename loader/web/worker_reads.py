@@ -38,6 +38,13 @@ class ReadOnce(Generic[Kept]):
             return future.result()
         return None
 
+    def read_already(self, db: "Database") -> Kept | None:
+        """What was read for `db`, or None when no read has finished (none is started)."""
+        future = self.futures.get(db)
+        if future is not None and future.done() and future.exception() is None:
+            return future.result()
+        return None
+
     async def loaded(self, db: "Database", *arguments: Any) -> Kept | None:
         """get(), waiting for the read to finish."""
         self.get(db, *arguments)
