@@ -82,3 +82,24 @@ async def test_the_served_first_page_is_the_catalogs_id_order_at_real_size(
         html = (await real_size_client.get("/catalog/papers", params={"_search": term})).text
         assert all(f"/catalog/papers/{paper}" in html for paper in page), term
     connection.close()
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_a_served_app_starts_reading_its_ranks_when_it_starts(search_catalog):
+    """Before its first request: the first searches then take their page from the ranks."""
+    from .conftest import served_app
+
+    app = served_app(search_catalog)
+    catalog = app.datasette.get_database("catalog")
+    assert id_order._ranks.futures.get(catalog) is None
+    messages = iter([{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}])
+
+    async def receive():
+        return next(messages)
+
+    async def send(message):
+        pass
+
+    await app({"type": "lifespan"}, receive, send)
+    await worker_reads.all_read()
+    assert id_order.ranks_of(catalog) is not None

@@ -30,6 +30,7 @@ from loader.serve.security_headers import SecurityHeaders
 from loader.serve.settings import SETTINGS
 from loader.serve.site_files import plugin_files
 from loader.web import datasette_coupling as coupling
+from loader.web import id_order
 from loader.web.catalog_scope import DEFAULT_DATABASE
 
 # the name the catalog is served as, whatever its file is called: the plugins' default
@@ -150,7 +151,8 @@ def create_app(site: Site) -> StartedSite:
     # a worker's templates are the site's files as it started (a deploy starts new workers,
     # site_fingerprint): no stat() of each template file on every render
     datasette.jinja_env.auto_reload = False
-    if coupling.patches_enabled():
+    patched = coupling.patches_enabled()
+    if patched:
         coupling.patch_served_datasette(datasette, datasette.get_database(DATABASE_NAME))
     app: ASGIApp = GZipMiddleware(
         OneReadPerRequest(datasette.app()),
@@ -161,4 +163,14 @@ def create_app(site: Site) -> StartedSite:
         app = ResponseCache(app, site.cache_bytes)
     app = BuildETag(app, site_fingerprint(site))
     headers = SecurityHeaders(app, datasette)
-    return StartedSite(headers, datasette, prepare=[headers.prepare])
+    prepare: list[Callable[[], Awaitable[object]]] = [headers.prepare]
+    if patched:
+        catalog = datasette.get_database(DATABASE_NAME)
+
+        async def start_reading_ranks() -> None:
+            # in a thread of its own (worker_reads.py): a worker's first searches then find
+            # the papers' ranks in id order read, not their first page sorted by SQLite
+            id_order.ranks_of(catalog)
+
+        prepare.append(start_reading_ranks)
+    return StartedSite(headers, datasette, prepare=prepare)
