@@ -876,6 +876,8 @@ def test_collapse_spaces_equals_split_and_join_on_real_text():
     collapsed = " ".join(REAL_TEXTS[-1].split())
     assert markup.collapse_spaces(collapsed) is collapsed
     assert markup.LAST_COLLAPSED[0] is collapsed
+    made = markup.collapse_spaces("  a   b    c  ")  # a text made collapsed is remembered too
+    assert made == "a b c" and markup.collapse_spaces(made) is made
 
 
 @given(

@@ -121,14 +121,52 @@ def read_lines(path: str | os.PathLike[str], fp: BinaryIO) -> tuple[list[str], P
     \\r\\n or \\r.
 
     Bytes that are not UTF-8 survive as lone surrogates so the parsers can report the exact
-    lines; a file that is mostly binary is one problem. The file is streamed: a line longer
-    than MAX_LINE_BYTES is never held, only counted, and stands in the list as a marker
-    (see line_problem), so memory follows the lines kept, whatever one line's size.
+    lines; a file that is mostly binary is one problem. A file larger than MAX_LINE_BYTES is
+    streamed: a line longer than that is never held, only counted, and stands in the list as
+    a marker (see line_problem), so memory follows the lines kept, whatever one line's size.
+    A smaller one is read whole (split_small_file): none of its lines can be too long.
     """
     head = fp.read(8192)
     if head.count(b"\0") > len(head) // 10:
         return [], Problem(str(path), 1, "file is binary or not UTF-8 text")
     fp.seek(0)
+    whole = fp.read(MAX_LINE_BYTES + 1)
+    if len(whole) <= MAX_LINE_BYTES:  # no line of the file can be too long
+        lines, blank, bad = split_small_file(whole)
+    else:
+        fp.seek(0)
+        lines, blank, bad = stream_lines(fp)
+    if blank:
+        return [], Problem(str(path), 1, "file is empty")
+    if bad and bad > len(lines) // 2:
+        return [], Problem(str(path), 1, "file is not UTF-8 text (another encoding?)")
+    return lines, None
+
+
+def split_small_file(data: bytes) -> tuple[list[str], bool, int]:
+    """stream_lines of a file of at most MAX_LINE_BYTES, in hand: decoded, its line ends made
+    "\n" and split at once (C passes over the text, where the stream read it a line at a
+    time). The same lines: the stream's decoder reads the same UTF-8 in pieces, and universal
+    newlines turn "\r\n", then a lone "\r", into "\n"; what follows the last "\n" is a line
+    when it is not empty (readline then gave it without "\n", or gave nothing)."""
+    text = data.decode("utf-8", "surrogateescape")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    if not lines[-1]:
+        lines.pop()
+    if lines:
+        lines[0] = lines[0].removeprefix("\ufeff")
+    blank = not any(map(str.strip, lines))
+    bad = 0
+    if not text.isascii():
+        bad = sum(1 for line in lines if not line.isascii() and UNDECODABLE.search(line))
+    return list(map(str.rstrip, lines)), blank, bad
+
+
+def stream_lines(fp: BinaryIO) -> tuple[list[str], bool, int]:
+    """(lines, whether all are blank, how many hold undecodable bytes) of a file read a line
+    at a time."""
     # newline=None: universal newlines, so "\r\n" and a lone "\r" end a line like "\n"
     text = io.TextIOWrapper(fp, encoding="utf-8", errors="surrogateescape", newline=None)
     try:
@@ -150,11 +188,7 @@ def read_lines(path: str | os.PathLike[str], fp: BinaryIO) -> tuple[list[str], P
             lines.append(line.rstrip())
     finally:
         text.detach()  # the file stays the caller's to close (a dropped wrapper closes it)
-    if blank:
-        return [], Problem(str(path), 1, "file is empty")
-    if bad and bad > len(lines) // 2:
-        return [], Problem(str(path), 1, "file is not UTF-8 text (another encoding?)")
-    return lines, None
+    return lines, blank, bad
 
 
 def measure(text: str) -> int:

@@ -1094,10 +1094,16 @@ def collapse_spaces(text: str) -> str:
     unprintable)."""
     if text is LAST_COLLAPSED[0]:
         return text
-    if is_printable(text) and "  " not in text and text[:1] != " " and text[-1:] != " ":
-        LAST_COLLAPSED[0] = text
-        return text
-    return " ".join(text.split())
+    if not is_printable(text):
+        text = " ".join(text.split())
+    elif "  " in text or text[:1] == " " or text[-1:] == " ":
+        # a printable text's only whitespace is the space (every other is a separator or a
+        # control): its runs halved until none is left, where split and join made a string a word
+        while "  " in text:
+            text = text.replace("  ", " ")
+        text = text.strip(" ")
+    LAST_COLLAPSED[0] = text  # collapsed: the next look at this very text returns it
+    return text
 
 
 def is_printable(text: str) -> bool:
@@ -1110,7 +1116,7 @@ def is_printable(text: str) -> bool:
 
 PRINTABLE_ASCII = bytes(range(0x20, 0x7F))
 
-# the last text found collapsed as it is: a build asks about one abstract three times in a row
+# the last text found or made collapsed: a build asks about one abstract three times in a row
 # (plain_text, paper_id, derive_label), and each look goes over all of it. Held here, the object
 # cannot be another text with its id; a str never changes
 LAST_COLLAPSED: list[str | None] = [None]
