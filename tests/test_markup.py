@@ -875,9 +875,11 @@ def test_collapse_spaces_equals_split_and_join_on_real_text():
             assert markup.collapse_spaces(source) == " ".join(source.split())
     collapsed = " ".join(REAL_TEXTS[-1].split())
     assert markup.collapse_spaces(collapsed) is collapsed
-    assert markup.LAST_COLLAPSED[0] is collapsed
-    made = markup.collapse_spaces("  a   b    c  ")  # a text made collapsed is remembered too
+    assert markup.LAST_COLLAPSED[1] is collapsed
+    source = "  a   b    c  "
+    made = markup.collapse_spaces(source)  # a text made collapsed is remembered, and its source
     assert made == "a b c" and markup.collapse_spaces(made) is made
+    assert markup.collapse_spaces(source) is made
 
 
 @given(

@@ -1092,8 +1092,10 @@ def collapse_spaces(text: str) -> str:
     """`" ".join(text.split())`: the text itself when it is that already, as most abstracts
     are, told without splitting it (every character `split` splits at but the space is
     unprintable)."""
-    if text is LAST_COLLAPSED[0]:
-        return text
+    source, collapsed = LAST_COLLAPSED
+    if text is collapsed or text is source:
+        return collapsed  # collapsing a collapsed text gives it back
+    source = text
     if not is_printable(text):
         text = " ".join(text.split())
     elif "  " in text or text[:1] == " " or text[-1:] == " ":
@@ -1102,7 +1104,7 @@ def collapse_spaces(text: str) -> str:
         while "  " in text:
             text = text.replace("  ", " ")
         text = text.strip(" ")
-    LAST_COLLAPSED[0] = text  # collapsed: the next look at this very text returns it
+    LAST_COLLAPSED[:] = source, text
     return text
 
 
@@ -1116,10 +1118,11 @@ def is_printable(text: str) -> bool:
 
 PRINTABLE_ASCII = bytes(range(0x20, 0x7F))
 
-# the last text found or made collapsed: a build asks about one abstract three times in a row
-# (plain_text, paper_id, derive_label), and each look goes over all of it. Held here, the object
-# cannot be another text with its id; a str never changes
-LAST_COLLAPSED: list[str | None] = [None]
+# the last text collapsed and what it gave: a build asks about one abstract three times in a row
+# (plain_text, paper_id, derive_label: the abstract, itself again where it has no markup, and
+# the plain text), and each look goes over all of it. Held here, neither object can be another
+# text with its id; a str never changes
+LAST_COLLAPSED: list[str] = ["", ""]
 
 
 def render_mathml(math: Math, inline_only: bool = False) -> str:
