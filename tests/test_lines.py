@@ -322,8 +322,28 @@ def test_small_files_split_as_streamed(data):
     check_small_file_split(data)
 
 
+@given(
+    st.lists(
+        st.sampled_from(
+            [b"a", b" ", b"\n", b"\r", b"\r\n", b"\xef\xbb\xbf", b"\xff", b"\xc3\xa9", b"\0"]
+            + [b"abcdefgh", b"\xe8\xae\xba\xe6\x96\x87", b"\xf0\x9f\x98\x80"]
+        ),
+        max_size=24,
+    ).map(b"".join)
+)
+def test_small_files_with_long_lines_split_as_streamed(data):
+    """Lines over a limit of 12 bytes are the stream's markers with the same sizes."""
+    original = text.MAX_LINE_BYTES
+    text.MAX_LINE_BYTES = 12
+    try:
+        check_small_file_split(data)
+    finally:
+        text.MAX_LINE_BYTES = original
+
+
 def test_a_file_over_the_limit_is_streamed(monkeypatch):
-    """Only a file larger than MAX_LINE_BYTES can hold a line too long: it is still streamed."""
+    """A file larger than WHOLE_FILE_BYTES is streamed; the same lines either way."""
+    monkeypatch.setattr(text, "WHOLE_FILE_BYTES", 10)
     monkeypatch.setattr(text, "MAX_LINE_BYTES", 10)
     lines, problem = text.read_lines("f.txt", io.BytesIO(b"short\n" + b"x" * 11 + b"\nend\n"))
     assert problem is None
