@@ -866,7 +866,7 @@ def reads_as_lines(text: str) -> bool:
     """Whether markdown-it reads `text` as text runs between line breaks and nothing else: its
     marks are line breaks, underscores inside words, ampersands that start no entity and
     brackets that make no link (wrapped lines, `T_1`, `R&D`, `[12]`: most abstracts that
-    reach Markdown). tests/test_markup_lines.py checks both readings agree on real text.
+    reach Markdown). tests/test_markup.py checks both readings agree on real and generated text.
 
     Why each one is plain: an underscore run between two word characters (an ASCII letter or
     digit, or a placeholder: no space and no Unicode P or S) is both left- and right-flanking,
