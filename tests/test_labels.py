@@ -904,6 +904,22 @@ def test_lowercase_patterns_spell_every_letter_in_lowercase():
         assert letters == letters.lower()
 
 
+def test_authors_by_first_letter_are_the_authors():
+    """The same branches in the same order, the lookbehinds taken out and the word boundary
+    put back in front."""
+    branches = re.sub(r"\(\?<!\\w\w\)", "", labels.AUTHORS_BY_FIRST_LETTER)
+    assert "\\b" + branches == labels.AUTHORS
+    for pattern in (labels.INTRO, labels.TOPIC):
+        rest = pattern.pattern.removeprefix(labels.AUTHORS)
+        assert labels.LOWERCASE[pattern].pattern == labels.AUTHORS_BY_FIRST_LETTER + rest
+
+
+@given(st.text(alphabet="wetohisur _-1é'", max_size=30))
+def test_authors_by_first_letter_match_where_authors_match(text):
+    slow, fast = re.compile(labels.AUTHORS), re.compile(labels.AUTHORS_BY_FIRST_LETTER)
+    assert [m.span() for m in slow.finditer(text)] == [m.span() for m in fast.finditer(text)]
+
+
 @REAL_TEXT_SHARES
 def test_lowercase_search_on_real_sentences(share):
     sentences = real_sentences()[::share]

@@ -3,6 +3,7 @@ gives what the plain reading it replaces gives, on every line of real text (test
 and on generated text made of the characters the fast path turns on. (Names read from whole
 files: tests/test_parsers.py.)"""
 
+import io
 import re
 import unicodedata
 
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 from loader.read import lines as text
 
 from .conftest import REAL_TEXT_SHARES
-from .real_texts import REAL_TEXTS
+from .real_texts import REAL_TEXTS, ROOT
 
 # names ----------------------------------------------------------------------------------------
 
@@ -287,3 +288,65 @@ def test_truncation_marks_found_at_the_end(source):
 def test_undecodable_characters_are_not_ascii():
     """read_lines and line_problem search for them only in lines that are not ASCII."""
     assert not any(chr(c).isascii() for c in range(0xDC80, 0xDD00))
+
+
+def check_small_file_split(data):
+    """A file in hand is split into the lines the stream reads, with the same blank and bad
+    counts."""
+    assert text.split_small_file(data) == text.stream_lines(io.BytesIO(data))
+
+
+def test_small_files_split_as_streamed_on_real_files():
+    """Every fixture and seed file, and each as written with "\\r\\n" and "\\r", with a BOM."""
+    folders = [ROOT / "tests" / "fixtures", ROOT / "seeds"]
+    files = [p for folder in folders for p in sorted(folder.rglob("*")) if p.is_file()]
+    assert len(files) > 20
+    for path in files:
+        data = path.read_bytes()
+        for variant in (data, data.replace(b"\n", b"\r\n"), data.replace(b"\n", b"\r")):
+            check_small_file_split(variant)
+            check_small_file_split(b"\xef\xbb\xbf" + variant)
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [b"a", b" ", b"\t", b"\n", b"\r", b"\r\n", b"\n\r", b"\xef\xbb\xbf", b"\xff", b"\xc3"]
+            + [b"\xc3\xa9", b"\xe2\x80\xa8", b"\x0b", b"\x0c", b"\x1c", b"\x85", b"\xc2\x85", b"\0"]
+            + [b"\xe3\x80\x80", b"\xe8\xae\xba", b"Ab, Cd"]
+        ),
+        max_size=20,
+    ).map(b"".join)
+)
+def test_small_files_split_as_streamed(data):
+    check_small_file_split(data)
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [b"a", b" ", b"\n", b"\r", b"\r\n", b"\xef\xbb\xbf", b"\xff", b"\xc3\xa9", b"\0"]
+            + [b"abcdefgh", b"\xe8\xae\xba\xe6\x96\x87", b"\xf0\x9f\x98\x80"]
+        ),
+        max_size=24,
+    ).map(b"".join)
+)
+def test_small_files_with_long_lines_split_as_streamed(data):
+    """Lines over a limit of 12 bytes are the stream's markers with the same sizes."""
+    original = text.MAX_LINE_BYTES
+    text.MAX_LINE_BYTES = 12
+    try:
+        check_small_file_split(data)
+    finally:
+        text.MAX_LINE_BYTES = original
+
+
+def test_a_file_over_the_limit_is_streamed(monkeypatch):
+    """A file larger than WHOLE_FILE_BYTES is streamed; the same lines either way."""
+    monkeypatch.setattr(text, "WHOLE_FILE_BYTES", 10)
+    monkeypatch.setattr(text, "MAX_LINE_BYTES", 10)
+    lines, problem = text.read_lines("f.txt", io.BytesIO(b"short\n" + b"x" * 11 + b"\nend\n"))
+    assert problem is None
+    assert lines[0] == "short" and text.is_too_long(lines[1]) and lines[2] == "end"
+    lines, problem = text.read_lines("f.txt", io.BytesIO(b"short\nx\r\nend"))
+    assert (lines, problem) == (["short", "x", "end"], None)

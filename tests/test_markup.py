@@ -626,23 +626,29 @@ def parse_without_fast_paths(source):
     """parse() with every Markdown text read by markdown-it and no cached reading."""
     original = (
         markup.has_markdown_mark,
+        markup.reads_as_lines,
         markup.simple_markdown_segments,
         markup.read_repeated_latex_region,
         markup.math_text,
     )
+    specials_table = markup.WALKER_CONTEXT.test_for_specials
     try:
         markup.has_markdown_mark = lambda _: True
+        markup.reads_as_lines = lambda _: False
         markup.simple_markdown_segments = lambda text, pieces: None
         markup.read_repeated_latex_region = lambda part: markup.read_latex_region(part, ())
         markup.math_text = markup.math_text.__wrapped__
+        del markup.WALKER_CONTEXT.test_for_specials  # pylatexenc's own method again
         return markup.parse.__wrapped__(source)
     finally:
         (
             markup.has_markdown_mark,
+            markup.reads_as_lines,
             markup.simple_markdown_segments,
             markup.read_repeated_latex_region,
             markup.math_text,
         ) = original
+        markup.WALKER_CONTEXT.test_for_specials = specials_table
 
 
 def takes_simple_markdown(source):
@@ -698,6 +704,51 @@ def test_simple_markdown_reads_as_markdown_it(source):
 @given(EMPHASIZED_WORDS)
 def test_simple_markdown_of_emphasized_words_reads_as_markdown_it(source):
     assert markup.parse.__wrapped__(source) == parse_without_fast_paths(source)
+
+
+# wrapped lines, underscores, ampersands and brackets as abstracts hold them, and bent into
+# emphasis, entities and links
+LINE_PIECES = st.lists(
+    st.sampled_from(
+        ["a", "Bc", "1", " ", "  ", "\t", "\n", "\n ", " \n", "_", "__", "&", "&amp;", "&#1;"]
+        + ["&x;", "[", "]", "](", "[1]", "(", ")", "\ue100", "$k$", "\\emph{x}", "é", "-", "--"]
+        + [".", "!", "*", "\\_", "{", "}", "~", "http://a.b/c"]
+    ),
+    max_size=16,
+).map("".join)
+
+
+@given(LINE_PIECES)
+def test_lines_read_as_markdown_it(source):
+    assert markup.parse.__wrapped__(source) == parse_without_fast_paths(source)
+
+
+def takes_lines(source):
+    """Whether parse(source) reads its Markdown with line_segments."""
+    source = markup.PLACEHOLDER.sub("\ufffd", html.unescape(unicodedata.normalize("NFC", source)))
+    protected, _ = markup.set_aside(markup.apply_definitions(source))
+    return markup.has_markdown_mark(protected) and markup.reads_as_lines(protected)
+
+
+def test_lines_are_taken_where_they_are_meant_to_be():
+    for source in ["a\nb", "a  \n\t b", "T_1 and $x$_1", "R&D [12]", "a [b] (c)", "[1]\n[2]"]:
+        assert takes_lines(source), source
+    for source in ["_a_", "a _b", "b_", "[a](http://b.c)", "&copy; a", "*a*\nb", "a\rb", "<b>"]:
+        assert not takes_lines(source), source
+
+
+@REAL_TEXT_SHARES
+def test_specials_table_finds_what_pylatexenc_finds(share):
+    """SpecialsTable against LatexContextDb.test_for_specials at every character of the real
+    texts (a share of them), and at every mark of the specials themselves."""
+    context = markup.WALKER_CONTEXT
+    table = markup.SpecialsTable(context)
+    specials = [c for category in context.category_list for c in context.d[category]["specials"]]
+    texts = REAL_TEXTS[::share] + ["".join(specials), " ".join(specials), "---!``''?`~&-"]
+    for text in texts:
+        for position in range(len(text)):
+            found = table(text, position)
+            assert found is type(context).test_for_specials(context, text, position)
 
 
 def test_simple_markdown_is_taken_where_it_is_meant_to_be():
@@ -824,7 +875,11 @@ def test_collapse_spaces_equals_split_and_join_on_real_text():
             assert markup.collapse_spaces(source) == " ".join(source.split())
     collapsed = " ".join(REAL_TEXTS[-1].split())
     assert markup.collapse_spaces(collapsed) is collapsed
-    assert markup.LAST_COLLAPSED[0] is collapsed
+    assert markup.LAST_COLLAPSED[1] is collapsed
+    source = "  a   b    c  "
+    made = markup.collapse_spaces(source)  # a text made collapsed is remembered, and its source
+    assert made == "a b c" and markup.collapse_spaces(made) is made
+    assert markup.collapse_spaces(source) is made
 
 
 @given(

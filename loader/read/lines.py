@@ -77,6 +77,9 @@ INVISIBLE = re.compile(
 # in memory (most for a run of Markdown emphasis, "**a **a ..."), so this bounds a build's peak
 # whatever the input
 MAX_LINE_BYTES = 1 << 20
+# a file up to this size is read at once (split_small_file), held twice for a moment, bytes
+# and text; a larger one is streamed a line at a time. Listing pages are a megabyte or so
+WHOLE_FILE_BYTES = 4 << 20
 SKIP_CHUNK = 1 << 16
 # what stands for a longer line in the list of lines, followed by its size in bytes: decoding
 # never gives U+D800 (undecodable bytes become U+DC80..U+DCFF), and it is no blank line
@@ -121,14 +124,59 @@ def read_lines(path: str | os.PathLike[str], fp: BinaryIO) -> tuple[list[str], P
     \\r\\n or \\r.
 
     Bytes that are not UTF-8 survive as lone surrogates so the parsers can report the exact
-    lines; a file that is mostly binary is one problem. The file is streamed: a line longer
-    than MAX_LINE_BYTES is never held, only counted, and stands in the list as a marker
-    (see line_problem), so memory follows the lines kept, whatever one line's size.
+    lines; a file that is mostly binary is one problem. A line longer than MAX_LINE_BYTES stands
+    in the list as a marker (see line_problem). A file larger than WHOLE_FILE_BYTES is
+    streamed: such a line is never held, only counted, so memory follows the lines kept,
+    whatever one line's size; a smaller file is read whole (split_small_file), the same lines.
     """
     head = fp.read(8192)
     if head.count(b"\0") > len(head) // 10:
         return [], Problem(str(path), 1, "file is binary or not UTF-8 text")
     fp.seek(0)
+    whole = fp.read(WHOLE_FILE_BYTES + 1)
+    if len(whole) <= WHOLE_FILE_BYTES:
+        lines, blank, bad = split_small_file(whole)
+    else:
+        fp.seek(0)
+        lines, blank, bad = stream_lines(fp)
+    if blank:
+        return [], Problem(str(path), 1, "file is empty")
+    if bad and bad > len(lines) // 2:
+        return [], Problem(str(path), 1, "file is not UTF-8 text (another encoding?)")
+    return lines, None
+
+
+def split_small_file(data: bytes) -> tuple[list[str], bool, int]:
+    """stream_lines of a file of at most WHOLE_FILE_BYTES, in hand: decoded, its line ends made
+    "\n" and split at once (C passes over the text, where the stream read it a line at a
+    time). The same lines: the stream's decoder reads the same UTF-8 in pieces, and universal
+    newlines turn "\r\n", then a lone "\r", into "\n"; what follows the last "\n" is a line
+    when it is not empty (readline then gave it without "\n", or gave nothing). A line of
+    more than MAX_LINE_BYTES bytes is the stream's marker with the same size (its bytes but
+    the line end: a BOM that starts it counts, as the stream cuts the BOM after the marker)."""
+    text = data.decode("utf-8", "surrogateescape")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    if not lines[-1]:
+        lines.pop()
+    # a line of more than MAX_LINE_BYTES bytes has more than a quarter of that in characters
+    if max(map(len, lines), default=0) > MAX_LINE_BYTES // 4:
+        for index, line in enumerate(lines):
+            if len(line) > MAX_LINE_BYTES // 4 and (size := measure(line)) > MAX_LINE_BYTES:
+                lines[index] = too_long(size)
+    if lines:
+        lines[0] = lines[0].removeprefix("\ufeff")
+    blank = not any(map(str.strip, lines))
+    bad = 0
+    if not text.isascii():
+        bad = sum(1 for line in lines if not line.isascii() and UNDECODABLE.search(line))
+    return list(map(str.rstrip, lines)), blank, bad
+
+
+def stream_lines(fp: BinaryIO) -> tuple[list[str], bool, int]:
+    """(lines, whether all are blank, how many hold undecodable bytes) of a file read a line
+    at a time."""
     # newline=None: universal newlines, so "\r\n" and a lone "\r" end a line like "\n"
     text = io.TextIOWrapper(fp, encoding="utf-8", errors="surrogateescape", newline=None)
     try:
@@ -150,11 +198,7 @@ def read_lines(path: str | os.PathLike[str], fp: BinaryIO) -> tuple[list[str], P
             lines.append(line.rstrip())
     finally:
         text.detach()  # the file stays the caller's to close (a dropped wrapper closes it)
-    if blank:
-        return [], Problem(str(path), 1, "file is empty")
-    if bad and bad > len(lines) // 2:
-        return [], Problem(str(path), 1, "file is not UTF-8 text (another encoding?)")
-    return lines, None
+    return lines, blank, bad
 
 
 def measure(text: str) -> int:

@@ -785,7 +785,23 @@ def described(
 # INTRO, TOPIC and NAMING spell every letter in lowercase: in an ASCII sentence they match, with
 # the same spans, where their case-sensitive forms match in its lowercase (of the same length),
 # a quicker search than IGNORECASE's, which folds every character it compares
-LOWERCASE = {pattern: re.compile(pattern.pattern) for pattern in (INTRO, TOPIC, NAMING)}
+# and there INTRO and TOPIC start with AUTHORS' branches each beginning with its first letter,
+# the word boundary checked behind it (as CITATION does: `w(?<!\ww)` holds where `\bw` does):
+# SRE then skips to the next 'w', 't' or 'o' where it tried the whole pattern at every character
+AUTHORS_BY_FIRST_LETTER = (
+    r"(?:w(?<!\ww)e|t(?<!\wt)his (?:paper|work|article|study|note|thesis|chapter)"
+    r"|o(?<!\wo)ur (?:work|paper|study))\b"
+)
+
+
+def lowercase_pattern(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    source = pattern.pattern
+    if source.startswith(AUTHORS):
+        source = AUTHORS_BY_FIRST_LETTER + source.removeprefix(AUTHORS)
+    return re.compile(source)
+
+
+LOWERCASE = {pattern: lowercase_pattern(pattern) for pattern in (INTRO, TOPIC, NAMING)}
 
 
 def in_lowercase(

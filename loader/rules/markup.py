@@ -216,7 +216,36 @@ class LatexToText(LatexNodes2Text):
         return node.macroname + node.macro_post_space
 
 
+class SpecialsTable:
+    """LatexContextDb.test_for_specials from a table of the specials by first character,
+    longest first: pylatexenc's method tries every specials string of every category at
+    each character it reads (a third of a region's reading). The same spec: the longest
+    match, of equal ones the first in category order (its loop's strict `>` keeps the first;
+    the sort is stable). Valid while the context is not changed after it is made."""
+
+    def __init__(self, context: macrospec.LatexContextDb) -> None:
+        by_first: dict[str, list[tuple[str, macrospec.SpecialsSpec]]] = {}
+        for category in context.category_list:
+            for characters, spec in context.d[category]["specials"].items():
+                if characters:  # an empty string is never longer than no match
+                    by_first.setdefault(characters[0], []).append((characters, spec))
+        self.by_first = {
+            first: tuple(sorted(specs, key=lambda item: -len(item[0])))
+            for first, specs in by_first.items()
+        }
+
+    def __call__(
+        self, s: str, pos: int, parsing_state: object = None
+    ) -> macrospec.SpecialsSpec | None:
+        for characters, spec in self.by_first.get(s[pos : pos + 1], ()):
+            if s.startswith(characters, pos):
+                return spec
+        return None
+
+
 WALKER_CONTEXT = walker_context()
+# the walker asks its context at every character that is no macro, brace or dollar
+WALKER_CONTEXT.test_for_specials = SpecialsTable(WALKER_CONTEXT)
 # spaces as the source has them, also between two macros (pylatexenc's presets drop those)
 SPACES = {
     "between-macro-and-chars": False,
@@ -732,6 +761,8 @@ def read_markdown(text: str, pieces: Sequence[Piece]) -> list[Segment]:
     """Markdown inline markup -> segments, each text run read as LaTeX."""
     if not has_markdown_mark(text):
         return read_latex(text, pieces)  # what markdown-it would give: one text token
+    if reads_as_lines(text):
+        return line_segments(text, pieces)
     simple = simple_markdown_segments(text, pieces)
     if simple is not None:
         return simple
@@ -831,6 +862,59 @@ def simple_markdown_segments(text: str, pieces: Sequence[Piece]) -> list[Segment
     return segments
 
 
+def reads_as_lines(text: str) -> bool:
+    """Whether markdown-it reads `text` as text runs between line breaks and nothing else: its
+    marks are line breaks, underscores inside words, ampersands that start no entity and
+    brackets that make no link (wrapped lines, `T_1`, `R&D`, `[12]`: most abstracts that
+    reach Markdown). tests/test_markup.py checks both readings agree on real and generated text.
+
+    Why each one is plain: an underscore run between two word characters (an ASCII letter or
+    digit, or a placeholder: no space and no Unicode P or S) is both left- and right-flanking,
+    and `_` then neither opens nor closes; the entity rule reads only what MARKDOWN_ENTITY
+    matches; without '](' no link label is followed by '(', and a reference link needs
+    references, which parseInline never has."""
+    if holds_any(text, LINE_MARKDOWN_MARKS) or "](" in text:
+        return False
+    if "&" in text and MARKDOWN_ENTITY.search(text):
+        return False
+    start = text.find("_")
+    while start >= 0:
+        end = start + 1
+        while text.startswith("_", end):
+            end += 1
+        if not (start and end < len(text)):
+            return False
+        if not (is_word_character(text[start - 1]) and is_word_character(text[end])):
+            return False
+        start = text.find("_", end)
+    return True
+
+
+def is_word_character(character: str) -> bool:
+    return is_ascii_alnum(character) or "\ue100" <= character <= "\uf7ff"
+
+
+def line_segments(text: str, pieces: Sequence[Piece]) -> list[Segment]:
+    """read_markdown's segments for a text reads_as_lines: each line read as LaTeX, a space
+    between two. markdown-it's newline rule drops the spaces (not tabs) that end a line and
+    the spaces and tabs that start the next one; the last line keeps its end, the first its
+    start."""
+    lines = text.split("\n")
+    last = len(lines) - 1
+    segments: list[Segment] = []
+    for index, line in enumerate(lines):
+        if index:
+            segments.append(SPACE)
+            line = line.lstrip(" \t")
+        if index < last:
+            line = line.rstrip(" ")
+        segments.extend(read_latex(line, pieces))
+    return segments
+
+
+SPACE = Text(" ")
+
+
 def code_segments(mark: str, inside: str, pieces: Sequence[Piece]) -> list[Segment]:
     """A Markdown code span: code, unless it holds math. Backticks around math are no code
     (a stray TeX quote paired with a later backtick): the marks stay text and the math and
@@ -869,6 +953,13 @@ def is_ascii_alnum(character: str) -> bool:
 # the Markdown marks simple_markdown_segments leaves to markdown-it (all but `*` and backticks)
 NOT_SIMPLE_MARKDOWN = tuple(mark for mark in MARKDOWN_MARKS if mark not in "*`")
 SIMPLE_AFTER_EMPHASIS = " .,;:"
+# the Markdown marks reads_as_lines leaves to markdown-it: all but "\n_&[]"
+LINE_MARKDOWN_MARKS = tuple(mark for mark in MARKDOWN_MARKS if mark not in "\n_&[]")
+# what markdown-it's entity rule reads (its DIGITAL_RE and NAMED_RE): an '&' that starts none
+# of these is a character
+MARKDOWN_ENTITY = re.compile(
+    r"&#(?:x[a-f0-9]{1,6}|[0-9]{1,7});|&[a-z][a-z0-9]{1,31};", re.IGNORECASE
+)
 
 
 def read_html_tag(
@@ -1001,12 +1092,20 @@ def collapse_spaces(text: str) -> str:
     """`" ".join(text.split())`: the text itself when it is that already, as most abstracts
     are, told without splitting it (every character `split` splits at but the space is
     unprintable)."""
-    if text is LAST_COLLAPSED[0]:
-        return text
-    if is_printable(text) and "  " not in text and text[:1] != " " and text[-1:] != " ":
-        LAST_COLLAPSED[0] = text
-        return text
-    return " ".join(text.split())
+    source, collapsed = LAST_COLLAPSED
+    if text is collapsed or text is source:
+        return collapsed  # collapsing a collapsed text gives it back
+    source = text
+    if not is_printable(text):
+        text = " ".join(text.split())
+    elif "  " in text or text[:1] == " " or text[-1:] == " ":
+        # a printable text's only whitespace is the space (every other is a separator or a
+        # control): its runs halved until none is left, where split and join made a string a word
+        while "  " in text:
+            text = text.replace("  ", " ")
+        text = text.strip(" ")
+    LAST_COLLAPSED[:] = source, text
+    return text
 
 
 def is_printable(text: str) -> bool:
@@ -1019,10 +1118,11 @@ def is_printable(text: str) -> bool:
 
 PRINTABLE_ASCII = bytes(range(0x20, 0x7F))
 
-# the last text found collapsed as it is: a build asks about one abstract three times in a row
-# (plain_text, paper_id, derive_label), and each look goes over all of it. Held here, the object
-# cannot be another text with its id; a str never changes
-LAST_COLLAPSED: list[str | None] = [None]
+# the last text collapsed and what it gave: a build asks about one abstract three times in a row
+# (plain_text, paper_id, derive_label: the abstract, itself again where it has no markup, and
+# the plain text), and each look goes over all of it. Held here, neither object can be another
+# text with its id; a str never changes
+LAST_COLLAPSED: list[str] = ["", ""]
 
 
 def render_mathml(math: Math, inline_only: bool = False) -> str:
