@@ -13,7 +13,8 @@ import sys
 
 _SKIPPED = ("numpy", "pandas")
 if "sqlite_utils" not in sys.modules and not any(name in sys.modules for name in _SKIPPED):
-    sys.modules.update(dict.fromkeys(_SKIPPED))
+    for _name in _SKIPPED:
+        sys.modules[_name] = None  # type: ignore[assignment]  # "not importable", as documented
     try:
         import sqlite_utils  # noqa: F401
     finally:
