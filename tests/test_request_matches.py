@@ -38,6 +38,22 @@ def test_unhashable_parameters_keep_nothing():
         assert request_matches.key_of(IDS_SQL, None) is None
 
 
+async def worker_and_sql(client, catalog):
+    """The served worker's reads done (a first search starts them), and a connection to ask
+    SQL what the pages should show."""
+    await client.get("/catalog/papers.json?_search=learning")
+    await worker_reads.all_read()
+    connection = sqlite3.connect(f"file:{catalog}?mode=ro", uri=True)
+    connection.create_function("escape_fts", 1, escape_fts)
+    return connection
+
+
+def matching(connection, term):
+    """How many papers a search for `term` matches, as SQL counts them."""
+    sql = f"select count(*) from papers where {SEARCH}"
+    return connection.execute(sql, {"search": term}).fetchone()[0]
+
+
 @pytest.fixture
 def reads(monkeypatch):
     """How often each request read its matches from SQLite, and took them from what it kept."""
@@ -68,15 +84,10 @@ async def test_a_served_search_reads_its_matches_once_with_the_counts_sql_gives(
 ):
     """Through the app `paper-catalog serve` runs, on more than 10,000 papers: the count and
     the venue and author boxes of each search are SQL's, from one read of the matches."""
-    await real_size_client.get("/catalog/papers.json?_search=learning")  # starts the reads
-    await worker_reads.all_read()
-    connection = sqlite3.connect(f"file:{real_size_catalog}?mode=ro", uri=True)
-    connection.create_function("escape_fts", 1, escape_fts)
+    connection = await worker_and_sql(real_size_client, real_size_catalog)
     for term in TERMS:
         params = {"search": term}
-        (count,) = connection.execute(
-            f"select count(*) from papers where {SEARCH}", params
-        ).fetchone()
+        count = matching(connection, term)
         venues = connection.execute(
             f"select venue, count(*) as n from papers where {SEARCH} and venue is not null"
             " group by venue order by n desc, venue limit 5",
@@ -109,14 +120,8 @@ async def test_a_served_search_reads_its_matches_once_with_the_counts_sql_gives(
 
 @pytest.mark.asyncio(loop_scope="session")
 async def test_requests_at_once_keep_their_own_matches(real_size_client, real_size_catalog):
-    connection = sqlite3.connect(f"file:{real_size_catalog}?mode=ro", uri=True)
-    connection.create_function("escape_fts", 1, escape_fts)
-    counts = {
-        term: connection.execute(
-            f"select count(*) from papers where {SEARCH}", {"search": term}
-        ).fetchone()[0]
-        for term in TERMS
-    }
+    connection = await worker_and_sql(real_size_client, real_size_catalog)
+    counts = {term: matching(connection, term) for term in TERMS}
     connection.close()
     responses = await asyncio.gather(
         *(
@@ -145,15 +150,10 @@ async def test_served_search_facets_from_memory_are_sqls(
         return rows
 
     monkeypatch.setattr(search_results, "combo_counts_in_memory", counting)
-    await real_size_client.get("/catalog/papers.json?_search=learning")  # starts the reads
-    await worker_reads.all_read()
-    connection = sqlite3.connect(f"file:{real_size_catalog}?mode=ro", uri=True)
-    connection.create_function("escape_fts", 1, escape_fts)
+    connection = await worker_and_sql(real_size_client, real_size_catalog)
     for term in TERMS:
         params = {"search": term}
-        (count,) = connection.execute(
-            f"select count(*) from papers where {SEARCH}", params
-        ).fetchone()
+        count = matching(connection, term)
         venues = dict(
             connection.execute(
                 f"select venue, count(*) from papers where {SEARCH} group by venue",
