@@ -30,13 +30,10 @@ class ReadOnce(Generic[Kept]):
         database that may change or has no file."""
         if db.path is None or db.is_mutable:
             return None
-        future = self.futures.get(db)
-        if future is None:
+        if db not in self.futures:
             loop = asyncio.get_running_loop()
-            future = self.futures[db] = loop.run_in_executor(None, self.read, db.path, *arguments)
-        if future.done() and future.exception() is None:
-            return future.result()
-        return None
+            self.futures[db] = loop.run_in_executor(None, self.read, db.path, *arguments)
+        return self.read_already(db)
 
     def read_already(self, db: "Database") -> Kept | None:
         """What was read for `db`, or None when no read has finished (none is started)."""
