@@ -165,6 +165,8 @@ async def search_view(datasette, request):
             body["facets_timed_out"] = answer.timed_out
         if answer.deferred:
             body["facets_deferred"] = answer.deferred
+        if answer.unranked:
+            body["unranked"] = True
         return Response.json(body)
     pairs = request_pairs(request)
     last_page = max(1, -(-answer.total // parsed.size))
@@ -193,6 +195,7 @@ async def search_view(datasette, request):
         ),
         "deferred": deferred_facets(datasette, pairs, parsed, answer.deferred),
         "timed_out": answer.timed_out,
+        "unranked": answer.unranked,
         "pages": [
             {"number": n, "url": query_url(datasette, pairs, page=n), "current": n == parsed.page}
             for n in page_numbers(parsed.page, last_page)

@@ -353,6 +353,28 @@ async def test_oldest_first_puts_papers_without_a_year_last(site):
     assert dated == sorted(dated) and years[: len(dated)] == dated
 
 
+async def test_more_matches_than_can_be_ranked_come_newest_first_and_say_so(site, sql, monkeypatch):
+    ranked = await get_json(site, "/search.json?q=learning&size=100")
+    newest = await get_json(site, "/search.json?q=learning&size=100&sort=newest")
+    assert "unranked" not in ranked and ranked["results"] != newest["results"]
+    monkeypatch.setattr(search, "RANKED_MATCHES_MAX", ranked["total"] - 1)
+    for url in (
+        "/search.json?q=learning&size=100",
+        "/search.json?q=learning&size=100&sort=relevance",
+    ):
+        body = await get_json(site, url)
+        assert body["unranked"] is True
+        assert body["results"] == newest["results"] and body["total"] == ranked["total"]
+        assert {result["id"] for result in body["results"]} == matching(sql, "learning")
+    # asked for in another order, or few enough matches: as asked
+    assert "unranked" not in await get_json(site, "/search.json?q=learning&sort=oldest")
+    assert "unranked" not in await get_json(site, "/search.json?q=imitation")
+    html = (await site.client.get("/search?q=learning")).text
+    assert "Too many papers match to rank them by relevance: newest first." in html
+    assert '<strong aria-current="true">newest</strong>' in html
+    assert "Too many papers match" not in (await site.client.get("/search?q=imitation")).text
+
+
 @pytest.mark.parametrize(
     "url,message",
     [

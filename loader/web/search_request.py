@@ -21,6 +21,10 @@ DEFAULT_SIZE = 20
 MAX_SIZE = 100
 FACET_LIMIT = 20
 SORTS = ("relevance", "newest", "oldest")
+# more matches than this are shown newest first instead of by relevance: FTS5 ranks a match at
+# a time (about 1 µs each at 1M papers), so a word in most papers would take the page's whole
+# time limit to rank and answer "took too long" (docs/benchmark.md, issue 26, third session)
+RANKED_MATCHES_MAX = 200_000
 # bm25 weights of the papers_fts columns (label, authors, abstract_text): a word in the title
 # counts most, then an author's name (`levine offline`), then the abstract
 FTS_WEIGHTS = (10.0, 4.0, 1.0)
@@ -80,6 +84,9 @@ class SearchRequest:
 
     def with_page(self, page: int) -> "SearchRequest":
         return dataclasses.replace(self, page=page)
+
+    def with_sort(self, sort: str) -> "SearchRequest":
+        return dataclasses.replace(self, sort=sort)
 
     def chosen(self, name: str) -> tuple[FilterValue, ...]:
         return self.filters.get(name, ())

@@ -49,6 +49,8 @@ class Answer:
     timed_out: list[str] = field(default_factory=list)
     deferred: list[str] = field(default_factory=list)  # facets left for a second request
     suggestions: list[str] = field(default_factory=list)
+    # relevance was asked for, but too many papers matched to rank: newest first instead
+    unranked: bool = False
 
 
 NO_LIMITS = Limits()
@@ -282,7 +284,8 @@ def answer_search(
     """Everything a /search page shows. Author and affiliation facets are left for a second
     request (`deferred`) when more than `link_facets_up_to` papers match (None: never).
     QueryInterrupted when the total or the page runs past its limit; a facet that does is
-    listed in `timed_out`. `combos`: the facet table in memory, for the column facets."""
+    listed in `timed_out`. `combos`: the facet table in memory, for the column facets. More
+    than RANKED_MATCHES_MAX matches asked for by relevance come newest first (`unranked`)."""
     answer = Answer(request)
     with within_time_limit(conn, limits.sql_ms):
         exact = find_exact_rowids(conn, request)
@@ -298,6 +301,9 @@ def answer_search(
         with within_time_limit(conn, limits.sql_ms):
             total = count_total(conn, request)
     answer.total = total
+    if request.sort == "relevance" and total > search.RANKED_MATCHES_MAX:
+        request = answer.request = request.with_sort("newest")
+        answer.unranked = True
     last_page = max(1, -(-total // request.size))
     if request.page > last_page:
         request = answer.request = request.with_page(last_page)
