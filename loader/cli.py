@@ -242,13 +242,6 @@ def serve(
 
         paper-catalog serve --db catalog.db --port 8001
     """
-    # imports Datasette: only when serving (build and check never do)
-    from loader.web.datasette_coupling import CouplingMismatch, require_upstream
-
-    try:
-        require_upstream()
-    except CouplingMismatch as error:
-        raise click.ClickException(f"cannot serve: {error}")
     try:
         status = serve_catalog(
             db,

@@ -134,9 +134,8 @@ def open_files():
 
 
 def test_a_snapshots_inspect_file_is_what_datasette_inspect_writes(tmp_path, seed_catalog):
-    """take_snapshot() inspects a build in the supervisor, with the code of `datasette inspect`
-    (loader/web/datasette_coupling.py inspect_data): the command's own output, and no
-    connection to the build left open in the long-lived supervisor."""
+    """take_snapshot() inspects a build with `datasette inspect` itself: the command's own
+    output, and no connection to the build left open in the long-lived supervisor."""
     db = tmp_path / "catalog.db"
     shutil.copy(seed_catalog, db)
     before = open_files()
@@ -419,27 +418,6 @@ async def test_the_served_app_tags_caches_and_compresses_pages(app_client):
 async def test_the_served_app_carries_its_datasette(site_app, datasette):
     assert site_app.datasette is datasette
     assert (await datasette.client.get("/catalog/papers.json?_size=1")).status_code == 200
-
-
-# -- Datasette coupling (loader/web/datasette_coupling.py) --------------------------------------
-
-
-def test_serve_refuses_to_start_when_datasette_differs_from_the_patches(monkeypatch, tmp_path):
-    from click.testing import CliRunner
-
-    from loader.cli import cli
-    from loader.web import datasette_coupling
-
-    changed = ("remember_request_args: datasette/utils/asgi.py Request.args has changed",)
-    monkeypatch.setattr(datasette_coupling, "coupling_state", lambda: (True, changed))
-    db = tmp_path / "catalog.db"
-    build_catalog(discover([SEEDS])[:1], db)
-    result = CliRunner().invoke(cli, ["serve", "--db", str(db), "--port", str(free_port())])
-    assert result.exit_code == 1
-    assert "Error: cannot serve: Datasette" in result.output
-    assert "Request.args has changed" in result.output
-    assert "Traceback" not in result.output
-    assert snapshot_directories(db) == []
 
 
 @pytest.mark.asyncio

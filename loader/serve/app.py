@@ -24,13 +24,10 @@ from datasette.version import __version__ as datasette_version
 
 from loader.serve.asgi_types import ASGIApp, Receive, Scope, Send
 from loader.serve.etag import BuildETag
-from loader.serve.matches_scope import OneReadPerRequest
 from loader.serve.response_cache import ResponseCache
 from loader.serve.security_headers import SecurityHeaders
 from loader.serve.settings import SETTINGS
 from loader.serve.site_files import plugin_files
-from loader.web import datasette_coupling as coupling
-from loader.web import id_order
 from loader.web.catalog_scope import DEFAULT_DATABASE
 
 # the name the catalog is served as, whatever its file is called: the plugins' default
@@ -144,18 +141,13 @@ class StartedSite:
 
 
 def create_app(site: Site) -> StartedSite:
-    """The ASGI app a worker serves. Its Datasette is `app.datasette` (tests ask it directly).
-    Raises CouplingMismatch when the pinned Datasette differs from what the patches expect."""
-    coupling.require_upstream()
+    """The ASGI app a worker serves. Its Datasette is `app.datasette` (tests ask it directly)."""
     datasette = create_datasette(site)
     # a worker's templates are the site's files as it started (a deploy starts new workers,
     # site_fingerprint): no stat() of each template file on every render
     datasette.jinja_env.auto_reload = False
-    patched = coupling.patches_enabled()
-    if patched:
-        coupling.patch_served_datasette(datasette, datasette.get_database(DATABASE_NAME))
     app: ASGIApp = GZipMiddleware(
-        OneReadPerRequest(datasette.app()),
+        datasette.app(),
         minimum_size=GZIP_MINIMUM_BYTES,
         compresslevel=GZIP_LEVEL,
     )
@@ -163,14 +155,4 @@ def create_app(site: Site) -> StartedSite:
         app = ResponseCache(app, site.cache_bytes)
     app = BuildETag(app, site_fingerprint(site))
     headers = SecurityHeaders(app, datasette)
-    prepare: list[Callable[[], Awaitable[object]]] = [headers.prepare]
-    if patched:
-        catalog = datasette.get_database(DATABASE_NAME)
-
-        async def start_reading_ranks() -> None:
-            # in a thread of its own (worker_reads.py): a worker's first searches then find
-            # the papers' ranks in id order read, not their first page sorted by SQLite
-            id_order.ranks_of(catalog)
-
-        prepare.append(start_reading_ranks)
-    return StartedSite(headers, datasette, prepare=prepare)
+    return StartedSite(headers, datasette, prepare=[headers.prepare])

@@ -25,13 +25,11 @@ whole start. A new server that exits before it is ready leaves the old one servi
 import dataclasses
 import errno
 import fcntl
-import json
 import os
 import secrets
 import shutil
 import signal
 import socket
-import sqlite3
 import subprocess
 import sys
 import time
@@ -79,19 +77,8 @@ class CannotInspect(Exception):
 
 
 def write_inspect_file(db: Path, inspect_file: Path) -> None:
-    """`datasette inspect` of db into inspect_file: in this process while the coupling checks
-    pass (loader/web/datasette_coupling.py inspect_data), else by the command itself. Raises
-    CannotInspect, saying why, either way."""
-    # imports Datasette: only when serving
-    from loader.web.datasette_coupling import inspect_data, patches_enabled
-
-    if patches_enabled():
-        try:
-            data = inspect_data(db)
-        except sqlite3.Error as error:
-            raise CannotInspect(str(error)) from error
-        inspect_file.write_text(json.dumps(data, indent=2), encoding="utf-8")
-        return
+    """`datasette inspect` of db into inspect_file, by the command itself. Raises
+    CannotInspect, saying why."""
     result = subprocess.run(
         inspect_command(db, inspect_file), capture_output=True, text=True, check=False
     )

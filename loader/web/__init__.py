@@ -1,5 +1,5 @@
 """What the site's pages need at request time: search SQL, BibTeX, related papers, facet
 counts, the loader's rules pages apply (rendering), which database is the catalog
-(catalog_scope) and every reliance on Datasette's internals (datasette_coupling). The only part
+(catalog_scope). The only part
 of loader/ that plugins import; may import Datasette, but never its app or views at import time
 (Datasette imports the installed plugins while its own modules load)."""
