@@ -2,15 +2,20 @@
 
 Every plugin hook asks here before it acts, so in a Datasette that also serves other databases
 their pages stay Datasette's own, and in a Datasette without the catalog the hooks do nothing.
-The database's name comes from the plugin configuration (metadata.yml or `datasette -s`):
+A database is the catalog because of what it holds, never its name alone: the build writes a
+marker table (MARKER_TABLE, one row naming the format and its schema version). The plugin
+configuration (metadata.yml or `datasette -s`) may name the database to use:
 
     plugins:
       paper-catalog:
-        database: catalog
+        database: papers
 
-and is `catalog` when none is given, the name `paper-catalog serve` gives the build it serves.
+and a named database is the catalog only when it holds the marker too. Without configuration,
+the catalog is the first served database that holds it; `paper-catalog serve` serves its build
+as `catalog`.
 """
 
+import sqlite3
 import weakref
 from typing import TYPE_CHECKING
 
@@ -23,21 +28,67 @@ if TYPE_CHECKING:  # datasette.app loads the installed plugins: never as a plugi
 
 PLUGIN = "paper-catalog"
 DEFAULT_DATABASE = "catalog"
-# per Datasette instance: its configuration is read once (a hook runs many times a page)
-NAMES: "weakref.WeakKeyDictionary[Datasette, str]" = weakref.WeakKeyDictionary()
+# written by the build (loader/build/schema.py): the web stack never imports the build
+MARKER_TABLE = "paper_catalog"
+MARKER_FORMAT = "paper-catalog"
+NO_CATALOG = ""
+# per Datasette instance and the databases it serves: a hook runs many times a page
+NAMES: "weakref.WeakKeyDictionary[Datasette, tuple[tuple[str, ...], str]]" = (
+    weakref.WeakKeyDictionary()
+)
+# per database file: whether it holds the marker (an immutable build never changes)
+MARKED: "weakref.WeakKeyDictionary[Database, bool]" = weakref.WeakKeyDictionary()
+
+
+def holds_marker(db: Database) -> bool:
+    """Whether a served database is a paper catalog: its marker table names our format. Read
+    with a connection of its own (hooks are not async) and kept per Database object."""
+    marked = MARKED.get(db)
+    if marked is None:
+        marked = MARKED[db] = read_marker(db)
+    return marked
+
+
+def read_marker(db: Database) -> bool:
+    if db.is_memory or not db.path:
+        return False
+    try:
+        connection = sqlite3.connect(f"file:{db.path}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return False
+    try:
+        row = connection.execute(f"select format from [{MARKER_TABLE}] limit 1").fetchone()
+    except sqlite3.Error:
+        return False
+    finally:
+        connection.close()
+    return row is not None and row[0] == MARKER_FORMAT
 
 
 def catalog_name(datasette: "Datasette") -> str:
-    """The name of the catalog database in this Datasette (whether or not it serves one)."""
-    name = NAMES.get(datasette)
-    if name is None:
-        config = datasette.plugin_config(PLUGIN) or {}
-        name = NAMES[datasette] = str(config.get("database") or DEFAULT_DATABASE)
+    """The name of the catalog database in this Datasette, NO_CATALOG ("") when it serves
+    none."""
+    served = tuple(datasette.databases)
+    known = NAMES.get(datasette)
+    if known is not None and known[0] == served:
+        return known[1]
+    config = datasette.plugin_config(PLUGIN) or {}
+    wanted = config.get("database")
+    candidates = [str(wanted)] if wanted else list(served)
+    name = next(
+        (
+            candidate
+            for candidate in candidates
+            if candidate in datasette.databases and holds_marker(datasette.databases[candidate])
+        ),
+        NO_CATALOG,
+    )
+    NAMES[datasette] = (served, name)
     return name
 
 
 def serves_catalog(datasette: "Datasette") -> bool:
-    return catalog_name(datasette) in datasette.databases
+    return catalog_name(datasette) != NO_CATALOG
 
 
 def catalog_database(datasette: "Datasette") -> Database:
