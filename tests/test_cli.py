@@ -1,10 +1,17 @@
 """The paper-catalog command through Click's CliRunner."""
 
+import os
 import sqlite3
 
+import pytest
 from click.testing import CliRunner
 
+from loader.build.atomic import TargetRefused
+from loader.build.catalog import build_catalog
+from loader.build.marker import is_paper_catalog
+from loader.build.schema import SCHEMA_VERSION
 from loader.cli import cli
+from loader.read.sources import discover
 
 from .conftest import SEEDS
 
@@ -107,3 +114,100 @@ def test_help_has_examples():
     for command in ("build", "check", "serve"):
         result = run(command, "--help")
         assert result.exit_code == 0 and "Example:" in result.output
+
+
+def assert_refused(result, db, reason):
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert "Traceback" not in result.output
+    assert result.output.startswith(f"Error: cannot write {db}: {reason}"), result.output
+
+
+def test_build_refuses_a_db_that_is_no_catalog_and_leaves_it_as_it_was(tmp_path):
+    """Before: `--db notes.txt` replaced the text file with a catalog."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n", encoding="utf-8")
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as connection:
+        connection.execute("create table papers (id text)")  # a catalog's table, not all of them
+    for db in (notes, other):
+        before = db.read_bytes()
+        result = run("build", SEEDS, "--db", db)
+        assert_refused(result, db, "it exists and is not a catalog built by paper-catalog")
+        assert db.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt", "other.db"]
+
+
+def test_build_refuses_a_db_that_is_one_of_its_inputs(tmp_path):
+    """Before: `--db` naming an input file replaced the input; a hard link is the same file."""
+    source = tmp_path / "listing.txt"
+    source.write_bytes(next(SEEDS.glob("*.txt")).read_bytes())
+    link = tmp_path / "link.db"
+    os.link(source, link)
+    before = source.read_bytes()
+    for args, db in (((source,), source), ((tmp_path,), link), ((SEEDS, source), link)):
+        assert_refused(run("build", *args, "--db", db), db, "it is one of the input files")
+        assert source.read_bytes() == before
+    # a catalog given as an input is refused too: the build would read it as a problem
+    catalog = tmp_path / "catalog.db"
+    assert run("build", SEEDS, "--db", catalog).exit_code == 0
+    built = catalog.read_bytes()
+    result = run("build", SEEDS, catalog, "--db", catalog, "--skip-invalid")
+    assert_refused(result, catalog, "it is one of the input files")
+    assert catalog.read_bytes() == built
+
+
+def test_build_replaces_a_catalog_an_older_catalog_or_an_empty_file(tmp_path):
+    catalog = tmp_path / "catalog.db"
+    assert run("build", SEEDS, "--db", catalog).exit_code == 0
+    with sqlite3.connect(catalog) as connection:
+        assert connection.execute("select * from paper_catalog").fetchall() == [
+            ("paper-catalog", SCHEMA_VERSION)
+        ]
+    assert is_paper_catalog(catalog)
+    # a catalog built before the marker: papers, paper_sources and sources, no paper_catalog
+    older = tmp_path / "older.db"
+    older.write_bytes(catalog.read_bytes())
+    with sqlite3.connect(older) as connection:
+        connection.execute("drop table paper_catalog")
+    assert not is_paper_catalog(older)
+    empty = tmp_path / "empty.db"  # a placeholder (mktemp, touch): nothing to lose
+    empty.touch()
+    for db in (catalog, older, empty):
+        result = run("build", SEEDS, "--db", db)
+        assert result.exit_code == 0, result.output
+        assert is_paper_catalog(db)
+
+
+def test_build_checks_the_db_again_before_replacing_it(tmp_path):
+    """A catalog swapped for another file while the build runs is not replaced either."""
+    db = tmp_path / "catalog.db"
+    assert run("build", SEEDS, "--db", db).exit_code == 0
+    swapped = []
+
+    def swap(read):
+        if not swapped:
+            db.unlink()
+            db.write_text("written while the build ran\n", encoding="utf-8")
+            swapped.append(read)
+
+    with pytest.raises(TargetRefused, match="not a catalog built by paper-catalog"):
+        build_catalog(discover([SEEDS]), db, progress=swap)
+    assert swapped and db.read_text(encoding="utf-8") == "written while the build ran\n"
+    assert not list(tmp_path.glob(".catalog.db.*.building*"))
+
+
+@pytest.mark.parametrize(
+    "content", [b"", b"not a database\n" * 100, b"SQLite format 3\x00" + b"\xff" * 200]
+)
+def test_is_paper_catalog_is_false_for_any_other_file(tmp_path, content):
+    path = tmp_path / "file?name#with%signs.db"
+    path.write_bytes(content)
+    assert not is_paper_catalog(path)
+    assert path.read_bytes() == content
+    assert not is_paper_catalog(tmp_path / "missing.db")
+    assert not is_paper_catalog(tmp_path)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    assert not is_paper_catalog(fifo)  # never waits on a writer
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file?name#with%signs.db", "pipe"]

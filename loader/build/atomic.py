@@ -6,7 +6,7 @@ import os
 import re
 import secrets
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -35,11 +35,17 @@ class TargetRefused(Exception):
     pipe or a folder, or swap a symbolic link for a file the link's users never see."""
 
 
+# what else decides whether an existing regular file may be replaced (the build's: a catalog
+# only, never an input); raises TargetRefused
+TargetCheck = Callable[[Path], None]
+
+
 class Temporary:
     """A new, locked, empty file beside `target`; `path` is where to write it."""
 
-    def __init__(self, target: Path) -> None:
+    def __init__(self, target: Path, check: TargetCheck | None = None) -> None:
         self.target = target
+        self.check = check
         while True:
             self.path = target.parent / (
                 f".{target.name}.{secrets.token_hex(RANDOM_HEX_DIGITS // 2)}{TEMPORARY_SUFFIX}"
@@ -55,7 +61,7 @@ class Temporary:
     def replace_target(self) -> None:
         """Give the new file the target's permissions (a new target: NEW_FILE_MODE), make its
         bytes durable, rename it over the target and make the rename durable."""
-        mode = check_target(self.target)
+        mode = check_target(self.target, self.check)
         os.fchmod(self.descriptor, NEW_FILE_MODE if mode is None else stat.S_IMODE(mode))
         os.fsync(self.descriptor)
         os.replace(self.path, self.target)
@@ -77,9 +83,10 @@ def same_file(status: os.stat_result, path: Path) -> bool:
     return (status.st_dev, status.st_ino) == (other.st_dev, other.st_ino)
 
 
-def check_target(target: Path) -> int | None:
-    """The target's mode, None if it does not exist; TargetRefused unless a regular file.
-    lstat, not stat: a link is judged itself, never the file it points to."""
+def check_target(target: Path, check: TargetCheck | None = None) -> int | None:
+    """The target's mode, None if it does not exist; TargetRefused unless a regular file
+    that `check` accepts. lstat, not stat: a link is judged itself, never the file it points
+    to."""
     try:
         mode = os.lstat(target).st_mode
     except FileNotFoundError:
@@ -87,6 +94,8 @@ def check_target(target: Path) -> int | None:
     for test, kind in KINDS:
         if test(mode):
             raise TargetRefused(f"it is {kind}, not a catalog file; give another --db")
+    if check:
+        check(target)
     return mode
 
 
@@ -142,14 +151,17 @@ def remove_stale_temporaries(target: Path) -> None:
 
 
 @contextmanager
-def building(target: str | os.PathLike[str]) -> Iterator[Temporary]:
-    """A Temporary for `target` (a Path); the target is refused before any work when it is not
-    a regular file. The temporary is removed on the way out, whatever happens."""
+def building(
+    target: str | os.PathLike[str], check: TargetCheck | None = None
+) -> Iterator[Temporary]:
+    """A Temporary for `target` (a Path); the target is refused before any work, and again
+    before it is replaced, when it is not a regular file that `check` accepts. The temporary
+    is removed on the way out, whatever happens."""
     target = Path(target)
-    check_target(target)
+    check_target(target, check)
     target.parent.mkdir(parents=True, exist_ok=True)
     remove_stale_temporaries(target)
-    temporary = Temporary(target)
+    temporary = Temporary(target, check)
     try:
         yield temporary
     finally:

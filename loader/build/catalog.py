@@ -5,13 +5,17 @@ entries written (writer.py), versions merged, shared labels told apart and autho
 (consolidate.py), then the full-text index copied in and the catalog checked."""
 
 import contextlib
+import functools
 import gc
+import os
 import sqlite3
 from collections.abc import Collection, Iterable, Iterator
+from pathlib import Path
 
 import sqlite_utils
 
 from loader.build import atomic
+from loader.build.atomic import TargetRefused
 from loader.build.consolidate import (
     distinguish_labels,
     merge_versions,
@@ -21,6 +25,7 @@ from loader.build.consolidate import (
 )
 from loader.build.full_text import SHADOW_TABLES as FTS_SHADOW_TABLES
 from loader.build.full_text import CatalogCheckFailed, SideIndex
+from loader.build.marker import is_older_catalog, is_paper_catalog
 from loader.build.prepare import (
     InputPath,
     Progress,
@@ -30,7 +35,7 @@ from loader.build.prepare import (
     worker_count,
 )
 from loader.build.prepared_cache import PreparedCache, cache_folder
-from loader.build.schema import PAGE_SIZE
+from loader.build.schema import MARKER_TABLE, PAGE_SIZE
 from loader.build.vocabulary import write_search_vocabulary
 from loader.build.writer import CatalogWriter, Summary
 from loader.read.sources import public_paths
@@ -98,6 +103,23 @@ def check_integrity(db: sqlite_utils.Database) -> None:
         raise CatalogCheckFailed(f"quick_check: {'; '.join(messages[:5])}")
 
 
+def check_replaceable(target: Path, inputs: Iterable[InputPath]) -> None:
+    """TargetRefused unless the existing file at target is a catalog (marker.py) or empty, and
+    none of the inputs: a build never destroys a file of any other kind."""
+    status = os.stat(target)
+    for file in inputs:
+        with contextlib.suppress(OSError):  # an input gone away is read as a problem
+            other = os.stat(file)
+            if (other.st_dev, other.st_ino) == (status.st_dev, status.st_ino):
+                raise TargetRefused("it is one of the input files; give another --db")
+    # an empty file holds nothing to lose (a placeholder made by mktemp, or `touch`)
+    if status.st_size and not (is_paper_catalog(target) or is_older_catalog(target)):
+        raise TargetRefused(
+            f"it exists and is not a catalog built by paper-catalog (no {MARKER_TABLE} "
+            "table); give a new path, or remove the file first if it may go"
+        )
+
+
 def build_catalog(
     files: Iterable[InputPath],
     db_path: InputPath,
@@ -120,7 +142,8 @@ def build_catalog(
     (prepared_cache.py) and taken from there while the file, the options and the code are
     the same: the catalog is the one a build without it makes.
     """
-    with atomic.building(db_path) as temporary:
+    files = list(files)
+    with atomic.building(db_path, functools.partial(check_replaceable, inputs=files)) as temporary:
         prepared = (
             PreparedCache(cache_folder(db_path), forced_format, arxiv_categories) if cache else None
         )

@@ -34,6 +34,12 @@ FTS_BUILD_SETTINGS = (("automerge", 0), ("hashsize", 4 * 1024 * 1024))
 # the block size the catalog keeps
 FTS_SETTINGS = (("pgsz", FTS_PAGE_BYTES),)
 
+# the one row of paper_catalog: what marks a file as a catalog this loader built (marker.py),
+# so a build replaces only such a file, and the site knows its catalog by it. The version
+# grows when a table or column changes meaning
+MARKER_TABLE = "paper_catalog"
+CATALOG_FORMAT = "paper-catalog"
+SCHEMA_VERSION = 1
 # name -> (columns, sqlite-utils create options)
 SCHEMA: dict[str, tuple[dict[str, type], dict[str, Any]]] = {
     "sources": (
@@ -140,6 +146,7 @@ SCHEMA: dict[str, tuple[dict[str, type], dict[str, Any]]] = {
         {"pk": "alias", "foreign_keys": [("paper_id", "papers", "id")]},
     ),
     "load_problems": ({"id": int, "file": str, "line": int, "message": str}, {"pk": "id"}),
+    MARKER_TABLE: ({"format": str, "schema_version": int}, {"pk": "format"}),
 }
 # link tables are only ever read by key: without a rowid each row is stored once, in its key
 WITHOUT_ROWID = {
@@ -178,7 +185,7 @@ def insert_statement(name: str, target: str | None = None) -> str:
 
 INSERTS = {
     name: insert_statement(name)
-    for name in (*STREAMED[:-1], "authors", "author_variants", "categories")
+    for name in (*STREAMED[:-1], "authors", "author_variants", "categories", MARKER_TABLE)
 }
 # where a papers row (INSERTS["papers"] order) holds what the full-text index reads
 LABEL, AUTHORS, ABSTRACT, ABSTRACT_PLAIN = (

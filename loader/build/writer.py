@@ -21,13 +21,16 @@ from loader.build.schema import (
     ABSTRACT_PLAIN,
     AUTHOR_FTS_TOKENIZER,
     AUTHORS,
+    CATALOG_FORMAT,
     FTS_BUILD_SETTINGS,
     FTS_COLUMNS,
     FTS_SETTINGS,
     FTS_TOKENIZER,
     INSERTS,
     LABEL,
+    MARKER_TABLE,
     SCHEMA,
+    SCHEMA_VERSION,
     STAGED,
     STREAM_FOREIGN_KEYS,
     STREAM_INDEXES,
@@ -612,6 +615,7 @@ class CatalogWriter:
             INSERTS["categories"],
             ((i, name, 0) for name, i in self.categories.items()),
         )
+        self.db.execute(INSERTS[MARKER_TABLE], (CATALOG_FORMAT, SCHEMA_VERSION))
         self.db.table("authors").enable_fts(["name"], tokenize=AUTHOR_FTS_TOKENIZER)
         stale = merged | self.papers_of_authors(renamed) if renamed else merged
         self.refresh_lists(sorted(stale))

@@ -15,6 +15,7 @@ the next one starts.
 import codecs
 import json
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
@@ -47,6 +48,15 @@ class BrokenJson(Exception):
         super().__init__(message)
         self.line = line
         self.message = message
+
+
+def invalid_value(error: ValueError) -> str:
+    """What a ValueError of the decoder that is not a syntax error says: the one the standard
+    library raises is an integer past Python's conversion limit (CVE-2020-10735), whose own
+    message names a Python setting instead of the input."""
+    if "integer string conversion" in str(error):
+        return f"invalid JSON: a number of more than {sys.get_int_max_str_digits()} digits"
+    return f"invalid JSON: {error}"
 
 
 class JsonStream:
@@ -98,7 +108,8 @@ class JsonStream:
         self.advance(self.position + 1)
 
     def decode(self) -> JsonRecord:
-        """The JSON value at the read position (after peek(): raw_decode skips no whitespace). An error is told from a value cut by the chunk
+        """The JSON value at the read position (after peek(): raw_decode skips no whitespace).
+        An error is told from a value cut by the chunk
         boundary by reading on: a real error stays where it is however much follows."""
         last = None
         while True:
@@ -122,6 +133,8 @@ class JsonStream:
                 last = found
                 self.fill()
                 continue
+            except ValueError as error:
+                raise BrokenJson(self.line, invalid_value(error))
             except RecursionError:
                 raise BrokenJson(self.line, "invalid JSON: nested too deeply")
             record = JsonRecord(self.line, value)
@@ -230,4 +243,17 @@ def first_record(fp: BinaryIO, limit: int = 4 * CHUNK_BYTES) -> object:
             return stream.decode().value
     except BrokenJson:
         return None
+    return None
+
+
+def broken_first_record(fp: BinaryIO, limit: int = 4 * CHUNK_BYTES) -> BrokenJson | None:
+    """Why the first record of a JSON array or of the API's `{"notes": [...]}` cannot be
+    read (a dump's format is told by its first record); None for any other file."""
+    stream = JsonStream(fp, max_record=limit)
+    first = stream.peek()
+    try:
+        if first == "[" or (first == "{" and stream.is_wrapper()):
+            next(iter(stream.array_items() if first == "[" else stream.wrapper_items()), None)
+    except BrokenJson as broken:
+        return broken
     return None

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator
 from typing import Literal, TypedDict
 from urllib.parse import SplitResult, parse_qs, urlsplit
 
+from loader.read.json_stream import invalid_value
 from loader.read.lines import (
     NAME_SEPARATOR,
     Names,
@@ -157,8 +158,10 @@ def read_dates_and_identifiers(
 def parse_jsonl_line(path: str, number: int, line: str) -> Entry | Problem:
     try:
         record = json.loads(line)
-    except ValueError as error:
+    except json.JSONDecodeError as error:
         return Problem(path, number, f"invalid JSON: {error}")
+    except ValueError as error:
+        return Problem(path, number, invalid_value(error))
     except RecursionError:
         return Problem(path, number, "invalid JSON: nested too deeply")
     if not isinstance(record, dict):

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from loader.read.arxiv_snapshot import keep_categories, parse_arxiv_snapshot
-from loader.read.json_stream import first_record
+from loader.read.json_stream import broken_first_record, first_record
 from loader.read.jsonl import parse_jsonl
 from loader.read.lines import LISTING_MARKER, is_too_long, line_problem, read_lines
 from loader.read.listing import parse_listing
@@ -35,6 +35,11 @@ DUMP_PARSERS: dict[str, DumpParser] = {
 FORMATS = (*PARSERS, *DUMP_PARSERS)
 # enough of a file to hold its first record, whatever the dump
 DUMP_HEAD_CHARACTERS = 4 << 20
+UNKNOWN_FORMAT = (
+    "unknown format: expected a listing page (first line 论文检索), "
+    "an author profile page (first line a name), JSON Lines, a Paper Copilot list, "
+    "an arXiv metadata snapshot or OpenReview notes"
+)
 
 
 @dataclass
@@ -247,6 +252,11 @@ def parse_source(
             dump = forced_format if forced_format in DUMP_PARSERS else None
             if forced_format is None:
                 dump = detect_dump(first_record(fp, DUMP_HEAD_CHARACTERS))
+                fp.seek(0)
+                broken = None if dump else broken_first_record(fp, DUMP_HEAD_CHARACTERS)
+                if broken:
+                    message = f"{UNKNOWN_FORMAT}; line {broken.line}: {broken.message}"
+                    return Source(name, None, digest), iter([Problem(name, 1, message)])
             if dump:
                 items = report_if_no_records(name, DUMP_PARSERS[dump](name, path))
                 return Source(name, dump, digest), items
@@ -259,11 +269,7 @@ def parse_source(
         return Source(name, None, digest), iter([problem])
     format = forced_format or detect_format(lines)
     if format is None:
-        message = (
-            "unknown format: expected a listing page (first line 论文检索), "
-            "an author profile page (first line a name), JSON Lines, a Paper Copilot list, "
-            "an arXiv metadata snapshot or OpenReview notes"
-        )
+        message = UNKNOWN_FORMAT
         too_long = next((n for n, line in enumerate(lines, start=1) if is_too_long(line)), None)
         too_long_problem = too_long and line_problem(name, too_long, lines[too_long - 1])
         if too_long_problem:
