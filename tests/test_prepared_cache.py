@@ -81,7 +81,8 @@ def assert_same_catalog(one, other):
 
 
 def cache_files(db):
-    return sorted(p.name for p in cache_folder(db).iterdir())
+    """The cache's entries (beside them: the folder's secret, SECRET_NAME)."""
+    return sorted(p.name for p in cache_folder(db).glob(f"*{ENTRY_SUFFIX}"))
 
 
 def edit(path):
@@ -222,7 +223,7 @@ def test_a_dump_read_in_pieces_by_workers_is_cached_and_replayed(tmp_path, monke
     assert str(warm) == str(cold)
     assert sum(told) == sum(p.stat().st_size for p in folder.iterdir())
     assert_same_catalog(tmp_path / "cold.db", db)
-    for path in cache_folder(db).iterdir():
+    for path in cache_folder(db).glob(f"*{ENTRY_SUFFIX}"):
         data = path.read_bytes()
         path.write_bytes(data[:200] + bytes([data[200] ^ 1]) + data[201:])
     build(folder, db, workers=2)
