@@ -331,8 +331,13 @@ class PreparedCache:
         self.secret = b""
 
     def open(self) -> None:
-        """Make or check the folder and read its secret; CacheRefused (or OSError) when it
-        cannot be used."""
+        """Check the folder and read its secret; CacheRefused (or OSError) when it cannot be
+        used. A folder not there yet is made by the first file stored (a build that fails
+        before leaves nothing)."""
+        if os.path.lexists(self.folder):
+            self.make_ready()
+
+    def make_ready(self) -> None:
         private_folder(self.folder)
         self.secret = read_secret(self.folder)
 
@@ -359,6 +364,8 @@ class PreparedCache:
     def load(self, key: CacheKey) -> CachedSource | None:
         """The cached source of a key, verified whole; None when missing, cut short, damaged
         or not this folder's own in any way."""
+        if not self.secret:
+            return None
         try:
             descriptor = os.open(self.folder / key.name, os.O_RDONLY | os.O_NOFOLLOW)
         except OSError:
@@ -456,15 +463,17 @@ class Recorder:
         self.cache = cache
         self.key = key
         self.file: IO[bytes] | None = None
-        self.digest = cache.digest()
         self.path = cache.folder / f".{secrets.token_hex(8)}{TEMPORARY_SUFFIX}"
         try:
+            if not cache.secret:
+                cache.make_ready()
+            self.digest = cache.digest()
             descriptor = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             # the lock tells another build's prune that this file is alive
             fcntl.flock(descriptor, fcntl.LOCK_EX)
             self.file = os.fdopen(descriptor, "wb")
             self.write(MAGIC + key.name.encode() + b"\n")
-        except OSError:
+        except (OSError, CacheRefused):
             self.discard()
 
     def write(self, data: bytes) -> None:
