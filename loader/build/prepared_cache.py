@@ -138,53 +138,37 @@ def encode_piece(items: Sequence[PreparedItem], keys: Iterable[int]) -> bytes:
     ).encode()
 
 
+# where a PreparedEntry's fields that JSON gives back as arrays are in its array
+AUTHORS, POSITIONS, TRACK, AFFILIATIONS, VERSION_KEYS, KEYWORDS, CATEGORIES = (
+    PreparedEntry._fields.index(name)
+    for name in (
+        "authors",
+        "positions",
+        "track",
+        "affiliations",
+        "version_keys",
+        "keywords",
+        "categories",
+    )
+)
+
+
 def read_item(value: Any) -> PreparedItem:
-    if type(value) is list:
-        (
-            paper_id,
-            line,
-            label,
-            title,
-            abstract,
-            plain,
-            authors,
-            positions,
-            truncated,
-            track,
-            affiliations,
-            url,
-            venue,
-            year,
-            status,
-            version_keys,
-            title_key,
-            keywords,
-            categories,
-        ) = value
-        return PreparedEntry(
-            paper_id,
-            line,
-            label,
-            title,
-            abstract,
-            plain,
-            tuple(map(tuple, authors)),
-            tuple(positions),
-            truncated,
-            Track(*track) if track else None,
-            tuple([Affiliation(*affiliation) for affiliation in affiliations]),
-            url,
-            venue,
-            year,
-            status,
-            list(map(tuple, version_keys)),
-            title_key,
-            tuple(keywords),
-            tuple(categories),
-        )
-    if "problem" in value:
-        return Problem(*value["problem"])
-    return LeftOut(*value["left_out"])
+    """An item from its JSON: an entry's arrays made the tuples (a Track, Affiliations) and
+    the list it had, in place, then the array made the entry."""
+    if type(value) is not list:
+        if "problem" in value:
+            return Problem(*value["problem"])
+        return LeftOut(*value["left_out"])
+    value[AUTHORS] = tuple(map(tuple, value[AUTHORS]))
+    value[POSITIONS] = tuple(value[POSITIONS])
+    if value[TRACK]:
+        value[TRACK] = Track(*value[TRACK])
+    value[AFFILIATIONS] = tuple([Affiliation(*pair) for pair in value[AFFILIATIONS]])
+    value[VERSION_KEYS] = list(map(tuple, value[VERSION_KEYS]))
+    value[KEYWORDS] = tuple(value[KEYWORDS])
+    value[CATEGORIES] = tuple(value[CATEGORIES])
+    return PreparedEntry._make(value)
 
 
 @contextlib.contextmanager
