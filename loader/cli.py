@@ -60,6 +60,10 @@ def categories_option(
     return values
 
 
+def warn(message: str) -> None:
+    click.echo(f"Warning: {message}", err=True)
+
+
 def report(problems: Iterable[Problem]) -> None:
     for problem in problems:
         click.echo(str(problem), err=True)
@@ -126,6 +130,7 @@ def build(
                     progress=bar.update,
                     arxiv_categories=arxiv_categories,
                     cache=not no_cache,
+                    warn=warn,
                 )
         else:
             summary = build_catalog(
@@ -135,6 +140,7 @@ def build(
                 forced_format,
                 arxiv_categories=arxiv_categories,
                 cache=not no_cache,
+                warn=warn,
             )
     except BuildFailed as failure:
         report(failure.problems)

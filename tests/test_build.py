@@ -639,11 +639,10 @@ def test_a_built_catalog_has_no_free_pages(seed_catalog, tmp_path):
 
 
 def test_a_prepared_entry_crosses_to_the_build_with_every_field():
-    """Parsing workers send prepared entries, normalized, to the writer: pickled, every
-    field survives, and the recurring parts (an author's key and spelling) are one object."""
-    import pickle
-
+    """Parsing workers send prepared entries, normalized, to the writer, encoded as the cache
+    stores them (JSON): every field survives, of the very type it had."""
     from loader.build.prepare import prepare_entry
+    from loader.build.prepared_cache import decode_items, encode_items
     from loader.records import Entry, PreparedEntry
 
     entry = Entry(
@@ -669,8 +668,10 @@ def test_a_prepared_entry_crosses_to_the_build_with_every_field():
     assert prepared.track == ("Deep Learning · Vision", "Deep Learning", "Vision")
     assert [a.slug for a in prepared.affiliations] == ["mit", "pku"]
     assert prepared.title_key is not None and len(prepared.version_keys) == 3
-    copy = pickle.loads(pickle.dumps(prepared, protocol=pickle.HIGHEST_PROTOCOL))
+    (copy,) = decode_items(encode_items([prepared]))
     assert copy == prepared and type(copy.track) is type(prepared.track)
+    assert [type(value) for value in copy] == [type(value) for value in prepared]
+    assert type(copy.affiliations[0]) is type(prepared.affiliations[0])
 
 
 def test_the_writer_imports_no_rules_and_no_readers():

@@ -3,9 +3,15 @@ rebuild reads again only the files that changed, and makes the catalog a build w
 cache makes; a damaged cache file is only a miss; the folder keeps only what the last build
 used; --no-cache neither reads nor writes it; problems of cached files are reported again."""
 
+import collections
 import fcntl
+import hashlib
+import json
 import os
+import pickle
 import shutil
+import sqlite3
+import stat
 import subprocess
 import sys
 
@@ -14,7 +20,19 @@ from click.testing import CliRunner
 
 from loader.build import prepare
 from loader.build.catalog import build_catalog
-from loader.build.prepared_cache import ENTRY_SUFFIX, TEMPORARY_SUFFIX, cache_folder
+from loader.build.prepared_cache import (
+    DIGEST_BYTES,
+    END,
+    ENTRY_SUFFIX,
+    FRAME,
+    ITEMS,
+    MAGIC,
+    SECRET_NAME,
+    TEMPORARY_SUFFIX,
+    cache_folder,
+    decode_items,
+    encode_items,
+)
 from loader.cli import cli
 from loader.read.sources import plan_inputs
 
@@ -81,7 +99,8 @@ def assert_same_catalog(one, other):
 
 
 def cache_files(db):
-    return sorted(p.name for p in cache_folder(db).iterdir())
+    """The cache's entries (beside them: the folder's secret, SECRET_NAME)."""
+    return sorted(p.name for p in cache_folder(db).glob(f"*{ENTRY_SUFFIX}"))
 
 
 def edit(path):
@@ -222,7 +241,7 @@ def test_a_dump_read_in_pieces_by_workers_is_cached_and_replayed(tmp_path, monke
     assert str(warm) == str(cold)
     assert sum(told) == sum(p.stat().st_size for p in folder.iterdir())
     assert_same_catalog(tmp_path / "cold.db", db)
-    for path in cache_folder(db).iterdir():
+    for path in cache_folder(db).glob(f"*{ENTRY_SUFFIX}"):
         data = path.read_bytes()
         path.write_bytes(data[:200] + bytes([data[200] ^ 1]) + data[201:])
     build(folder, db, workers=2)
@@ -257,3 +276,159 @@ def test_concurrent_builds_of_one_catalog_keep_the_cache_whole(tmp_path, inputs)
     assert_same_catalog(tmp_path / "cold.db", db)
     build(inputs, db)  # from the cache alone
     assert_same_catalog(tmp_path / "cold.db", db)
+
+
+# ---------------------------------------------------------------------------------------------
+# A cache that cannot be turned against its user
+
+
+def read_frames(data, name):
+    """(kind, payload) of each frame of a cache file, its END frame last."""
+    offset = len(MAGIC) + len(name) + 1
+    frames = []
+    while True:
+        kind, size = FRAME.unpack_from(data, offset)
+        offset += FRAME.size
+        frames.append((kind, data[offset : offset + size]))
+        offset += size
+        if kind == END:
+            return frames
+
+
+def written_file(name, frames, key):
+    """A cache file of these frames, its digest made with `key`."""
+    data = MAGIC + name.encode() + b"\n"
+    data += b"".join(FRAME.pack(kind, len(payload)) + payload for kind, payload in frames)
+    return data + hashlib.blake2b(data, key=key, digest_size=DIGEST_BYTES).digest()
+
+
+class Planted:
+    """Unpickled, this would make a folder: the test of whether a build ever unpickles."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __reduce__(self):
+        return os.mkdir, (str(self.path),)
+
+
+def test_a_planted_cache_file_never_changes_the_catalog(tmp_path, inputs, reads):
+    """Before: a planted file with valid frames changed the catalog, and a pickle in it ran
+    code during the build (it was unpickled before its hash was checked)."""
+    db = tmp_path / "catalog.db"
+    build(inputs, db)
+    cold = tmp_path / "cold.db"
+    build(inputs, cold, cache=False)
+    planted = tmp_path / "ran"
+    entries = sorted(cache_folder(db).glob(f"*{ENTRY_SUFFIX}"), key=lambda p: p.stat().st_size)
+    edited, pickled = entries[-2:]
+    frames = read_frames(edited.read_bytes(), edited.name)
+    kind, payload = frames[0]
+    items = json.loads(payload)
+    items[0][3] = "A title the planted file gave"  # the title of the first entry
+    frames[0] = (kind, json.dumps(items).encode())
+    # the frames of a file this user's build could have written, its digest under any key
+    # but the folder's secret (which only this user can read)
+    edited.write_bytes(written_file(edited.name, frames, key=b"guessed" * 4))
+    frames = read_frames(pickled.read_bytes(), pickled.name)
+    payload = pickle.dumps([Planted(planted)])
+    pickled.write_bytes(written_file(pickled.name, [(ITEMS, payload), frames[-1]], b"k" * 32))
+    reads.clear()
+    build(inputs, db)
+    assert len(reads) == 2  # the two planted files' inputs, read again
+    assert not planted.exists()
+    assert_same_catalog(cold, db)
+    # both read again and stored again, whole: the next build reads nothing
+    reads.clear()
+    build(inputs, db)
+    assert reads == []
+    assert_same_catalog(cold, db)
+    # the control: the same edit under the folder's secret (only its user can read it) is
+    # taken, so the digest is what kept the planted file out
+    secret = (cache_folder(db) / SECRET_NAME).read_bytes()
+    frames = read_frames(edited.read_bytes(), edited.name)
+    frames[0] = (kind, json.dumps(items).encode())
+    edited.write_bytes(written_file(edited.name, frames, key=secret))
+    build(inputs, db)
+    with sqlite3.connect(db) as connection:
+        assert connection.execute(
+            "select count(*) from papers where title = 'A title the planted file gave'"
+        ).fetchone() == (1,)
+
+
+def test_the_cache_folder_and_its_files_are_private(tmp_path, inputs):
+    db = tmp_path / "catalog.db"
+    build(inputs, db)
+    folder = cache_folder(db)
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    modes = {stat.S_IMODE(p.stat().st_mode) for p in folder.iterdir()}
+    assert modes == {0o600}
+    assert (folder / SECRET_NAME).stat().st_size == 32
+    folder.chmod(0o755)  # an older build's folder, readable by all: made private
+    build(inputs, db)
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+
+
+def shared_folder(folder):
+    folder.chmod(0o777)
+
+
+def shared_file(folder):
+    next(folder.glob(f"*{ENTRY_SUFFIX}")).chmod(0o666)
+
+
+def other_owner(folder):
+    if os.geteuid() != 0:
+        pytest.skip("only root can give a folder to another user")
+    os.chown(folder, 54321, -1)
+
+
+def linked_folder(folder):
+    moved = folder.with_name("elsewhere")
+    folder.rename(moved)
+    folder.symlink_to(moved)
+
+
+@pytest.mark.parametrize(
+    ("make", "reason"),
+    [
+        (shared_folder, "is writable by other users"),
+        (shared_file, "in it is writable by other users"),
+        (other_owner, "is owned by another user (uid 54321)"),
+        (linked_folder, "is not a folder"),
+    ],
+)
+def test_a_cache_folder_others_can_write_is_not_used(tmp_path, inputs, reads, make, reason):
+    """Before: a --db in a folder others can write to (the system's temporary folder) let
+    any local user plant cache files. Now the build warns, reads every file and stores
+    nothing."""
+    db = tmp_path / "catalog.db"
+    build(inputs, db)
+    folder = cache_folder(db)
+    make(folder)
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    reads.clear()
+    result = CliRunner().invoke(cli, ["build", str(inputs), "--db", str(db), "--skip-invalid"])
+    assert result.exit_code == 0, result.output
+    (warning,) = [line for line in result.stderr.splitlines() if line.startswith("Warning:")]
+    assert warning.startswith(f"Warning: the cache {folder} is not used (")
+    assert reason in warning and warning.endswith("): every file is read")
+    assert len(reads) == len(before) - 1  # every input file (the secret aside)
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+    build(inputs, tmp_path / "cold.db", cache=False)
+    assert_same_catalog(tmp_path / "cold.db", db)
+
+
+def test_prepared_items_of_every_reader_cross_the_json_whole():
+    """What the workers send and the cache stores reads back as the very items, of every
+    reader (pages, JSON Lines, the three dumps) and of problems and records left out."""
+    files = [*SEEDS.glob("*.txt"), *REAL.iterdir(), *FIXTURES.glob("dumps/*/*.json*")]
+    kinds = collections.Counter()
+    for file in files:
+        # cs.LG: the arXiv snapshot's other records are left out
+        items = list(prepare.prepare_source(file, arxiv_categories=["cs.LG"])[1])
+        copy = decode_items(encode_items(items))
+        assert copy == items, file
+        assert [type(item) for item in copy] == [type(item) for item in items]
+        kinds.update(type(item).__name__ for item in items)
+    assert set(kinds) == {"PreparedEntry", "Problem", "LeftOut"} and kinds.total() > 800

@@ -54,7 +54,7 @@ def test_bibtex_entries():
     assert preprint.startswith("@misc{levine2020study,")
     assert "note = {title derived from the abstract}" in preprint
     assert entry_key(["Tramèr Florian Jr."], None, "The Art") == "florianart"
-    assert field_text("a { b") == "a  b"
+    assert field_text("a { b") == r"a \textbraceleft{} b"
 
 
 def test_edit_distance_counts_swaps_as_one():

@@ -9,7 +9,7 @@ import functools
 import gc
 import os
 import sqlite3
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
 
 import sqlite_utils
@@ -34,7 +34,7 @@ from loader.build.prepare import (
     prepared_sources,
     worker_count,
 )
-from loader.build.prepared_cache import PreparedCache, cache_folder
+from loader.build.prepared_cache import CacheRefused, PreparedCache, cache_folder
 from loader.build.schema import MARKER_TABLE, PAGE_SIZE
 from loader.build.vocabulary import write_search_vocabulary
 from loader.build.writer import CatalogWriter, Summary
@@ -120,6 +120,25 @@ def check_replaceable(target: Path, inputs: Iterable[InputPath]) -> None:
         )
 
 
+def open_cache(
+    folder: Path,
+    forced_format: str | None,
+    arxiv_categories: Collection[str],
+    warn: Callable[[str], object] | None,
+) -> PreparedCache | None:
+    """The build's cache, or None (a cold build, storing nothing) when its folder cannot be
+    used: another user's, writable by others, or not to be made."""
+    prepared = PreparedCache(folder, forced_format, arxiv_categories)
+    try:
+        prepared.open()
+    except (CacheRefused, OSError) as error:
+        if warn:
+            reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+            warn(f"the cache {folder} is not used ({reason}): every file is read")
+        return None
+    return prepared
+
+
 def build_catalog(
     files: Iterable[InputPath],
     db_path: InputPath,
@@ -129,6 +148,7 @@ def build_catalog(
     workers: int | None = None,
     arxiv_categories: Collection[str] = (),
     cache: bool = False,
+    warn: Callable[[str], object] | None = None,
 ) -> Summary:
     """Build a catalog from input files into db_path, replacing it atomically.
 
@@ -140,12 +160,15 @@ def build_catalog(
     given; its sources.yml entry's categories win), the others counted in the summary.
     With `cache`, each file's prepared entries are kept in a folder beside db_path
     (prepared_cache.py) and taken from there while the file, the options and the code are
-    the same: the catalog is the one a build without it makes.
+    the same: the catalog is the one a build without it makes. A cache folder that is not
+    private to this user is not used (`warn` hears why): the build reads every file.
     """
     files = list(files)
     with atomic.building(db_path, functools.partial(check_replaceable, inputs=files)) as temporary:
         prepared = (
-            PreparedCache(cache_folder(db_path), forced_format, arxiv_categories) if cache else None
+            open_cache(cache_folder(db_path), forced_format, arxiv_categories, warn)
+            if cache
+            else None
         )
         summary = write_catalog(
             files,

@@ -3,29 +3,30 @@
 so that the writer only writes. The CPU-heavy half of a build, run in worker processes when
 the input is large."""
 
-import array
 import collections
 import concurrent.futures
 import functools
 import gc
 import multiprocessing
 import os
-import pickle
 import signal
 import threading
-from collections.abc import Callable, Collection, Generator, Iterable, Iterator
+from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from loader.build.id_set import IdSet
 from loader.build.prepared_cache import (
     ITEMS,
     PIECE,
-    PROTOCOL,
     CachedSource,
     CacheKey,
     PreparedCache,
+    PreparedItem,
     Recorder,
-    loaded,
+    decode_items,
+    decode_piece,
+    encode_items,
+    encode_piece,
 )
 from loader.lifetime import die_with_parent
 from loader.read.dump_chunks import LinePieces, Piece, line_dump_format, read_piece
@@ -136,8 +137,7 @@ def read_author_name(name: str) -> AuthorName:
     return read_recurring_author_name(name)
 
 
-# a name recurs in many entries: read once while among the last NAME_CACHE_SIZE (the one
-# tuple is then also pickled once a file, when a worker sends the file's entries)
+# a name recurs in many entries: read once while among the last NAME_CACHE_SIZE
 @functools.lru_cache(maxsize=NAME_CACHE_SIZE)
 def read_recurring_author_name(name: str) -> AuthorName:
     return name_key(name), spelling(name)
@@ -167,7 +167,6 @@ def read_affiliation(text: str) -> Affiliation | None:
     return Affiliation(slug, affiliation_name(text)) if slug else None
 
 
-PreparedItem = PreparedEntry | Problem | LeftOut
 PreparedSource = tuple[Source, Iterable[PreparedItem]]
 # called with the bytes of input just read
 Progress = Callable[[int], object]
@@ -183,10 +182,10 @@ def prepare_source(
 def prepare_source_eagerly(
     file: InputPath, forced_format: str | None, arxiv_categories: Collection[str] = ()
 ) -> tuple[Source, bytes]:
-    """In a worker process: everything for one file, sent back in one piece, pickled here
-    (the build stores these very bytes in its cache, prepared_cache.py, and unpickles them)."""
+    """In a worker process: everything for one file, sent back in one piece, encoded here
+    (the build stores these very bytes in its cache, prepared_cache.py, and decodes them)."""
     source, items = prepare_source(file, forced_format, arxiv_categories)
-    return source, pickle.dumps(list(items), PROTOCOL)
+    return source, encode_items(items)
 
 
 def prepare_piece(
@@ -194,12 +193,13 @@ def prepare_piece(
 ) -> bytes:
     """In a worker process: the items of one piece of a file, and each one's record key (0
     for a problem), by which the build skips a record whose id an earlier piece gave;
-    pickled, as prepare_source_eagerly's."""
-    items, keys = [], array.array("Q")
+    encoded, as prepare_source_eagerly's."""
+    items: list[PreparedItem] = []
+    keys: list[int] = []
     for item in read_piece(file, format, piece, arxiv_categories):
         keys.append(0 if isinstance(item, Problem) else item.record_key or 0)
         items.append(prepare_entry(item))
-    return pickle.dumps((items, keys), PROTOCOL)
+    return encode_piece(items, keys)
 
 
 def start_worker(build_pid: int, method: str) -> None:
@@ -359,7 +359,7 @@ def recorded(
 
 
 def deduplicated(
-    file: InputPath, path: str, results: Iterable[tuple[list[PreparedItem], "array.array[int]"]]
+    file: InputPath, path: str, results: Iterable[tuple[list[PreparedItem], Sequence[int]]]
 ) -> Iterator[PreparedItem]:
     """The items of a file read in pieces, as read_source gives the whole file: the
     sources.yml problems an InputFile carries first, a record whose id came before skipped,
@@ -393,12 +393,12 @@ def read_pieces(
     that hashes the file)."""
     recorder = recorder_of(cache, key)
 
-    def results() -> Iterator[tuple[list[PreparedItem], "array.array[int]"]]:
+    def results() -> Iterator[tuple[list[PreparedItem], Sequence[int]]]:
         work, piece = first, result
         while True:
             if recorder:
                 recorder.add(PIECE, piece)
-            yield pickle.loads(piece)
+            yield decode_piece(piece)
             if progress:
                 progress(work.bytes)
             if not queue.next_is_of(first.file):
@@ -422,10 +422,10 @@ def cached_items(
     """A file's items as the cache holds them, as they were first prepared."""
     payloads = cached.payloads()
     if cached.pieces:
-        yield from deduplicated(file, display_path(file), map(loaded, payloads))
+        yield from deduplicated(file, display_path(file), map(decode_piece, payloads))
     else:
         for payload in payloads:
-            yield from loaded(payload)
+            yield from decode_items(payload)
     if progress:
         progress(input_bytes([file]))
 
@@ -494,7 +494,7 @@ def prepared_sources(
                 if recorder:
                     recorder.add(ITEMS, payload)
                     recorder.commit(source.format, source.sha256)
-                yield source, read_whole(pickle.loads(payload), work.bytes, progress)
+                yield source, read_whole(decode_items(payload), work.bytes, progress)
             else:
                 source = Source(display_path(plan.file), work.arguments[1], "")
                 pieces = read_pieces(

@@ -10,41 +10,53 @@ source files but the web and serve stages, the versions of the parsers it uses, 
 version). Change any of them and the name changes, so a stale entry is never read; entries
 no build of this catalog asked for are removed at the end of the stream.
 
-A cache file is pickled data in frames, each with its length and CRC-32, after a header
-holding the key: it is verified whole before a single entry is taken from it, so a
-truncated or damaged file is only a miss (the input file is read again), never a traceback
-or half a file's entries. Pickle loads code only from a file this build's user can write,
-in a folder of their catalog: it is their own data, like the catalog. Files are written to
-a locked temporary and renamed into place, so concurrent builds of one catalog only ever
-see whole files (and never remove a temporary another build is still writing)."""
+A cache file is data, never code: JSON in frames, each with its length, after a header
+holding the key, and last a keyed BLAKE2b digest of all of it under a secret only this
+folder's builds know (its `entries.key`). A file is verified whole before a single entry is
+taken from it, so a truncated, damaged or planted file (whatever its frames hold) is only a
+miss: the input file is read again, never a traceback, half a file's entries or another
+file's. The folder is made private to its user (0700) and used only while it and every file
+in it are the user's own and writable by no one else; otherwise the build warns and reads
+every file (a cold build), storing nothing. Files are written to a locked temporary and
+renamed into place, so concurrent builds of one catalog only ever see whole files (and
+never remove a temporary another build is still writing)."""
 
 import contextlib
 import fcntl
 import functools
 import gc
 import hashlib
+import hmac
+import json
 import os
-import pickle
 import secrets
+import stat
 import struct
 import sys
-import zlib
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
 from loader.read.sources import InputFile, display_path, open_regular
+from loader.records import Affiliation, LeftOut, PreparedEntry, Problem, Track
 
-MAGIC = b"paper-catalog prepared entries 1\n"
-# (kind, payload bytes, CRC-32 of the payload)
-FRAME = struct.Struct("<BQI")
-ITEMS = 1  # a pickled list of a file's prepared items, in order
-PIECE = 2  # a pickled (items, record keys) of a piece of a dump (prepare.read_pieces)
-END = 3  # a pickled (format, SHA-256) of the file: last, so a file cut short is no hit
+MAGIC = b"paper-catalog prepared entries 2\n"
+# (kind, payload bytes)
+FRAME = struct.Struct("<BQ")
+ITEMS = 1  # a file's prepared items, in order (encode_items)
+PIECE = 2  # the items and record keys of a piece of a dump (encode_piece, prepare.read_pieces)
+END = 3  # [format, SHA-256] of the file: last, so a file cut short is no hit
 KINDS = (ITEMS, PIECE, END)
+# after the END frame: the keyed digest of everything before it
+DIGEST_BYTES = 32
 ENTRY_SUFFIX = ".prepared"
 TEMPORARY_SUFFIX = ".tmp"
-PROTOCOL = pickle.HIGHEST_PROTOCOL
+# the folder's secret: 32 random bytes, readable by its user alone
+SECRET_NAME = "entries.key"
+SECRET_BYTES = 32
+FOLDER_MODE = 0o700
+# group or others may write: whoever can may plant a file (or swap the secret)
+SHARED_WRITE = stat.S_IWGRP | stat.S_IWOTH
 # what prepares entries: every stage of the loader but the site's (web/, serve/)
 PREPARING_CODE = Path(__file__).resolve().parent.parent
 NOT_PREPARING = ("web", "serve")
@@ -66,7 +78,7 @@ def code_fingerprint() -> bytes:
 
     digest = hashlib.blake2b(digest_size=16)
     digest.update(sys.version.encode())
-    digest.update(str(PROTOCOL).encode())
+    digest.update(MAGIC)
     for name in PARSERS:
         try:
             version = importlib.metadata.version(name)
@@ -95,6 +107,168 @@ def file_sha256(path: str | os.PathLike[str]) -> str | None:
         return None
 
 
+# -- the data: prepared items as JSON ----------------------------------------------------------
+# an entry is its fields as a JSON array (a NamedTuple is written as one, the Track and
+# Affiliations inside it too); a problem and a record left out are objects, told apart by
+# their one key
+PreparedItem = PreparedEntry | Problem | LeftOut
+
+
+def plain_item(item: PreparedItem) -> object:
+    if type(item) is PreparedEntry:
+        return item
+    if isinstance(item, Problem):
+        return {"problem": [item.path, item.line, item.message]}
+    return {"left_out": list(item)}
+
+
+def encode_items(items: Iterable[PreparedItem]) -> bytes:
+    """Prepared items as the bytes of one JSON array."""
+    return json.dumps(
+        [plain_item(item) for item in items], separators=(",", ":"), check_circular=False
+    ).encode()
+
+
+def encode_piece(items: Sequence[PreparedItem], keys: Iterable[int]) -> bytes:
+    """The items of a piece of a dump and each one's record key (0 for a problem)."""
+    return json.dumps(
+        {"items": [plain_item(item) for item in items], "keys": list(keys)},
+        separators=(",", ":"),
+        check_circular=False,
+    ).encode()
+
+
+# where a PreparedEntry's fields that JSON gives back as arrays are in its array
+AUTHORS, POSITIONS, TRACK, AFFILIATIONS, VERSION_KEYS, KEYWORDS, CATEGORIES = (
+    PreparedEntry._fields.index(name)
+    for name in (
+        "authors",
+        "positions",
+        "track",
+        "affiliations",
+        "version_keys",
+        "keywords",
+        "categories",
+    )
+)
+
+
+def read_item(value: Any) -> PreparedItem:
+    """An item from its JSON: an entry's arrays made the tuples (a Track, Affiliations) and
+    the list it had, in place, then the array made the entry."""
+    if type(value) is not list:
+        if "problem" in value:
+            return Problem(*value["problem"])
+        return LeftOut(*value["left_out"])
+    value[AUTHORS] = tuple(map(tuple, value[AUTHORS]))
+    value[POSITIONS] = tuple(value[POSITIONS])
+    if value[TRACK]:
+        value[TRACK] = Track(*value[TRACK])
+    value[AFFILIATIONS] = tuple([Affiliation(*pair) for pair in value[AFFILIATIONS]])
+    value[VERSION_KEYS] = list(map(tuple, value[VERSION_KEYS]))
+    value[KEYWORDS] = tuple(value[KEYWORDS])
+    value[CATEGORIES] = tuple(value[CATEGORIES])
+    return PreparedEntry._make(value)
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused while a frame is decoded: a frame is thousands of
+    tuples and none in a cycle, and the collections their allocation would start visit all
+    the build's objects."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+def decode_items(payload: bytes) -> list[PreparedItem]:
+    """The items encode_items wrote."""
+    with gc_paused():
+        return [read_item(value) for value in json.loads(payload)]
+
+
+def decode_piece(payload: bytes) -> tuple[list[PreparedItem], list[int]]:
+    """The items and record keys encode_piece wrote."""
+    with gc_paused():
+        piece = json.loads(payload)
+        return [read_item(value) for value in piece["items"]], piece["keys"]
+
+
+# -- the folder -----------------------------------------------------------------------------
+
+
+class CacheRefused(Exception):
+    """The folder is not private to this user: using it could take another user's data."""
+
+
+def check_private(status: os.stat_result, what: str) -> None:
+    if status.st_uid != os.geteuid():
+        raise CacheRefused(f"{what} is owned by another user (uid {status.st_uid})")
+    if status.st_mode & SHARED_WRITE:
+        raise CacheRefused(f"{what} is writable by other users")
+
+
+def private_folder(folder: Path) -> None:
+    """The folder made (0700) or found private: the user's own folder, not a link, and it and
+    every file in it writable by no one else; CacheRefused otherwise."""
+    try:
+        os.mkdir(folder, FOLDER_MODE)
+    except FileExistsError:
+        pass
+    status = os.lstat(folder)
+    if not stat.S_ISDIR(status.st_mode):
+        raise CacheRefused(f"{folder} is not a folder")
+    check_private(status, str(folder))
+    if stat.S_IMODE(status.st_mode) != FOLDER_MODE:  # an older build's: readable by all
+        os.chmod(folder, FOLDER_MODE)
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            check_private(entry.stat(follow_symlinks=False), f"{entry.path} in it")
+
+
+def read_secret(folder: Path) -> bytes:
+    """The folder's secret, made on its first use: the key of every file's digest."""
+    path = folder / SECRET_NAME
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        # written whole to a temporary, then linked into place: a build that loses the race
+        # to another reads the winner's
+        temporary = folder / f".{secrets.token_hex(8)}{TEMPORARY_SUFFIX}"
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            os.write(descriptor, secrets.token_bytes(SECRET_BYTES))
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+        try:
+            os.link(temporary, path)
+        except FileExistsError:
+            pass
+        finally:
+            os.remove(temporary)
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    try:
+        status = os.fstat(descriptor)
+        check_private(status, str(path))
+        if status.st_mode & (stat.S_IRGRP | stat.S_IROTH):
+            raise CacheRefused(f"{path} is readable by other users")
+        secret = os.read(descriptor, SECRET_BYTES + 1)
+    finally:
+        os.close(descriptor)
+    if len(secret) != SECRET_BYTES:
+        raise CacheRefused(f"{path} is not a key of this cache")
+    return secret
+
+
+# -- the cache --------------------------------------------------------------------------------
+
+
 class CacheKey(NamedTuple):
     name: str  # the cache file's name: a digest of everything below and the options
     sha256: str  # of the input file's content when the key was made
@@ -114,7 +288,8 @@ class CachedSource:
         self.pieces = any(kind == PIECE for kind, _, _ in frames)
 
     def payloads(self) -> Iterator[bytes]:
-        """Each frame's pickled payload, in order; the file is closed after the last."""
+        """Each frame's payload, in order; the file is closed after the last. The file was
+        renamed into place whole and is never written again: these are the bytes verified."""
         try:
             for _, offset, size in self.frames:
                 yield os.pread(self.file.fileno(), size, offset)
@@ -124,7 +299,7 @@ class CachedSource:
 
 class PreparedCache:
     """The prepared entries of one catalog's input files, in `folder`, for one set of build
-    options."""
+    options. Call `open` first: a folder it refuses is not used at all."""
 
     def __init__(
         self,
@@ -137,6 +312,21 @@ class PreparedCache:
         self.used: set[str] = set()
         self.hits = 0
         self.stored = 0
+        self.secret = b""
+
+    def open(self) -> None:
+        """Check the folder and read its secret; CacheRefused (or OSError) when it cannot be
+        used. A folder not there yet is made by the first file stored (a build that fails
+        before leaves nothing)."""
+        if os.path.lexists(self.folder):
+            self.make_ready()
+
+    def make_ready(self) -> None:
+        private_folder(self.folder)
+        self.secret = read_secret(self.folder)
+
+    def digest(self) -> hashlib.blake2b:
+        return hashlib.blake2b(key=self.secret, digest_size=DIGEST_BYTES)
 
     def key(self, file: str | os.PathLike[str]) -> CacheKey | None:
         """The key of a file's prepared entries as it is now; None when it cannot be read."""
@@ -156,16 +346,23 @@ class PreparedCache:
         return key is not None and (self.folder / key.name).is_file()
 
     def load(self, key: CacheKey) -> CachedSource | None:
-        """The cached source of a key, verified whole; None when missing, cut short or
-        damaged in any way."""
-        try:
-            # open until its items are taken (CachedSource.payloads closes it)
-            file = open(self.folder / key.name, "rb")  # noqa: SIM115
-        except OSError:
+        """The cached source of a key, verified whole; None when missing, cut short, damaged
+        or not this folder's own in any way."""
+        if not self.secret:
             return None
         try:
-            cached = read_verified(file, key)
-        except (OSError, ValueError, EOFError, pickle.UnpicklingError, struct.error):
+            descriptor = os.open(self.folder / key.name, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:
+            return None
+        # open until its items are taken (CachedSource.payloads closes it)
+        file = os.fdopen(descriptor, "rb")
+        try:
+            status = os.fstat(descriptor)
+            check_private(status, key.name)
+            cached = (
+                read_verified(file, key, self.digest()) if stat.S_ISREG(status.st_mode) else None
+            )
+        except (OSError, ValueError, KeyError, TypeError, struct.error, CacheRefused):
             cached = None
         if cached is None:
             file.close()
@@ -191,52 +388,41 @@ class PreparedCache:
                 remove_if_unlocked(entry.path)
 
 
-def read_verified(file: IO[bytes], key: CacheKey) -> CachedSource | None:
-    """Every frame of a cache file checked against its CRC-32, up to an END frame that
-    closes the file and names the content the key was made from."""
+def read_verified(file: IO[bytes], key: CacheKey, digest: hashlib.blake2b) -> CachedSource | None:
+    """The frames of a cache file, up to an END frame that names the content the key was made
+    from, and the keyed digest of all of it after that: only then is any payload decoded."""
     header = MAGIC + key.name.encode() + b"\n"
     if file.read(len(header)) != header:
         return None
+    digest.update(header)
     frames: list[tuple[int, int, int]] = []
     offset = len(header)
     while True:
         head = file.read(FRAME.size)
         if len(head) < FRAME.size or FRAME.unpack(head)[0] not in KINDS:
             return None  # cut short before its END frame, or damaged
-        kind, size, crc = FRAME.unpack(head)
+        digest.update(head)
+        kind, size = FRAME.unpack(head)
         offset += FRAME.size
-        running = checked = 0
+        checked = 0
         last = b""
         while checked < size:  # in parts: a length damaged into terabytes allocates nothing
             last = file.read(min(READ_BYTES, size - checked))
             if not last:
                 return None
-            running = zlib.crc32(last, running)
+            digest.update(last)
             checked += len(last)
-        if running != crc:
-            return None
         if kind == END:
-            if size > READ_BYTES or file.read(1):
+            if size > READ_BYTES or not hmac.compare_digest(
+                file.read(DIGEST_BYTES + 1), digest.digest()
+            ):
                 return None
-            format, sha256 = pickle.loads(last)
-            if sha256 != key.sha256:
+            format, sha256 = json.loads(last)
+            if sha256 != key.sha256 or not isinstance(format, str | None):
                 return None
             return CachedSource(file, format, sha256, frames)
         frames.append((kind, offset, size))
         offset += size
-
-
-def loaded(payload: bytes) -> Any:
-    """Unpickled with the cyclic garbage collector paused: a frame is thousands of tuples
-    and none in a cycle, and the collections their allocation would start visit all the
-    build's objects."""
-    if not gc.isenabled():
-        return pickle.loads(payload)
-    gc.disable()
-    try:
-        return pickle.loads(payload)
-    finally:
-        gc.enable()
 
 
 def remove_if_unlocked(path: str) -> None:
@@ -263,26 +449,33 @@ class Recorder:
         self.file: IO[bytes] | None = None
         self.path = cache.folder / f".{secrets.token_hex(8)}{TEMPORARY_SUFFIX}"
         try:
-            cache.folder.mkdir(parents=True, exist_ok=True)
+            if not cache.secret:
+                cache.make_ready()
+            self.digest = cache.digest()
             descriptor = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             # the lock tells another build's prune that this file is alive
             fcntl.flock(descriptor, fcntl.LOCK_EX)
             self.file = os.fdopen(descriptor, "wb")
-            self.file.write(MAGIC + key.name.encode() + b"\n")
-        except OSError:
+            self.write(MAGIC + key.name.encode() + b"\n")
+        except (OSError, CacheRefused):
             self.discard()
+
+    def write(self, data: bytes) -> None:
+        assert self.file is not None  # the callers check
+        self.file.write(data)
+        self.digest.update(data)
 
     def add(self, kind: int, payload: bytes) -> None:
         if self.file is None:
             return
         try:
-            self.file.write(FRAME.pack(kind, len(payload), zlib.crc32(payload)))
-            self.file.write(payload)
+            self.write(FRAME.pack(kind, len(payload)))
+            self.write(payload)
         except OSError:
             self.discard()
 
     def add_items(self, items: list[Any]) -> None:
-        self.add(ITEMS, pickle.dumps(items, PROTOCOL))
+        self.add(ITEMS, encode_items(items))
 
     def commit(self, format: str | None, sha256: str) -> None:
         """The file in place, when it was read as its key says (a file changed while the
@@ -292,10 +485,11 @@ class Recorder:
         if sha256 != self.key.sha256:
             self.discard()
             return
-        self.add(END, pickle.dumps((format, sha256), PROTOCOL))
+        self.add(END, json.dumps([format, sha256]).encode())
         if self.file is None:
             return
         try:
+            self.file.write(self.digest.digest())
             self.file.flush()
             # renamed while locked: no prune removes it between
             os.replace(self.path, self.cache.folder / self.key.name)

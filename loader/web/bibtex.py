@@ -10,13 +10,36 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
+from urllib.parse import quote
 
 from loader.build.id_set import IdSet
+from loader.rules.markup import title_text
 
 PREPRINT_VENUES = {"arxiv", "corr"}
 # words a key never starts with: "A Survey of ..." -> survey
 KEY_STOPWORDS = {"a", "an", "the", "on", "of", "in", "for", "to", "and", "is", "are", "towards"}
 DERIVED_NOTE = "title derived from the abstract"
+# TeX's special characters as the text commands that print them. Braces too: BibTeX counts
+# the brace of `\{` as one, so a lone one would end the field early or never; these stay
+# balanced whatever the text
+TEX_SPECIALS = str.maketrans(
+    {
+        "\\": r"\textbackslash{}",
+        "{": r"\textbraceleft{}",
+        "}": r"\textbraceright{}",
+        "$": r"\$",
+        "&": r"\&",
+        "%": r"\%",
+        "#": r"\#",
+        "_": r"\_",
+        "~": r"\textasciitilde{}",
+        "^": r"\textasciicircum{}",
+    }
+)
+CONTROL_CHARACTERS = re.compile(r"[\x00-\x08\x0e-\x1b\x7f-\x9f]")
+# what a URL holds as it is (RFC 3986's reserved and unreserved characters, and % of an
+# escape); anything else is percent-encoded, a backslash, brace or caret among them
+URL_SAFE = "-._~:/?#[]@!$&'()*+,;=%"
 
 
 def ascii_letters(text: str | None) -> str:
@@ -92,17 +115,18 @@ def suffix(index: int) -> str:
 
 
 def field_text(text: str | None) -> str:
-    """A value BibTeX reads back as it is: braces balanced, `%`, `&`, `#` escaped."""
-    text = " ".join((text or "").split())
-    depth = 0
-    for character in text:
-        depth += character == "{"
-        depth -= character == "}"
-        if depth < 0:
-            break
-    if depth != 0:
-        text = text.replace("{", "").replace("}", "")
-    return re.sub(r"(?<!\\)([%&#])", r"\\\1", text)
+    """Any text as a field value LaTeX typesets as that very text: every TeX special
+    escaped, so no command the text spells (`\\input`, `\\write18`, `^^5c`) is ever run and
+    braces stay balanced; spaces collapsed, control characters dropped."""
+    text = " ".join(CONTROL_CHARACTERS.sub("", text or "").split())
+    return text.translate(TEX_SPECIALS)
+
+
+def url_text(url: str) -> str:
+    """A link as a field value: what a URL may not hold (backslash, braces, spaces, `^`)
+    percent-encoded, as a browser sends it, and `%`, `&`, `#` escaped as BibTeX has them."""
+    url = quote(CONTROL_CHARACTERS.sub("", url).strip(), safe=URL_SAFE)
+    return re.sub(r"([%&#])", r"\\\1", url)
 
 
 def is_preprint(venue: str | None) -> bool:
@@ -110,27 +134,31 @@ def is_preprint(venue: str | None) -> bool:
 
 
 def format_entry(paper: Mapping[str, Any], key_maker: KeyMaker | None = None) -> str:
-    """One paper as BibTeX. `paper` has label, title, authors (names), truncated, venue, year, url."""
-    title = paper.get("title") or paper.get("label") or ""
+    """One paper as BibTeX. `paper` has label, title, authors (names), truncated, venue, year, url.
+
+    The title is its plain text, as a page's <title> shows it (`Schr\\"odinger` ->
+    Schrödinger, `$\\alpha$` -> α), then escaped as every field is: the entry is data a
+    reader's LaTeX prints, never TeX code from a scraped page."""
+    title = title_text(paper.get("title") or paper.get("label") or "")
     authors = list(paper.get("authors") or [])
     key = entry_key(authors, paper.get("year"), title)
     if key_maker is not None:
         key = key_maker.unique(key)
     venue = paper.get("venue")
     kind = "misc" if is_preprint(venue) else "inproceedings"
-    fields = [("title", title)]
+    fields = [("title", field_text(title))]
     if authors:
         names = authors + (["others"] if paper.get("truncated") else [])
-        fields.append(("author", " and ".join(names)))
+        fields.append(("author", field_text(" and ".join(names))))
     if kind == "inproceedings":
-        fields.append(("booktitle", venue))
+        fields.append(("booktitle", field_text(venue)))
     elif venue:
-        fields.append(("howpublished", venue))
+        fields.append(("howpublished", field_text(venue)))
     if paper.get("year"):
-        fields.append(("year", str(paper["year"])))
+        fields.append(("year", field_text(str(paper["year"]))))
     if paper.get("url"):
-        fields.append(("url", paper["url"]))
+        fields.append(("url", url_text(paper["url"])))
     if not paper.get("title"):
         fields.append(("note", DERIVED_NOTE))
-    body = ",\n".join(f"  {name} = {{{field_text(value)}}}" for name, value in fields)
+    body = ",\n".join(f"  {name} = {{{text}}}" for name, text in fields)
     return f"@{kind}{{{key},\n{body}\n}}\n"
