@@ -335,33 +335,41 @@ async def row_page(datasette: Any, request: Request) -> Response:
     return Response.html(html)
 
 
-async def database_summary(datasette: Any, name: str, db: Any, actor: Any) -> dict | None:
-    """A database as the home page lists it (None when the actor may not see it): its tables
-    (not the hidden ones), their rows when every count is quick, the largest few linked."""
-    checks = [("view-database", name), ("view-instance", None)]
+async def visible(datasette: Any, actor: Any, checks: list[tuple[str, Any]]) -> bool:
     try:
         await ensure_visible(datasette, actor, checks)
     except Forbidden:
+        return False
+    return True
+
+
+async def database_summary(datasette: Any, name: str, db: Any, actor: Any) -> dict | None:
+    """A database as the home page lists it (None when the actor may not see it): its tables,
+    hidden ones apart, their rows when every count is quick, and the largest few linked, with
+    a lock on those others may not see (as Datasette's index says them)."""
+    if not await visible(datasette, actor, [("view-database", name), ("view-instance", None)]):
         return None
     hidden = set(await db.hidden_table_names())
     names = [table for table in await db.table_names() if table not in hidden]
     counts = await db.table_counts(COUNT_LIMIT_MS)
-    counted = all(counts.get(table) is not None for table in names)
+    counted = all(count is not None for count in counts.values())
     largest = sorted(names, key=lambda table: (-(counts.get(table) or 0), table))
     shown = []
     for table in largest:
         if len(shown) == HOME_TABLES_SHOWN:
             break
-        try:
-            await ensure_visible(datasette, actor, [("view-table", (name, table))])
-        except Forbidden:
+        checks = [("view-table", (name, table))]
+        if not await visible(datasette, actor, checks):
             continue
-        shown.append({"name": table, "url": datasette.urls.table(name, table)})
+        private = actor is not None and not await visible(datasette, None, checks)
+        shown.append({"name": table, "url": datasette.urls.table(name, table), "private": private})
     return {
         "name": name,
         "url": datasette.urls.database(name),
         "tables_count": len(names),
         "rows": sum(counts[table] for table in names) if counted else None,
+        "hidden_count": len(hidden),
+        "hidden_rows": sum(counts[table] for table in hidden) if counted else None,
         "views_count": len(await db.view_names()),
         "tables_shown": shown,
         "more": len(names) > len(shown),
