@@ -111,11 +111,18 @@ def limited(sql):
 
 
 async def canned_sql(datasette, database, name, actor):
-    """A canned query of metadata.yml, so a page and its query never disagree."""
-    query = await datasette.get_canned_query(database, name, actor)
-    if query is None:
+    """A canned query of metadata.yml, so a page and its query never disagree (Datasette
+    0.65's get_canned_query, 1.0's stored queries)."""
+    get_canned_query = getattr(datasette, "get_canned_query", None)
+    if get_canned_query is not None:
+        query = await get_canned_query(database, name, actor)
+        sql = query and query["sql"]
+    else:
+        stored = await datasette.get_query(database, name)
+        sql = stored and stored.sql
+    if not sql:
         raise LookupError(f"canned query {name!r} is missing from metadata.yml")
-    return query["sql"]
+    return sql
 
 
 def read_rows(connection, sql, params, time_limit_ms):
@@ -184,7 +191,7 @@ def papers_by_year(counts, papers):
     """Newest year first (papers of no year last): each year's count and its venues' counts
     (most papers first) for all of the author's papers, and those of `papers` (the ones the
     page shows) in that year, in their order."""
-    years = {}
+    years: dict[int | None, dict] = {}
     for row in counts:
         year = years.setdefault(row["year"], {"year": row["year"], "count": 0, "venues": []})
         year["count"] += row["papers"]
@@ -275,15 +282,32 @@ def with_titles(papers: list[dict]) -> list[dict]:
 
 
 async def ensure_visible(datasette: Any, actor: Any, checks: list[tuple[str, Any]]) -> None:
-    """Forbidden unless the actor may see the resource: each (action, resource) from the most
-    specific one, the first that a permission hook answers deciding, as Datasette's own views
-    check view-table, then view-database, then view-instance."""
+    """Forbidden unless the actor may see the resource of the first check. Datasette 0.65:
+    each (action, resource) from the most specific one, the first that a permission hook
+    answers deciding, as its own views check view-table, then view-database, then
+    view-instance. Datasette 1.0 resolves that cascade itself (`allowed()` on a resource)."""
+    if hasattr(datasette, "allowed"):
+        action, resource = checks[0]
+        if not await datasette.allowed(action=action, resource=resource_of(resource), actor=actor):
+            raise Forbidden(action)
+        return
     for action, resource in checks:
         allowed = await datasette.permission_allowed(actor, action, resource, default=None)
         if allowed is not None:
             if not allowed:
                 raise Forbidden(action)
             return
+
+
+def resource_of(resource: Any) -> Any:
+    """A resource as Datasette 1.0 names it: a database's name, (database, table) or None."""
+    from datasette.resources import DatabaseResource, TableResource
+
+    if resource is None:
+        return None
+    if isinstance(resource, tuple):
+        return TableResource(database=resource[0], table=resource[1])
+    return DatabaseResource(database=resource)
 
 
 def table_checks(database: str, table: str) -> list[tuple[str, Any]]:
@@ -354,7 +378,7 @@ async def database_summary(datasette: Any, name: str, db: Any, actor: Any) -> di
     counts = await db.table_counts(COUNT_LIMIT_MS)
     counted = all(count is not None for count in counts.values())
     largest = sorted(names, key=lambda table: (-(counts.get(table) or 0), table))
-    shown = []
+    shown: list[dict] = []
     for table in largest:
         if len(shown) == HOME_TABLES_SHOWN:
             break
