@@ -271,8 +271,10 @@ def page_lists(datasette: Any) -> Any:
     """The macros of _page_lists.html, rendered synchronously (the module docstring says why)."""
     environment = SYNC_ENVIRONMENTS.get(datasette)
     if environment is None:
-        environment = datasette.jinja_env.overlay(enable_async=False)
-        SYNC_ENVIRONMENTS[datasette] = environment
+        # Datasette 1.0 gives its environment by a method, 0.65 as an attribute
+        get_environment = getattr(datasette, "get_jinja_environment", None)
+        own = get_environment() if get_environment else datasette.jinja_env
+        environment = SYNC_ENVIRONMENTS[datasette] = own.overlay(enable_async=False)
     return environment.get_template("_page_lists.html").module
 
 
