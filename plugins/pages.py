@@ -350,15 +350,18 @@ async def row_page(datasette: Any, request: Request) -> Response:
         )
         context["tracks_html"] = lists.track_items(context["author_tracks"], papers_url)
     json_url = urls.row(db.name, table, request.url_vars["key"], format="json")
+    alternate = datasette.absolute_url(request, json_url)
     context.update(
         database=db.name,
         table=table,
         crumbs=[(db.name, urls.database(db.name)), (table, urls.table(db.name, table))],
         json_url=json_url,
-        alternate_url_json=datasette.absolute_url(request, json_url),
+        alternate_url_json=alternate,
     )
     html = await datasette.render_template(template, context, request=request)
-    return Response.html(html)
+    # the row's JSON, announced as Datasette's own row pages announce it
+    link = f'<{alternate}>; rel="alternate"; type="application/json+datasette"'
+    return Response.html(html, headers={"Link": link})
 
 
 async def visible(datasette: Any, actor: Any, checks: list[tuple[str, Any]]) -> bool:

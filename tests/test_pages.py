@@ -367,6 +367,10 @@ async def test_paper_and_author_pages_are_our_own_views(datasette, query, math_p
         assert '<html lang="en">' in html and '<main id="main" class="content"' in html
         assert '<form class="header-search"' in html
         assert f'href="{path}.json"' in html
+        response = await datasette.client.get(path)
+        assert response.headers["link"] == (
+            f'<http://localhost{path}.json>; rel="alternate"; type="application/json+datasette"'
+        )
         # Datasette's own row page of the same row is stock: its row table
         stock = await get_ok(datasette, datasettes_row_url(path))
         assert "rows-and-columns" in stock
