@@ -1,10 +1,10 @@
 """Links to a paper made before its versions were merged keep working: the row URL of a merged
 version's id (`/catalog/papers/<alias>`, and its `.json`) redirects to the paper it is now.
 
-An alias is never a paper id (its row was merged away): a row path that is an alias is one
-Datasette answers with 404. So the alias table is read only then, and the 404 is replaced by
-the redirect; a paper's own row page costs nothing more (it used to cost a look-up and a
-hand-off to an SQL thread on every paper page).
+An alias is never a paper id (its row was merged away): a row path that is an alias is
+answered with 404 (the HTML page by plugins/pages.py, the `.json` by Datasette). So the alias
+table is read only then, and the 404 is replaced by the redirect; a paper's own page costs
+nothing more (it used to cost a look-up and a hand-off to an SQL thread on every paper page).
 """
 
 import re

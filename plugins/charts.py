@@ -1,5 +1,5 @@
 """Bar charts of papers per area, track and affiliation as server-side SVG: they render with no
-network and no JavaScript. On /-/charts, and the area chart on the home page.
+network and no JavaScript. On /-/charts, and the area chart on the home page (plugins/pages.py).
 
 The counts come from the small tracks and affiliations tables (paper_count is precomputed by the
 loader), so the charts cost the same at 1M papers.
@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 
 from datasette import Response, hookimpl
 
-from loader.web.catalog_scope import catalog_database, catalog_name, is_catalog_page, serves_catalog
+from loader.web.catalog_scope import catalog_database, catalog_name, serves_catalog
 
 ROW_HEIGHT = 22
 BAR_HEIGHT = 15
@@ -127,17 +127,3 @@ def register_routes(datasette):
     if not serves_catalog(datasette):
         return None
     return [(r"^/-/charts$", charts_page)]
-
-
-@hookimpl
-def extra_template_vars(template, datasette):
-    if template != "index.html" or not is_catalog_page(datasette, None):
-        return None
-
-    async def home_chart():
-        return {
-            "area_chart": await area_chart(datasette, catalog_database(datasette)),
-            "catalog_database": catalog_name(datasette),
-        }
-
-    return home_chart

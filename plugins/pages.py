@@ -1,34 +1,38 @@
-"""The paper page (row-catalog-papers.html) and the author page (row-catalog-authors.html):
-Datasette's own row pages, with the context a reader needs.
+"""The site's own pages: home (`/`), the paper page (`/catalog/papers/<id>`) and the author
+page (`/catalog/authors/<id>`), each a route of ours rendered with our templates (home.html,
+paper.html, author.html, all extending catalog_base.html). Only the HTML page is ours: a row's
+`.json` stays Datasette's, `.bib` is plugins/paper_bibtex.py's, `/.json` is Datasette's index.
 
 Every query looks rows up by primary key or through an indexed link table, so a page costs the
 same on a 1M-paper catalog as on the seeds. An author page shows at most AUTHOR_PAPERS_SHOWN
 papers and COAUTHORS_SHOWN co-authors, cut in SQL, and links to all of them: the most prolific
 author of the 1M-paper benchmark has thousands of papers and co-authors (docs/benchmark.md).
+A page reads its row and everything it shows in one hand-off to an SQL thread.
 
-Served (page_view(), on the catalog's row route), a page reads its row and everything it shows in
-one hand-off to the SQL thread, and skips what Datasette's row view prepares for its generic
-row table, which these templates never show (every cell rendered, the counts of other tables'
-links to the row). Elsewhere (Datasette's own RowView: the patches off, a user's own template
-for these pages, a row URL with several key values) the extra_template_vars hook reads the
-same context after Datasette's own lookups.
+The pages' lists (related papers, sources, an author's papers, co-authors, tracks) are macros of
+_page_lists.html rendered without Jinja's async mode (as /search's results are): a list of a
+hundred papers costs an awaited step per expression in the page's own async template.
 """
 
-import functools
 import json
 import re
-from pathlib import Path
+import weakref
+from typing import Any
 
 from datasette import hookimpl
-from datasette.utils import tilde_decode, to_css_class, urlsafe_components
-from datasette.utils.asgi import Forbidden, NotFound
+from datasette.utils import tilde_decode
+from datasette.utils.asgi import Forbidden, NotFound, Request, Response
 
-from loader.web.catalog_scope import catalog_database, is_catalog, row_template, serves_catalog
-from loader.web.datasette_coupling import patches_enabled
+from loader.web.catalog_scope import catalog_database, serves_catalog
+from loader.web.kept_renderings import KeptRenderings
 from loader.web.related import kept_counts, kept_scores, related_within
+from loader.web.rendering import title_html
 from loader.web.request_scope import mark_incomplete
 from loader.web.time_limit import within_time_limit
 from loader.web.versions import http_link, paper_versions
+
+from .charts import area_chart
+from .data_source import instance_metadata
 
 AUTHOR_PAPERS_SHOWN = 100
 COAUTHORS_SHOWN = 50
@@ -101,22 +105,24 @@ limit :limit
 """
 
 
-def primary_key(request):
-    values = urlsafe_components(request.url_vars["pks"])
-    return values[0] if len(values) == 1 else None
-
-
 def limited(sql):
     """A canned query's first :limit rows, in its own order."""
     return f"select * from ({sql}) limit :limit"
 
 
 async def canned_sql(datasette, database, name, actor):
-    """A canned query of metadata.yml, so a page and its query never disagree."""
-    query = await datasette.get_canned_query(database, name, actor)
-    if query is None:
+    """A canned query of metadata.yml, so a page and its query never disagree (Datasette
+    0.65's get_canned_query, 1.0's stored queries)."""
+    get_canned_query = getattr(datasette, "get_canned_query", None)
+    if get_canned_query is not None:
+        query = await get_canned_query(database, name, actor)
+        sql = query and query["sql"]
+    else:
+        stored = await datasette.get_query(database, name)
+        sql = stored and stored.sql
+    if not sql:
         raise LookupError(f"canned query {name!r} is missing from metadata.yml")
-    return query["sql"]
+    return sql
 
 
 def read_rows(connection, sql, params, time_limit_ms):
@@ -172,8 +178,8 @@ def paper_lookups(paper_id, time_limit_ms, related_kept):
     return read
 
 
-async def paper_context(datasette, database, paper_id, request):
-    db = datasette.get_database(database)
+async def paper_context(datasette: Any, db: Any, paper_id: str, request: Request) -> dict:
+    """What paper.html shows of a paper of the catalog `db` ({} for no such paper)."""
     time_limit_ms = datasette.setting("sql_time_limit_ms")
     context = await db.execute_fn(paper_lookups(paper_id, time_limit_ms, related_kept(db)))
     if context and context["related_papers"] is None:
@@ -185,7 +191,7 @@ def papers_by_year(counts, papers):
     """Newest year first (papers of no year last): each year's count and its venues' counts
     (most papers first) for all of the author's papers, and those of `papers` (the ones the
     page shows) in that year, in their order."""
-    years = {}
+    years: dict[int | None, dict] = {}
     for row in counts:
         year = years.setdefault(row["year"], {"year": row["year"], "count": 0, "venues": []})
         year["count"] += row["papers"]
@@ -234,173 +240,197 @@ def author_lookups(author_id, papers_sql, time_limit_ms, max_returned_rows):
     return read
 
 
-async def author_context(datasette, database, author_id, actor):
-    papers_sql = limited(await canned_sql(datasette, database, "papers_by_author", actor))
+async def author_context(datasette: Any, db: Any, author_id: str, request: Request) -> dict:
+    """What author.html shows of an author of the catalog `db` ({} for no such author)."""
+    papers_sql = limited(await canned_sql(datasette, db.name, "papers_by_author", request.actor))
     lookups = author_lookups(
         author_id,
         papers_sql,
         datasette.setting("sql_time_limit_ms"),
         datasette.setting("max_returned_rows"),
     )
-    return await datasette.get_database(database).execute_fn(lookups)
+    return await db.execute_fn(lookups)
 
 
-# the catalog's HTML paper and author pages: Datasette's row route (plugin routes are matched
-# before Datasette's own) without a format (a last segment ending `.json` or `.csv` is one)
-PAGE_ROUTE = (
-    r"/(?P<database>{route})/(?P<table>papers|authors)"
-    r"/(?P<pks>(?![^/]*\.\w+$)[^/]+)(\.(?P<format>\w+))?$"
-)
-# our templates, shown instead of Datasette's row table (a user's --template-dir may replace them)
-OWN_TEMPLATES = Path(__file__).parent / "templates"
-# where page_view() leaves a page's context for the extra_template_vars hook
-PAGE_CONTEXT = "paper_catalog.page_context"
+# per worker: the titles of the pages' lists (a paper is listed as related on many pages)
+TITLES_KEPT_BYTES = 4 * 1024 * 1024
+kept_title_html = KeptRenderings(title_html, TITLES_KEPT_BYTES)
+# per Datasette instance: its template environment without async mode, for the pages' lists
+SYNC_ENVIRONMENTS: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
+# the page routes under the catalog's: the HTML page only (a key of `.`-free characters, which
+# leaves `<id>.json` and `<id>.bib` to their own routes); ids are tilde-encoded as Datasette's
+# row URLs encode them
+PAGE_ROUTE = r"^/{route}/(?P<table>papers|authors)/(?P<key>[^/.]+)$"
+# databases the home page lists by name, tables and rows; a database's first few tables
+HOME_TABLES_SHOWN = 5
+# a table's rows counted within this many ms for the home page (Datasette's index does so too)
+COUNT_LIMIT_MS = 10
 
 
-class PageData:
-    """Datasette's RowView (views/row.py) with its data() read as the page needs it: the row
-    and the page's own lookups in one hand-off, and none of what the row table of row.html
-    needs. A copy of RowView.data checked by loader/web/datasette_coupling.py; Datasette's own
-    data() whenever the page is not ours to read. Served as page_view()."""
+def page_lists(datasette: Any) -> Any:
+    """The macros of _page_lists.html, rendered synchronously (the module docstring says why)."""
+    environment = SYNC_ENVIRONMENTS.get(datasette)
+    if environment is None:
+        # Datasette 1.0 gives its environment by a method, 0.65 as an attribute
+        get_environment = getattr(datasette, "get_jinja_environment", None)
+        own = get_environment() if get_environment else datasette.jinja_env
+        environment = SYNC_ENVIRONMENTS[datasette] = own.overlay(enable_async=False)
+    return environment.get_template("_page_lists.html").module
 
-    async def data(self, request, default_labels=False):
-        page = await self.page_data(request)
-        return page if page is not None else await super().data(request, default_labels)
 
-    async def page_data(self, request):
-        # Datasette's views load the installed plugins, this module among them
-        from datasette.views.table import _sql_params_pks
+def with_titles(papers: list[dict]) -> list[dict]:
+    """Papers of a list, each with its label rendered (math, markup) as its link's text."""
+    return [dict(paper, label_html=kept_title_html(paper["label"])) for paper in papers]
 
-        database_route = tilde_decode(request.url_vars["database"])
-        table = tilde_decode(request.url_vars["table"])
-        try:
-            db = self.ds.get_database(route=database_route)
-        except KeyError:
-            raise NotFound("Database not found") from None
-        database = db.name
-        templates = (
-            f"row-{to_css_class(database)}-{to_css_class(table)}.html",
-            "row.html",
+
+async def ensure_visible(datasette: Any, actor: Any, checks: list[tuple[str, Any]]) -> None:
+    """Forbidden unless the actor may see the resource of the first check. Datasette 0.65:
+    each (action, resource) from the most specific one, the first that a permission hook
+    answers deciding, as its own views check view-table, then view-database, then
+    view-instance. Datasette 1.0 resolves that cascade itself (`allowed()` on a resource)."""
+    if hasattr(datasette, "allowed"):
+        action, resource = checks[0]
+        if not await datasette.allowed(action=action, resource=resource_of(resource), actor=actor):
+            raise Forbidden(action)
+        return
+    for action, resource in checks:
+        allowed = await datasette.permission_allowed(actor, action, resource, default=None)
+        if allowed is not None:
+            if not allowed:
+                raise Forbidden(action)
+            return
+
+
+def resource_of(resource: Any) -> Any:
+    """A resource as Datasette 1.0 names it: a database's name, (database, table) or None."""
+    from datasette.resources import DatabaseResource, TableResource
+
+    if resource is None:
+        return None
+    if isinstance(resource, tuple):
+        return TableResource(database=resource[0], table=resource[1])
+    return DatabaseResource(database=resource)
+
+
+def table_checks(database: str, table: str) -> list[tuple[str, Any]]:
+    return [
+        ("view-table", (database, table)),
+        ("view-database", database),
+        ("view-instance", None),
+    ]
+
+
+async def row_page(datasette: Any, request: Request) -> Response:
+    """The HTML paper or author page of the route's key: a 404 for none, a 403 for an actor
+    who may not see the table."""
+    db = catalog_database(datasette)
+    table = request.url_vars["table"]
+    await ensure_visible(datasette, request.actor, table_checks(db.name, table))
+    key = tilde_decode(request.url_vars["key"])
+    read = paper_context if table == "papers" else author_context
+    context = await read(datasette, db, key, request)
+    if not context:
+        # plugins/aliases.py turns this 404 of a merged paper's old id into a redirect
+        raise NotFound("No such paper" if table == "papers" else "No such author")
+    urls = datasette.urls
+    lists = page_lists(datasette)
+    papers_url = urls.table(db.name, "papers")
+    if table == "papers":
+        template = "paper.html"
+        context["related_html"] = lists.related_items(
+            with_titles(context["related_papers"] or []), papers_url
         )
-        pk_values = urlsafe_components(request.url_vars["pks"])
-        if len(pk_values) != 1 or not self.own_template(templates):
-            return None
-
-        # Ensure user has permission to view this row
-        visible, private = await self.ds.check_visibility(
-            request.actor,
-            permissions=[
-                ("view-table", (database, table)),
-                ("view-database", database),
-                "view-instance",
-            ],
+        context["sources_html"] = lists.source_items(context["paper_sources"])
+    else:
+        template = "author.html"
+        for group in context["author_years"]:
+            group["papers_html"] = lists.year_paper_items(with_titles(group["papers"]), papers_url)
+        context["coauthors_html"] = lists.coauthor_items(
+            context["coauthors"], urls.table(db.name, "authors")
         )
-        if not visible:
-            raise Forbidden("You do not have permission to view this table")
-
-        sql, params, pks = await _sql_params_pks(db, table, pk_values)
-        read = await self.page_reader(table, database, request.actor)
-        time_limit_ms = self.ds.setting("sql_time_limit_ms")
-        columns, rows, page = await db.execute_fn(
-            lambda connection: read_page(connection, sql, params, time_limit_ms, read)
-        )
-        if not rows:
-            raise NotFound("Record not found")
-        if page.get("related_papers", []) is None:
-            mark_incomplete(request.scope, "related papers")
-        request.scope[PAGE_CONTEXT] = page
-
-        async def template_data():
-            # what RowView.data's template_data gives, but for its row table (the display
-            # rows, the counts of incoming foreign keys), which the page's template never shows
-            return {
-                "private": private,
-                "foreign_key_tables": [],
-                "display_columns": [],
-                "display_rows": [],
-                "custom_table_templates": [
-                    f"_table-{to_css_class(database)}-{to_css_class(table)}.html",
-                    f"_table-row-{to_css_class(database)}-{to_css_class(table)}.html",
-                    "_table.html",
-                ],
-                "metadata": (self.ds.metadata("databases") or {})
-                .get(database, {})
-                .get("tables", {})
-                .get(table, {}),
-            }
-
-        data = {
-            "database": database,
-            "table": table,
-            "rows": rows,
-            "columns": columns,
-            "primary_keys": pks,
-            "primary_key_values": pk_values,
-            "units": self.ds.table_metadata(database, table).get("units", {}),
-        }
-        return data, template_data, templates
-
-    def own_template(self, templates):
-        """The page is one of ours: our template is the one Datasette will render."""
-        template = self.ds.jinja_env.select_template(templates)
-        return template.filename is not None and Path(template.filename).parent == OWN_TEMPLATES
-
-    async def page_reader(self, table, database, actor):
-        """What reads the rest of the page from its row, on the SQL thread."""
-        time_limit_ms = self.ds.setting("sql_time_limit_ms")
-        if table == "papers":
-            kept = related_kept(self.ds.get_database(database))
-            return lambda connection, paper: paper_page(connection, paper, time_limit_ms, kept)
-        papers_sql = limited(await canned_sql(self.ds, database, "papers_by_author", actor))
-        max_returned_rows = self.ds.setting("max_returned_rows")
-        return lambda connection, author: author_page(
-            connection, author, papers_sql, time_limit_ms, max_returned_rows
-        )
+        context["tracks_html"] = lists.track_items(context["author_tracks"], papers_url)
+    json_url = urls.row(db.name, table, request.url_vars["key"], format="json")
+    alternate = datasette.absolute_url(request, json_url)
+    context.update(
+        database=db.name,
+        table=table,
+        crumbs=[(db.name, urls.database(db.name)), (table, urls.table(db.name, table))],
+        json_url=json_url,
+        alternate_url_json=alternate,
+    )
+    html = await datasette.render_template(template, context, request=request)
+    # the row's JSON, announced as Datasette's own row pages announce it
+    link = f'<{alternate}>; rel="alternate"; type="application/json+datasette"'
+    return Response.html(html, headers={"Link": link})
 
 
-@functools.cache
-def page_view():
-    """Datasette's RowView with PageData's data()."""
-    from datasette.views.row import RowView
+async def visible(datasette: Any, actor: Any, checks: list[tuple[str, Any]]) -> bool:
+    try:
+        await ensure_visible(datasette, actor, checks)
+    except Forbidden:
+        return False
+    return True
 
-    return type("PageView", (PageData, RowView), {})
+
+async def database_summary(datasette: Any, name: str, db: Any, actor: Any) -> dict | None:
+    """A database as the home page lists it (None when the actor may not see it): its tables,
+    hidden ones apart, their rows when every count is quick, and the largest few linked, with
+    a lock on those others may not see (as Datasette's index says them)."""
+    if not await visible(datasette, actor, [("view-database", name), ("view-instance", None)]):
+        return None
+    hidden = set(await db.hidden_table_names())
+    names = [table for table in await db.table_names() if table not in hidden]
+    counts = await db.table_counts(COUNT_LIMIT_MS)
+    counted = all(count is not None for count in counts.values())
+    largest = sorted(names, key=lambda table: (-(counts.get(table) or 0), table))
+    shown: list[dict] = []
+    for table in largest:
+        if len(shown) == HOME_TABLES_SHOWN:
+            break
+        checks = [("view-table", (name, table))]
+        if not await visible(datasette, actor, checks):
+            continue
+        private = actor is not None and not await visible(datasette, None, checks)
+        shown.append({"name": table, "url": datasette.urls.table(name, table), "private": private})
+    return {
+        "name": name,
+        "url": datasette.urls.database(name),
+        "tables_count": len(names),
+        "rows": sum(counts[table] for table in names) if counted else None,
+        "hidden_count": len(hidden),
+        "hidden_rows": sum(counts[table] for table in hidden) if counted else None,
+        "views_count": len(await db.view_names()),
+        "tables_shown": shown,
+        "more": len(names) > len(shown),
+    }
 
 
-def read_page(connection, sql, params, time_limit_ms, read):
-    """The row as Datasette's row view reads it (columns and rows) and, when there is one, the
-    page's context from it: one hand-off."""
-    with within_time_limit(connection, time_limit_ms, sql, params):
-        cursor = connection.execute(sql, params)
-        rows = cursor.fetchall()
-    columns = [column[0] for column in cursor.description]
-    page = read(connection, dict(rows[0])) if rows else None
-    return columns, rows, page
+async def home_page(datasette: Any, request: Request) -> Response:
+    """The home page: the site's title and description, the catalog's search boxes, links and
+    area chart (_catalog_home.html), and the databases served."""
+    await ensure_visible(datasette, request.actor, [("view-instance", None)])
+    catalog = catalog_database(datasette)
+    databases = []
+    for name, db in datasette.databases.items():
+        if name == "_internal":  # Datasette's own bookkeeping, never listed
+            continue
+        summary = await database_summary(datasette, name, db, request.actor)
+        if summary is not None:
+            databases.append(summary)
+    context = {
+        "metadata": await instance_metadata(datasette),
+        "catalog_database": catalog.name,
+        "area_chart": await area_chart(datasette, catalog),
+        "databases": databases,
+    }
+    html = await datasette.render_template("home.html", context, request=request)
+    return Response.html(html)
 
 
 @hookimpl
 def register_routes(datasette):
-    if not serves_catalog(datasette) or not patches_enabled():
+    if not serves_catalog(datasette):
         return None
     route = PAGE_ROUTE.format(route=re.escape(catalog_database(datasette).route))
-    return [(route, page_view().as_view(datasette))]
-
-
-@hookimpl
-def extra_template_vars(template, database, request, datasette):
-    # a template rendered from a string has no name
-    if request is None or not (template or "").startswith("row-"):
-        return None
-    page = request.scope.get(PAGE_CONTEXT)
-    if page is not None:  # read by page_view() with the row
-        return page
-    if not is_catalog(datasette, database):
-        return None
-    paper_template = row_template(datasette, "papers")
-    if template not in (paper_template, row_template(datasette, "authors")):
-        return None
-    key = primary_key(request)
-    if key is None:
-        return None
-    if template == paper_template:
-        return paper_context(datasette, database, key, request)
-    return author_context(datasette, database, key, request.actor)
+    # plugin routes come before Datasette's: `/` is ours, `/.json` stays Datasette's index
+    return [(r"^/$", home_page), (route, row_page)]

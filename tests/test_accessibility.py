@@ -97,11 +97,16 @@ def test_no_serious_violation_and_no_sideways_scroll(search_site, browser, searc
         assert wide == {}
 
 
-def test_keyboard_users_skip_to_the_content(search_site, browser):
+@pytest.mark.parametrize("name", ["home", "search", "paper", "author"])
+def test_keyboard_users_skip_to_the_content(search_site, browser, search_catalog, name):
+    """The first Tab of each of the site's own pages (catalog_base.html) reaches the skip
+    link, and it moves the focus to the main landmark."""
     page = browser.new_page(viewport={"width": 1280, "height": 900})
-    page.goto(search_site + "/search?q=learning")
+    page.goto(search_site + pages(search_catalog)[name])
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.textContent") == "Skip to content"
     page.keyboard.press("Enter")
     assert page.evaluate("document.activeElement.id") == "main"
+    assert page.evaluate("document.activeElement.tagName") == "MAIN"
+    assert page.evaluate("document.documentElement.lang") == "en"
     page.close()

@@ -2,8 +2,8 @@
 by `paper-catalog serve`): no page kind scrolls sideways at 390 or 1280 px; /search's Filters
 control comes before the results, opens the facets without script and is reached by a skip
 link; a merged paper lists its versions; an author's papers are headed by year; an author
-lookup ranks namesakes by paper count. Screenshots go to test-artifacts/ (docs/screenshots/
-has copies)."""
+lookup ranks namesakes by paper count; the site's own pages (home, search, paper, author) at
+both widths. Screenshots go to test-artifacts/ (docs/screenshots/ has copies)."""
 
 import sqlite3
 
@@ -72,6 +72,29 @@ def test_no_page_kind_scrolls_sideways(real_site, page, real_rows):
                 wide[(name, width)] = scroll
         page.set_viewport_size({"width": WIDTHS["phone"], "height": 900})
     assert wide == {}
+
+
+def test_our_pages_at_both_widths(real_site, page, real_rows):
+    """Home, search, paper and author pages (our views on catalog_base.html): the header's
+    crumbs, a search box (the header's; /search's own) and the page's heading on the first
+    screen, the footer's data
+    source at the end, at a desktop's and a phone's width."""
+    kinds = page_kinds(real_rows)
+    ours = {
+        "home": kinds["home"],
+        "search": kinds["search"],
+        "paper": kinds["merged-paper"],
+        "author": kinds["author"],
+    }
+    for width in WIDTHS.values():
+        page.set_viewport_size({"width": width, "height": 900})
+        for name, path in ours.items():
+            page.goto(real_site + path)
+            for locator in ("header .crumbs", "input[type=search]", "main h1"):
+                box = page.locator(locator).first.bounding_box()
+                assert box and box["y"] + box["height"] < 900, (name, width, locator)
+            assert "Data license" in page.locator("footer").inner_text(), (name, width)
+            screenshot(page, f"{name}-{width}", full_page=False)
 
 
 def facets_visible(page):

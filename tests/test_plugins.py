@@ -345,9 +345,12 @@ def test_stock_datasette_serve_of_another_database(other_db, tmp_path):
 async def test_a_users_template_dir_wins_over_the_patched_templates(seed_catalog, tmp_path):
     from datasette.app import Datasette
 
-    (tmp_path / "base.html").write_text(
+    base = (
         "<!DOCTYPE html><html><body>users own base{% block content %}{% endblock %}</body></html>"
     )
+    (tmp_path / "base.html").write_text(base)
+    # the site's own pages (home, /search) extend catalog_base.html
+    (tmp_path / "catalog_base.html").write_text(base)
     (tmp_path / "_table.html").write_text("users own rows")
     ds = Datasette(immutables=[str(seed_catalog)], template_dir=str(tmp_path))
     for path in ("/", "/catalog", "/catalog/papers", "/search"):
