@@ -12,14 +12,13 @@ matching papers instead of parsing every row's JSON.
 import asyncio
 import weakref
 from dataclasses import dataclass
-from urllib.parse import parse_qsl, quote_plus, urlencode
 
 from datasette import hookimpl
 from datasette.database import Database, QueryInterrupted
-from datasette.facets import ArrayFacet, ColumnFacet, load_facet_configs
+from datasette.facets import Facet, load_facet_configs
 from datasette.filters import FilterArguments
 from datasette.tracer import trace
-from datasette.utils import escape_sqlite, path_with_removed_args
+from datasette.utils import escape_sqlite, path_with_added_args, path_with_removed_args
 
 from loader.web import facet_counts as facet_memory
 from loader.web.catalog_scope import catalog_database, is_catalog, serves_catalog
@@ -28,6 +27,7 @@ from loader.web.index_only import index_only
 from loader.web.rendering import affiliation_slug, name_key
 from loader.web.request_matches import kept_matches
 from loader.web.request_scope import mark_incomplete
+from loader.web.search_request import FACET_TITLES
 from loader.web.time_limit import within_time_limit
 
 TABLE = "papers"
@@ -264,37 +264,6 @@ async def own_counts(facet):
     return configs, counted
 
 
-def absolute_urls(datasette, request):
-    """datasette.absolute_url(request, path) for one request's many facet links. Datasette's
-    urljoin()s each path, a PrefixedUrlString whose every character access goes through
-    __getattribute__, a good part of a search page's Python time with its many facet links.
-    A plain path from the root only needs the request's origin in front."""
-    origin = datasette.absolute_url(request, "/")[:-1]
-
-    def absolute(path):
-        path = str(path)
-        if path.startswith("/") and not path.startswith("//") and "/." not in path:
-            return origin + path
-        return datasette.absolute_url(request, path)
-
-    return absolute
-
-
-def added_arg_paths(request):
-    """path_with_added_args(request, {name: value}) for the many values of one request's
-    facets: Datasette parses and re-encodes the request's query for each link; here once."""
-    current = urlencode(parse_qsl(request.query_string))
-
-    def added(name, value):
-        if isinstance(value, bytes):
-            pair = urlencode([(name, value)])
-        else:  # urlencode's own reading of a str or number, without its checks, dozens a page
-            pair = f"{quote_plus(name)}={quote_plus(str(value))}"
-        return f"{request.path}?{current}&{pair}" if current else f"{request.path}?{pair}"
-
-    return added
-
-
 # Database -> {table: whether it has a row}: an immutable file's answers, kept
 _has_rows: "weakref.WeakKeyDictionary[Database, dict[str, bool]]" = weakref.WeakKeyDictionary()
 
@@ -311,8 +280,9 @@ async def has_rows(datasette, database, table):
     return kept[table]
 
 
-class LinkFacet(ArrayFacet):
-    """`facets: [{link: authors}]`: the array facet's results, counted through a link table."""
+class LinkFacet(Facet):
+    """`facets: [{link: authors}]`: a JSON list column's values counted through its link table,
+    each linked as Datasette's array facet links it (`authors__arraycontains=<name>`)."""
 
     type = "link"
 
@@ -326,8 +296,6 @@ class LinkFacet(ArrayFacet):
         configs, counted = await own_counts(self)
         if counted is None:
             return [], [column for column, _ in configs]
-        absolute = absolute_urls(self.ds, self.request)
-        added = added_arg_paths(self.request)
         for column, source in configs:
             rows = counted["link", column]
             if not rows and not await has_rows(self.ds, self.database, LINKS[column].entity):
@@ -340,13 +308,13 @@ class LinkFacet(ArrayFacet):
                 if selected:
                     toggle = path_with_removed_args(self.request, argument)
                 else:
-                    toggle = added(f"{column}__arraycontains", value)
+                    toggle = path_with_added_args(self.request, argument)
                 values.append(
                     {
                         "value": value,
                         "label": row["label"] or value,
                         "count": row["count"],
-                        "toggle_url": absolute(toggle),
+                        "toggle_url": self.ds.absolute_url(self.request, toggle),
                         "selected": selected,
                     }
                 )
@@ -366,7 +334,7 @@ class LinkFacet(ArrayFacet):
         return results, []
 
 
-class PresentFacet(ColumnFacet):
+class PresentFacet(Facet):
     """`facets: [{present: venue}]`: a column facet shown only when the rows have a value
     there. A catalog built from listings without sources.yml has no venue or year, and an
     empty facet box would only say so. Shown and linked exactly as the column facet it is."""
@@ -386,8 +354,6 @@ class PresentFacet(ColumnFacet):
             db = self.ds.get_database(self.database)
             foreign_keys = {fk["column"] for fk in await db.foreign_keys_for_table(self.table)}
         pairs = self.get_querystring_pairs()
-        absolute = absolute_urls(self.ds, self.request)
-        added = added_arg_paths(self.request)
         results = []
         for column, source in configs:
             rows = counted["present", column]
@@ -408,30 +374,49 @@ class PresentFacet(ColumnFacet):
                     "toggle_url": self.ds.urls.path(
                         path_with_removed_args(self.request, {"_facet": column})
                     ),
-                    "results": [
-                        self.value_result(column, row, expanded, pairs, absolute, added)
-                        for row in shown
-                    ],
+                    "results": [self.value_result(column, row, expanded, pairs) for row in shown],
                     "truncated": len(rows) > facet_size,
                 }
             )
         return results, []
 
-    def value_result(self, column, row, expanded, pairs, absolute, added):
-        """One value of a box, as Datasette's ColumnFacet writes it."""
+    def value_result(self, column, row, expanded, pairs):
+        """One value of a box, linked as Datasette's column facet links it."""
         argument = f"{column}__exact" if column.startswith("_") else column
         selected = (argument, str(row["value"])) in pairs
         if selected:
             toggle = path_with_removed_args(self.request, {argument: str(row["value"])})
         else:
-            toggle = added(argument, row["value"])
+            toggle = path_with_added_args(self.request, {argument: row["value"]})
         return {
             "value": row["value"],
             "label": expanded.get((column, row["value"]), row["value"]),
             "count": row["count"],
-            "toggle_url": absolute(self.ds.urls.path(toggle)),
+            "toggle_url": self.ds.absolute_url(self.request, self.ds.urls.path(toggle)),
             "selected": selected,
         }
+
+
+def facet_title(name: str) -> str:
+    """A box's heading in words, as /search heads its boxes: "Authors", not "authors (array)"."""
+    return FACET_TITLES.get(name, name.replace("_", " ").capitalize())
+
+
+def facet_boxes(sorted_facet_results: list[dict]) -> list[dict]:
+    """The page's boxes for templates/_facet_results.html: each with its title, in /search's
+    order (Datasette orders them by how many values each shows, so they jump after a click)."""
+    order = {name: index for index, name in enumerate(FACET_TITLES)}
+    boxes = sorted(
+        sorted_facet_results, key=lambda box: (order.get(box["name"], len(order)), box["name"])
+    )
+    return [dict(box, title=facet_title(box["name"])) for box in boxes]
+
+
+@hookimpl
+def extra_template_vars(database, datasette):
+    if not is_catalog(datasette, database):
+        return None
+    return {"catalog_facet_boxes": facet_boxes}
 
 
 @hookimpl
