@@ -368,6 +368,9 @@ async def test_the_catalog_may_have_another_name(seed_catalog, tmp_path):
     ds = Datasette(immutables=[str(path)], metadata=metadata)
     table = (await ds.client.get("/papers2024/papers")).text
     assert "skip-link" in table and "header-search" in table
+    paper = (await ds.client.get("/papers2024/papers.json?_shape=array&_size=1")).json()[0]
+    page = await ds.client.get(f"/papers2024/papers/{paper['id']}")
+    assert page.status_code == 200 and "paper-page" in page.text
     assert (await ds.client.get("/search.json?q=learning")).json()["total"] > 0
 
 
