@@ -12,6 +12,7 @@ matching papers instead of parsing every row's JSON.
 import asyncio
 import weakref
 from dataclasses import dataclass
+from urllib.parse import urlencode
 
 from datasette import hookimpl
 from datasette.database import Database, QueryInterrupted
@@ -264,6 +265,20 @@ async def own_counts(facet):
     return configs, counted
 
 
+def value_links(request):
+    """`link(name, value)`: the page's address with name=value added, what Datasette's
+    path_with_added_args(request, {name: value}) gives, for each of a page's ~100 values:
+    Datasette's helper parses and writes the whole query again for each, so it writes the
+    page's own address once here and each value's pair is added to it."""
+    own = path_with_added_args(request, {})
+    joiner = "&" if "?" in own else "?"
+
+    def link(name, value):
+        return f"{own}{joiner}{urlencode([(name, value)])}"
+
+    return link
+
+
 # Database -> {table: whether it has a row}: an immutable file's answers, kept
 _has_rows: "weakref.WeakKeyDictionary[Database, dict[str, bool]]" = weakref.WeakKeyDictionary()
 
@@ -296,6 +311,7 @@ class LinkFacet(Facet):
         configs, counted = await own_counts(self)
         if counted is None:
             return [], [column for column, _ in configs]
+        link = value_links(self.request)
         for column, source in configs:
             rows = counted["link", column]
             if not rows and not await has_rows(self.ds, self.database, LINKS[column].entity):
@@ -308,7 +324,7 @@ class LinkFacet(Facet):
                 if selected:
                     toggle = path_with_removed_args(self.request, argument)
                 else:
-                    toggle = path_with_added_args(self.request, argument)
+                    toggle = link(f"{column}__arraycontains", value)
                 values.append(
                     {
                         "value": value,
@@ -354,6 +370,7 @@ class PresentFacet(Facet):
             db = self.ds.get_database(self.database)
             foreign_keys = {fk["column"] for fk in await db.foreign_keys_for_table(self.table)}
         pairs = self.get_querystring_pairs()
+        link = value_links(self.request)
         results = []
         for column, source in configs:
             rows = counted["present", column]
@@ -374,20 +391,22 @@ class PresentFacet(Facet):
                     "toggle_url": self.ds.urls.path(
                         path_with_removed_args(self.request, {"_facet": column})
                     ),
-                    "results": [self.value_result(column, row, expanded, pairs) for row in shown],
+                    "results": [
+                        self.value_result(column, row, expanded, pairs, link) for row in shown
+                    ],
                     "truncated": len(rows) > facet_size,
                 }
             )
         return results, []
 
-    def value_result(self, column, row, expanded, pairs):
+    def value_result(self, column, row, expanded, pairs, link):
         """One value of a box, linked as Datasette's column facet links it."""
         argument = f"{column}__exact" if column.startswith("_") else column
         selected = (argument, str(row["value"])) in pairs
         if selected:
             toggle = path_with_removed_args(self.request, {argument: str(row["value"])})
         else:
-            toggle = path_with_added_args(self.request, {argument: row["value"]})
+            toggle = link(argument, row["value"])
         return {
             "value": row["value"],
             "label": expanded.get((column, row["value"]), row["value"]),

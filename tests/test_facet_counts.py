@@ -113,6 +113,26 @@ async def test_a_box_value_links_to_its_papers(site):
         assert filtered["filtered_table_rows_count"] == item["count"]
 
 
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/catalog/papers",
+        "/catalog/papers?_search=a+b&year=2018&year=2019",
+        "/catalog/papers?_search=%C3%BCber&_facet=venue&blank=&_next=x%26y",
+    ],
+)
+@pytest.mark.parametrize(
+    ("name", "value"), [("year", 2018), ("track", "A · B & C"), ("authors__arraycontains", "Ü")]
+)
+def test_value_links_are_datasettes_added_arguments(path, name, value):
+    from datasette.utils import path_with_added_args
+    from datasette.utils.asgi import Request
+
+    request = Request.fake(path)
+    link = load_plugin("facets").value_links(request)
+    assert link(name, value) == path_with_added_args(request, {name: value})
+
+
 @pytest.mark.asyncio
 @pytest.mark.parametrize("query", ["", "_search=learning", "_search=learning&year=2018"])
 async def test_every_box_of_a_page_comes_from_one_statement(counted_site, query):
