@@ -11,6 +11,7 @@ matching papers instead of parsing every row's JSON.
 
 import asyncio
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
@@ -20,6 +21,7 @@ from datasette.facets import Facet, load_facet_configs
 from datasette.filters import FilterArguments
 from datasette.tracer import trace
 from datasette.utils import escape_sqlite, path_with_added_args, path_with_removed_args
+from datasette.utils.asgi import Request
 
 from loader.web import facet_counts as facet_memory
 from loader.web.catalog_scope import catalog_database, is_catalog, serves_catalog
@@ -43,7 +45,7 @@ class Link:
     entity: str  # the linked table, with a paper_count column
     value: str  # what the JSON list holds
     key: str  # indexed column a JSON value maps to
-    to_key: object  # JSON value -> key
+    to_key: Callable[[str], object]  # JSON value -> key
     label: str = "name"  # what a reader sees for a value: a name, never a slug
 
 
@@ -151,7 +153,7 @@ async def count_boxes(facet):
     ids_sql = ids_sql and (index_only(ids_sql) or ids_sql)
     memory = facet_memory.indexes(db, LINKS) if ids_sql else None
     try:
-        if memory is not None:
+        if memory is not None and ids_sql:
             # the page's rows, just before, read the same matches (loader/web/request_matches.py)
             matches = kept_matches(ids_sql, facet.params)
             with trace("sql", database=db.name, sql=ids_sql, params=facet.params):
@@ -164,7 +166,7 @@ async def count_boxes(facet):
             rows = await count_in_sql(facet, boxes, unfiltered, limit)
     except QueryInterrupted:
         return None
-    counted = {(kind, column): [] for kind, column, _ in boxes}
+    counted: dict[tuple[str, str], list] = {(kind, column): [] for kind, column, _ in boxes}
     for row in rows:
         kind, column, _ = boxes[row["facet"]]
         counted[kind, column].append(row)
@@ -265,7 +267,7 @@ async def own_counts(facet):
     return configs, counted
 
 
-def value_links(request):
+def value_links(request: Request) -> Callable[[str, object], str]:
     """`link(name, value)`: the page's address with name=value added, what Datasette's
     path_with_added_args(request, {name: value}) gives, for each of a page's ~100 values:
     Datasette's helper parses and writes the whole query again for each, so it writes the
@@ -273,7 +275,7 @@ def value_links(request):
     own = path_with_added_args(request, {})
     joiner = "&" if "?" in own else "?"
 
-    def link(name, value):
+    def link(name: str, value: object) -> str:
         return f"{own}{joiner}{urlencode([(name, value)])}"
 
     return link
@@ -461,7 +463,8 @@ def filters_from_request(request, database, table, datasette):
     to X, which an index finds. The JSON condition stays, so results are exactly the same."""
     if table != TABLE or not is_catalog(datasette, database):
         return None
-    clauses, params = [], {}
+    clauses: list[str] = []
+    params: dict[str, object] = {}
     for column, link in LINKS.items():
         for value in request.args.getlist(f"{column}__arraycontains"):
             name = f"link_{len(params)}"
