@@ -11,15 +11,17 @@ matching papers instead of parsing every row's JSON.
 
 import asyncio
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
-from urllib.parse import parse_qsl, quote_plus, urlencode
+from urllib.parse import urlencode
 
 from datasette import hookimpl
 from datasette.database import Database, QueryInterrupted
-from datasette.facets import ArrayFacet, ColumnFacet, load_facet_configs
+from datasette.facets import Facet, load_facet_configs
 from datasette.filters import FilterArguments
 from datasette.tracer import trace
-from datasette.utils import escape_sqlite, path_with_removed_args
+from datasette.utils import escape_sqlite, path_with_added_args, path_with_removed_args
+from datasette.utils.asgi import Request
 
 from loader.web import facet_counts as facet_memory
 from loader.web.catalog_scope import catalog_database, is_catalog, serves_catalog
@@ -28,6 +30,7 @@ from loader.web.index_only import index_only
 from loader.web.rendering import affiliation_slug, name_key
 from loader.web.request_matches import kept_matches
 from loader.web.request_scope import mark_incomplete
+from loader.web.search_request import FACET_TITLES
 from loader.web.time_limit import within_time_limit
 
 TABLE = "papers"
@@ -42,7 +45,7 @@ class Link:
     entity: str  # the linked table, with a paper_count column
     value: str  # what the JSON list holds
     key: str  # indexed column a JSON value maps to
-    to_key: object  # JSON value -> key
+    to_key: Callable[[str], object]  # JSON value -> key
     label: str = "name"  # what a reader sees for a value: a name, never a slug
 
 
@@ -150,7 +153,7 @@ async def count_boxes(facet):
     ids_sql = ids_sql and (index_only(ids_sql) or ids_sql)
     memory = facet_memory.indexes(db, LINKS) if ids_sql else None
     try:
-        if memory is not None:
+        if memory is not None and ids_sql:
             # the page's rows, just before, read the same matches (loader/web/request_matches.py)
             matches = kept_matches(ids_sql, facet.params)
             with trace("sql", database=db.name, sql=ids_sql, params=facet.params):
@@ -163,7 +166,7 @@ async def count_boxes(facet):
             rows = await count_in_sql(facet, boxes, unfiltered, limit)
     except QueryInterrupted:
         return None
-    counted = {(kind, column): [] for kind, column, _ in boxes}
+    counted: dict[tuple[str, str], list] = {(kind, column): [] for kind, column, _ in boxes}
     for row in rows:
         kind, column, _ = boxes[row["facet"]]
         counted[kind, column].append(row)
@@ -264,35 +267,18 @@ async def own_counts(facet):
     return configs, counted
 
 
-def absolute_urls(datasette, request):
-    """datasette.absolute_url(request, path) for one request's many facet links. Datasette's
-    urljoin()s each path, a PrefixedUrlString whose every character access goes through
-    __getattribute__, a good part of a search page's Python time with its many facet links.
-    A plain path from the root only needs the request's origin in front."""
-    origin = datasette.absolute_url(request, "/")[:-1]
+def value_links(request: Request) -> Callable[[str, object], str]:
+    """`link(name, value)`: the page's address with name=value added, what Datasette's
+    path_with_added_args(request, {name: value}) gives, for each of a page's ~100 values:
+    Datasette's helper parses and writes the whole query again for each, so it writes the
+    page's own address once here and each value's pair is added to it."""
+    own = path_with_added_args(request, {})
+    joiner = "&" if "?" in own else "?"
 
-    def absolute(path):
-        path = str(path)
-        if path.startswith("/") and not path.startswith("//") and "/." not in path:
-            return origin + path
-        return datasette.absolute_url(request, path)
+    def link(name: str, value: object) -> str:
+        return f"{own}{joiner}{urlencode([(name, value)])}"
 
-    return absolute
-
-
-def added_arg_paths(request):
-    """path_with_added_args(request, {name: value}) for the many values of one request's
-    facets: Datasette parses and re-encodes the request's query for each link; here once."""
-    current = urlencode(parse_qsl(request.query_string))
-
-    def added(name, value):
-        if isinstance(value, bytes):
-            pair = urlencode([(name, value)])
-        else:  # urlencode's own reading of a str or number, without its checks, dozens a page
-            pair = f"{quote_plus(name)}={quote_plus(str(value))}"
-        return f"{request.path}?{current}&{pair}" if current else f"{request.path}?{pair}"
-
-    return added
+    return link
 
 
 # Database -> {table: whether it has a row}: an immutable file's answers, kept
@@ -311,8 +297,9 @@ async def has_rows(datasette, database, table):
     return kept[table]
 
 
-class LinkFacet(ArrayFacet):
-    """`facets: [{link: authors}]`: the array facet's results, counted through a link table."""
+class LinkFacet(Facet):
+    """`facets: [{link: authors}]`: a JSON list column's values counted through its link table,
+    each linked as Datasette's array facet links it (`authors__arraycontains=<name>`)."""
 
     type = "link"
 
@@ -326,8 +313,7 @@ class LinkFacet(ArrayFacet):
         configs, counted = await own_counts(self)
         if counted is None:
             return [], [column for column, _ in configs]
-        absolute = absolute_urls(self.ds, self.request)
-        added = added_arg_paths(self.request)
+        link = value_links(self.request)
         for column, source in configs:
             rows = counted["link", column]
             if not rows and not await has_rows(self.ds, self.database, LINKS[column].entity):
@@ -340,13 +326,13 @@ class LinkFacet(ArrayFacet):
                 if selected:
                     toggle = path_with_removed_args(self.request, argument)
                 else:
-                    toggle = added(f"{column}__arraycontains", value)
+                    toggle = link(f"{column}__arraycontains", value)
                 values.append(
                     {
                         "value": value,
                         "label": row["label"] or value,
                         "count": row["count"],
-                        "toggle_url": absolute(toggle),
+                        "toggle_url": self.ds.absolute_url(self.request, toggle),
                         "selected": selected,
                     }
                 )
@@ -366,7 +352,7 @@ class LinkFacet(ArrayFacet):
         return results, []
 
 
-class PresentFacet(ColumnFacet):
+class PresentFacet(Facet):
     """`facets: [{present: venue}]`: a column facet shown only when the rows have a value
     there. A catalog built from listings without sources.yml has no venue or year, and an
     empty facet box would only say so. Shown and linked exactly as the column facet it is."""
@@ -386,8 +372,7 @@ class PresentFacet(ColumnFacet):
             db = self.ds.get_database(self.database)
             foreign_keys = {fk["column"] for fk in await db.foreign_keys_for_table(self.table)}
         pairs = self.get_querystring_pairs()
-        absolute = absolute_urls(self.ds, self.request)
-        added = added_arg_paths(self.request)
+        link = value_links(self.request)
         results = []
         for column, source in configs:
             rows = counted["present", column]
@@ -409,29 +394,50 @@ class PresentFacet(ColumnFacet):
                         path_with_removed_args(self.request, {"_facet": column})
                     ),
                     "results": [
-                        self.value_result(column, row, expanded, pairs, absolute, added)
-                        for row in shown
+                        self.value_result(column, row, expanded, pairs, link) for row in shown
                     ],
                     "truncated": len(rows) > facet_size,
                 }
             )
         return results, []
 
-    def value_result(self, column, row, expanded, pairs, absolute, added):
-        """One value of a box, as Datasette's ColumnFacet writes it."""
+    def value_result(self, column, row, expanded, pairs, link):
+        """One value of a box, linked as Datasette's column facet links it."""
         argument = f"{column}__exact" if column.startswith("_") else column
         selected = (argument, str(row["value"])) in pairs
         if selected:
             toggle = path_with_removed_args(self.request, {argument: str(row["value"])})
         else:
-            toggle = added(argument, row["value"])
+            toggle = link(argument, row["value"])
         return {
             "value": row["value"],
             "label": expanded.get((column, row["value"]), row["value"]),
             "count": row["count"],
-            "toggle_url": absolute(self.ds.urls.path(toggle)),
+            "toggle_url": self.ds.absolute_url(self.request, self.ds.urls.path(toggle)),
             "selected": selected,
         }
+
+
+def facet_title(name: str) -> str:
+    """A box's heading in words, as /search heads its boxes: "Authors", not "authors (array)"."""
+    return FACET_TITLES.get(name, name.replace("_", " ").capitalize())
+
+
+def facet_boxes(sorted_facet_results: list[dict]) -> list[dict]:
+    """The page's boxes for templates/_facet_results.html: each with its title, in /search's
+    order (Datasette orders them by how many values each shows, so they jump after a click)."""
+    order = {name: index for index, name in enumerate(FACET_TITLES)}
+    boxes = sorted(
+        sorted_facet_results, key=lambda box: (order.get(box["name"], len(order)), box["name"])
+    )
+    return [dict(box, title=facet_title(box["name"])) for box in boxes]
+
+
+@hookimpl
+def extra_template_vars(database, datasette):
+    if not is_catalog(datasette, database):
+        return None
+    return {"catalog_facet_boxes": facet_boxes}
 
 
 @hookimpl
@@ -457,7 +463,8 @@ def filters_from_request(request, database, table, datasette):
     to X, which an index finds. The JSON condition stays, so results are exactly the same."""
     if table != TABLE or not is_catalog(datasette, database):
         return None
-    clauses, params = [], {}
+    clauses: list[str] = []
+    params: dict[str, object] = {}
     for column, link in LINKS.items():
         for value in request.args.getlist(f"{column}__arraycontains"):
             name = f"link_{len(params)}"

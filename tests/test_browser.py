@@ -52,7 +52,7 @@ def test_search_from_the_home_page(site, page):
 
 def test_click_a_facet(site, page):
     page.goto(site + "/catalog/papers")
-    counts = page.locator("h2.header3").first
+    counts = page.locator("section.content > h3").first
     total = int(re.search(r"([\d,]+) rows?", counts.inner_text())[1])
     # the view a reader scrolls to: row count, search, facets and the first rows
     screenshot(page, "papers", start=counts)
@@ -61,11 +61,13 @@ def test_click_a_facet(site, page):
     facet.click()
     page.wait_for_load_state()
     assert parse_qs(urlsplit(page.url).query)["area"] == [area]
-    filtered = int(re.search(r"([\d,]+) rows?", page.locator("h2.header3").first.inner_text())[1])
+    filtered = int(
+        re.search(r"([\d,]+) rows?", page.locator("section.content > h3").first.inner_text())[1]
+    )
     assert 0 < filtered < total
     areas = page.locator("table.rows-and-columns td.col-area").all_inner_texts()
     assert areas and set(areas) == {area}
-    screenshot(page, "papers-facet", start=page.locator("h2.header3").first)
+    screenshot(page, "papers-facet", start=page.locator("section.content > h3").first)
 
 
 def test_blank_search_shows_rows(site, page):

@@ -301,8 +301,14 @@ async def test_another_databases_pages_are_the_same_beside_the_catalog(other_db,
 
     alone = Datasette([str(other_db)])
     beside = Datasette([str(other_db)], immutables=[str(seed_catalog)])
-    # its pages and its error pages (which name no database)
-    for path in (*OTHER_PAGES[1:], "/other/nothing", "/other/things/3"):
+    # its pages, its facet boxes (Datasette's, not the catalog's) and its error pages (which
+    # name no database)
+    for path in (
+        *OTHER_PAGES[1:],
+        "/other/things?_facet=name",
+        "/other/nothing",
+        "/other/things/3",
+    ):
         ours = (await beside.client.get(path)).text
         theirs = (await alone.client.get(path)).text
         assert untimed(ours) == untimed(theirs), path
@@ -418,3 +424,62 @@ def test_empty_columns_are_those_without_a_value_in_any_row(seed_catalog, monkey
     ]
     assert papers_columns.empty_columns(connection, columns) == expected
     assert expected and set(expected) < set(columns)
+
+
+# Datasette's own pages of the catalog: its templates with blocks of ours (templates/table.html,
+# query.html, database.html, row.html, _facet_results.html), never an edit of its text
+
+
+@pytest.mark.asyncio(loop_scope="session")
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/catalog",
+        "/catalog/papers",
+        "/catalog/paper_authors",
+        "/catalog/tracks/1",
+        "/catalog?sql=select+1",
+        "/catalog/papers_by_author?author=Zhang",
+    ],
+)
+async def test_datasettes_pages_of_the_catalog_have_the_sites_header(datasette, path):
+    response = await datasette.client.get(path)
+    assert response.status_code == 200
+    html = response.text
+    header = html[html.index("<header>") : html.index("</header>")]
+    assert header.startswith('<header><nav><a class="skip-link" href="#main">')
+    assert 'class="header-search"' in header and 'action="/search"' in header
+    # what no block reaches is labelled by the page's script, from the site itself
+    assert '<script type="module" src="/-/static-plugins/paper-catalog/catalog-pages.js">' in html
+    assert (
+        await datasette.client.get("/-/static-plugins/paper-catalog/catalog-pages.js")
+    ).status_code == 200
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_the_papers_column_notes_are_folded_once(datasette):
+    html = (await datasette.client.get("/catalog/papers")).text
+    notes = re.findall(r'<dl class="column-descriptions">.*?</dl>', html, re.DOTALL)
+    assert len(notes) == 1
+    assert '<details class="column-notes"><summary>Column notes</summary>\n' + notes[0] in html
+    assert "<dt>label</dt><dd>" in notes[0]
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_facets_are_headed_in_words_in_a_fixed_order_with_names_not_slugs(datasette):
+    # Datasette orders boxes by how many values each shows: Authors (>30) would come first
+    for path in ("/catalog/papers", "/catalog/papers?area=Applications"):
+        html = (await datasette.client.get(path)).text
+        headings = re.findall(r'<p class="facet-info-name"><strong>([^<]+?) <span', html)
+        assert headings == ["Area", "Track", "Authors", "Affiliations"], path
+        assert "(array)" not in html
+    html = (await datasette.client.get("/catalog/papers")).text
+    assert 'affiliations__arraycontains=microsoft-research">Microsoft Research</a>' in html
+    # a chosen value: its remove link, and marked for screen readers
+    html = (await datasette.client.get("/catalog/papers?area=Applications")).text
+    assert re.search(
+        r'<li aria-current="true">Applications &middot; \d+ <a href="[^"]+" class="cross"', html
+    )
+    # the JSON keeps the facets' own names and types
+    data = (await datasette.client.get("/catalog/papers.json")).json()
+    assert data["facet_results"]["authors"]["type"] == "array"
