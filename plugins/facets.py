@@ -26,9 +26,7 @@ from datasette.utils.asgi import Request
 from loader.web import facet_counts as facet_memory
 from loader.web.catalog_scope import catalog_database, is_catalog, serves_catalog
 from loader.web.facet_counts import COMBO_COLUMNS
-from loader.web.index_only import index_only
 from loader.web.rendering import affiliation_slug, name_key
-from loader.web.request_matches import kept_matches
 from loader.web.request_scope import mark_incomplete
 from loader.web.search_request import FACET_TITLES
 from loader.web.time_limit import within_time_limit
@@ -150,16 +148,13 @@ async def count_boxes(facet):
     unfiltered = papers and is_unfiltered(facet.sql, facet.params)
     db = facet.ds.get_database(facet.database)
     ids_sql = None if unfiltered or not papers else matched_ids_sql(facet.sql, TABLE)
-    ids_sql = ids_sql and (index_only(ids_sql) or ids_sql)
     memory = facet_memory.indexes(db, LINKS) if ids_sql else None
     try:
         if memory is not None and ids_sql:
-            # the page's rows, just before, read the same matches (loader/web/request_matches.py)
-            matches = kept_matches(ids_sql, facet.params)
             with trace("sql", database=db.name, sql=ids_sql, params=facet.params):
                 rows = await db.execute_fn(
                     lambda conn: count_in_memory(
-                        conn, facet, boxes, memory, ids_sql, limit, facet.ds, matches
+                        conn, facet, boxes, memory, ids_sql, limit, facet.ds
                     )
                 )
         else:
@@ -206,14 +201,12 @@ def matched_ids_sql(sql, table):
     return "select rowid" + sql[start:]
 
 
-def count_in_memory(conn, facet, boxes, memory, ids_sql, limit, datasette, rowids=None):
+def count_in_memory(conn, facet, boxes, memory, ids_sql, limit, datasette):
     """Every box's rows in one SQL-thread hand-off, counted from the matches' rowids
-    (loader/web/facet_counts.py; `rowids` when the request has read them already); a column
-    box the facet table does not hold, from SQL."""
+    (loader/web/facet_counts.py); a column box the facet table does not hold, from SQL."""
     params = facet.params
-    if rowids is None:
-        with within_time_limit(conn, datasette.setting("facet_time_limit_ms"), ids_sql, params):
-            rowids = facet_memory.matched_rowids(conn, ids_sql, params)
+    with within_time_limit(conn, datasette.setting("facet_time_limit_ms"), ids_sql, params):
+        rowids = facet_memory.matched_rowids(conn, ids_sql, params)
     present = [column for kind, column, _ in boxes if kind == "present"]
     columns = facet_memory.count_columns(memory.combos, rowids, present, limit)
     rows, arms = [], []
