@@ -20,7 +20,6 @@ import weakref
 from typing import TYPE_CHECKING
 
 from datasette.database import Database
-from datasette.utils import to_css_class
 from datasette.utils.asgi import NotFound, Request
 
 if TYPE_CHECKING:  # datasette.app loads the installed plugins: never as a plugin loads
@@ -115,11 +114,6 @@ def is_catalog_page(
     if not serves_catalog(datasette) or database not in (None, catalog_name(datasette)):
         return False
     return database is not None or request is None or in_catalog_scope(datasette, request.path)
-
-
-def row_template(datasette: "Datasette", table: str) -> str:
-    """The name Datasette asks for first for a row page of a catalog table."""
-    return f"row-{to_css_class(catalog_name(datasette))}-{to_css_class(table)}.html"
 
 
 def in_catalog_scope(datasette: "Datasette", path: str) -> bool:
