@@ -4,8 +4,8 @@ Datasette 0.65 reads several URL parameters with bare `int()` or `json.loads()`,
 its own request checks with its default status 500, and lets a few SQLite errors that only a
 request can cause reach its 500 page. Two pieces, each limited to errors the request caused:
 
-- parameters with a fixed syntax (`_timelimit`, `_through`, JSON `_facet` configs naming their
-  column, `__in` lists, boolean flags) and integers past Python's 4,300 digits (`_ttl`,
+- parameters with a fixed syntax (`_timelimit`, `_through`, `_facet*` names Datasette reads,
+  JSON `_facet` configs naming their column, `__in` lists, boolean flags) and integers past Python's 4,300 digits (`_ttl`,
   `_facet_size`, filter values) are checked before Datasette sees the request;
 - `handle_exception` turns into 400/404 only the errors that name a request mistake: Datasette's
   own request checks raised as 500s, a NUL byte or an out-of-range integer from the URL reaching
@@ -94,6 +94,10 @@ def parameter_problem(key, value):
             and "value" in through
         ):
             return '_through must be a JSON object {"table": ..., "column": ..., "value": ...}'
+    elif key.startswith("_facet") and key != "_facet" and not key.startswith("_facet_"):
+        # Datasette reads the facet type from the name after `_facet_`; with neither it fails
+        # (an unset variable: a 500 on every table without facets in metadata.yml)
+        return f"{key} is not a facet parameter: use _facet, _facet_<type> or _facet_size"
     elif key.startswith("_facet") and value.startswith("{"):
         if not isinstance(facet_column(parsed_json(value)), str):
             return f'{key} must be a column name or a JSON object {{"column": "a column name"}}'
