@@ -75,6 +75,8 @@ def page_kinds(catalog):
             "with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c"
         ),
         "refused method": "/catalog/papers",
+        "too many of a parameter": "/catalog/papers?" + "&".join(["_facet=venue"] * 33),
+        "URL too long": "/catalog/papers?title__contains=" + "a" * 9_000,
     }
 
 
