@@ -94,10 +94,6 @@ def parameter_problem(key, value):
             and "value" in through
         ):
             return '_through must be a JSON object {"table": ..., "column": ..., "value": ...}'
-    elif key.startswith("_facet") and key != "_facet" and not key.startswith("_facet_"):
-        # Datasette reads the facet type from the name after `_facet_`; with neither it fails
-        # (an unset variable: a 500 on every table without facets in metadata.yml)
-        return f"{key} is not a facet parameter: use _facet, _facet_<type> or _facet_size"
     elif key.startswith("_facet") and value.startswith("{"):
         if not isinstance(facet_column(parsed_json(value)), str):
             return f'{key} must be a column name or a JSON object {{"column": "a column name"}}'
@@ -110,10 +106,29 @@ def parameter_problem(key, value):
     return None
 
 
-def query_problem(query_string):
+def facet_name_problem(key):
+    """Why a table page cannot read a `_facet...` parameter's name, or None. Datasette reads the
+    facet type from the name after `_facet_`; a name with neither (`_facets`) failed as a 500
+    (an unset variable) on every table without facets in metadata.yml."""
+    if key.startswith("_facet") and key != "_facet" and not key.startswith("_facet_"):
+        return f"{key} is not a facet parameter: use _facet, _facet_<type> or _facet_size"
+    return None
+
+
+def is_table_path(datasette, path):
+    """/<database>/<table>, with or without a format: the pages Datasette reads facets on (the
+    site's own pages, such as /search, have parameters of their own)."""
+    base_url = datasette.setting("base_url")
+    if base_url != "/" and path.startswith(base_url):
+        path = "/" + path[len(base_url) :]
+    parts = path.strip("/").split("/")
+    return len(parts) == 2 and parts[0] != "-"
+
+
+def query_problem(query_string, table_page=False):
     """The first unreadable parameter of a query string, read as Datasette reads it."""
     for key, value in parse_qsl(query_string.decode("latin-1"), keep_blank_values=True):
-        problem = parameter_problem(key, value)
+        problem = parameter_problem(key, value) or (table_page and facet_name_problem(key))
         if problem:
             return problem
     return None
@@ -133,7 +148,8 @@ def check_parameters(app, datasette):
             and scope.get("query_string")
             and in_catalog_scope(datasette, scope["path"])
         ):
-            problem = query_problem(scope["query_string"])
+            table_page = is_table_path(datasette, scope["path"])
+            problem = query_problem(scope["query_string"], table_page)
             if problem:
                 error = DatasetteError(problem, title="Bad request", status=400)
                 await send_error(datasette, scope, receive, send, error)

@@ -7,7 +7,8 @@ a handful of any parameter, so before Datasette sees a request:
 
 - its path and query string together hold at most MAX_URL_BYTES;
 - no parameter name (`_facet`, `_where`, `_col`, a filter such as `venue__exact`, ...) comes more
-  than MAX_REPEATS times, and the query holds at most MAX_PARAMETERS parameters in all.
+  than MAX_REPEATS times, the query asks for at most MAX_FACETS facets of all types, and it
+  holds at most MAX_PARAMETERS parameters in all.
 
 More is a 400 naming the limit (Datasette's error page, or its JSON error for `.json`). The
 check reads the query string once, split on `&` as Datasette's own parsing splits it, so it costs
@@ -35,6 +36,11 @@ MAX_URL_BYTES = 8 * 1024
 # a table's columns for `_col` (papers has fewer than 30), its facets, a few `_where`
 MAX_REPEATS = 32
 MAX_PARAMETERS = 256
+# each facet is a query of its own (up to facet_time_limit_ms), whatever its type: 32 of each
+# of `_facet`, `_facet_array` and `_facet_date` would be 96 queries for one page
+MAX_FACETS = 32
+FACET_PREFIX = "_facet"
+NOT_A_FACET = "_facet_size"
 
 
 def parameter_names(query_string: bytes) -> list[str]:
@@ -67,6 +73,12 @@ def limit_problem(raw_path: bytes, query_string: bytes) -> str | None:
                 f"Too many parameters: more than {MAX_REPEATS} of {name}; "
                 f"the limit is {MAX_REPEATS} of each name"
             )
+    facets = sum(name.startswith(FACET_PREFIX) and name != NOT_A_FACET for name in names)
+    if facets > MAX_FACETS:
+        return (
+            f"Too many facets: {facets:,} _facet parameters; "
+            f"the limit is {MAX_FACETS} facets in all"
+        )
     return None
 
 

@@ -43,6 +43,14 @@ def test_each_name_may_come_up_to_the_limit_counted_as_datasette_reads_it():
     assert "of a b;" in request_limits.limit_problem(path, spaced.encode())
 
 
+def test_facets_of_all_types_are_bounded_together():
+    path = b"/catalog/papers"
+    facets = ["_facet=venue"] * 16 + ["_facet_array=keywords"] * 16 + ["_facet_size=max"] * 5
+    assert request_limits.limit_problem(path, "&".join(facets).encode()) is None
+    problem = request_limits.limit_problem(path, "&".join([*facets, "_facet_date=year"]).encode())
+    assert problem.startswith("Too many facets: 33") and "32 facets in all" in problem
+
+
 def test_parameters_in_all_and_the_url_length_are_bounded():
     path = b"/catalog/papers"
     many = "&".join(f"p{i}=1" for i in range(MAX_PARAMETERS))
