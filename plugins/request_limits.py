@@ -85,7 +85,9 @@ def limit_problem(raw_path: bytes, query_string: bytes) -> str | None:
 def bounded_requests(app, datasette):
     async def bounded(scope, receive, send):
         if scope["type"] == "http" and in_catalog_scope(datasette, scope["path"]):
-            raw_path = scope.get("raw_path") or scope["path"].encode("utf-8")
+            # some clients (httpx's ASGI transport, Datasette's own client) put the query in
+            # raw_path too, as Datasette's Request allows
+            raw_path = (scope.get("raw_path") or scope["path"].encode("utf-8")).partition(b"?")[0]
             problem = limit_problem(raw_path, scope.get("query_string") or b"")
             if problem:
                 error = DatasetteError(problem, title="Bad request", status=400)
