@@ -37,8 +37,10 @@ MAX_URL_BYTES = 8 * 1024
 MAX_REPEATS = 32
 MAX_PARAMETERS = 256
 # each facet is a query of its own (up to facet_time_limit_ms), whatever its type: 32 of each
-# of `_facet`, `_facet_array` and `_facet_date` would be 96 queries for one page
-MAX_FACETS = 32
+# of `_facet`, `_facet_array` and `_facet_date` would be 96 queries for one page. With slow
+# filters a page of 32 facets took 10 s of SQL threads on 11,485 papers, of 16 facets 4 s
+# (docs/robustness.md); the site's tables have at most 7 facets worth asking
+MAX_FACETS = 16
 FACET_PREFIX = "_facet"
 NOT_A_FACET = "_facet_size"
 

@@ -33,11 +33,9 @@ async def client(site_app):
 
 def test_each_name_may_come_up_to_the_limit_counted_as_datasette_reads_it():
     path = b"/catalog/papers"
-    assert (
-        request_limits.limit_problem(path, repeated("_facet=venue", MAX_REPEATS).encode()) is None
-    )
-    over = repeated("_facet=venue", MAX_REPEATS) + "&%5Ffacet=year"
-    assert "more than 32 of _facet;" in request_limits.limit_problem(path, over.encode())
+    assert request_limits.limit_problem(path, repeated("_col=title", MAX_REPEATS).encode()) is None
+    over = repeated("_col=title", MAX_REPEATS) + "&%5Fcol=year"
+    assert "more than 32 of _col;" in request_limits.limit_problem(path, over.encode())
     # `+` is a space in a name, as Datasette decodes it
     spaced = repeated("a+b=1", MAX_REPEATS) + "&a%20b=2"
     assert "of a b;" in request_limits.limit_problem(path, spaced.encode())
@@ -45,10 +43,10 @@ def test_each_name_may_come_up_to_the_limit_counted_as_datasette_reads_it():
 
 def test_facets_of_all_types_are_bounded_together():
     path = b"/catalog/papers"
-    facets = ["_facet=venue"] * 16 + ["_facet_array=keywords"] * 16 + ["_facet_size=max"] * 5
+    facets = ["_facet=venue"] * 8 + ["_facet_array=keywords"] * 8 + ["_facet_size=max"] * 5
     assert request_limits.limit_problem(path, "&".join(facets).encode()) is None
     problem = request_limits.limit_problem(path, "&".join([*facets, "_facet_date=year"]).encode())
-    assert problem.startswith("Too many facets: 33") and "32 facets in all" in problem
+    assert problem.startswith("Too many facets: 17") and "16 facets in all" in problem
 
 
 def test_parameters_in_all_and_the_url_length_are_bounded():
@@ -81,7 +79,7 @@ async def test_a_parameter_repeated_past_the_limit_is_a_400_naming_it(client, pa
 
 @pytest.mark.asyncio(loop_scope="session")
 async def test_up_to_the_limit_of_each_parameter_is_served(client):
-    facets = "&".join(["_facet=venue", "_facet=year", "_facet_array=keywords"] * 10)
+    facets = "&".join(["_facet=venue", "_facet=year", "_facet_array=keywords"] * 5)
     response = await client.get(f"/catalog/papers.json?{facets}&{repeated('venue__not=x', 32)}")
     assert response.status_code == 200
     assert {"venue", "year", "keywords"} <= set(response.json()["facet_results"])
