@@ -4,9 +4,10 @@ Datasette 0.65 reads several URL parameters with bare `int()` or `json.loads()`,
 its own request checks with its default status 500, and lets a few SQLite errors that only a
 request can cause reach its 500 page. Two pieces, each limited to errors the request caused:
 
-- parameters with a fixed syntax (`_timelimit`, `_through`, `_facet*` names Datasette reads,
-  JSON `_facet` configs naming their column, `__in` lists, boolean flags) and integers past Python's 4,300 digits (`_ttl`,
-  `_facet_size`, filter values) are checked before Datasette sees the request;
+- parameters with a fixed syntax (`_timelimit`, `_through`, a table's `_facet...` names,
+  JSON `_facet` configs naming their column, `__in` lists, boolean flags) and integers past
+  Python's 4,300 digits (`_ttl`, `_facet_size`, filter values) are checked before Datasette
+  sees the request;
 - `handle_exception` turns into 400/404 only the errors that name a request mistake: Datasette's
   own request checks raised as 500s, a NUL byte or an out-of-range integer from the URL reaching
   SQLite, the time limit (also Datasette's own page for it, which runs an inline script), and a
