@@ -110,3 +110,13 @@ async def test_a_url_of_exactly_the_limit_is_served(client):
     query = "_padding=" + "a" * (MAX_URL_BYTES - len(path) - len("_padding="))
     assert (await client.get(f"{path}?{query}")).status_code == 200
     assert (await client.get(f"{path}?{query}a")).status_code == 400
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_the_limits_hold_in_datasette_itself_without_the_served_wrappers(datasette):
+    # Datasette's own client: its app with the plugins' wrappers, none of `paper-catalog serve`
+    response = await datasette.client.get(
+        "/catalog/papers.json?" + repeated("_facet=venue", MAX_REPEATS + 1)
+    )
+    assert response.status_code == 400
+    assert f"more than {MAX_REPEATS} of _facet;" in response.json()["error"]
