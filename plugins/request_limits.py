@@ -2,7 +2,7 @@
 
 Datasette 0.65 does work for each copy of a repeated parameter, and some of it for each pair:
 `_facet=venue` 2,000 times cost a worker 47 s and 1 GB, 5,000 times grew one to 6.5 GB until it
-died; `_where=1` 5,000 times took 18 s (docs/robustness.md). No page of the site needs more than
+died; `_where=1` 5,000 times took 18 s (SECURITY.md). No page of the site needs more than
 a handful of any parameter, so before Datasette sees a request:
 
 - its path and query string together hold at most MAX_URL_BYTES;
@@ -30,8 +30,8 @@ from datasette.views.base import DatasetteError
 
 from loader.web.catalog_scope import in_catalog_scope
 
-# the longest URL the site's own pages make (a search with every facet chosen, a table with
-# its filters) is well under 2 KB; browsers and proxies commonly stop at 8 KiB too
+# far above the URLs the site's own links make; common servers and proxies refuse longer
+# request lines too (nginx's and Apache's defaults are about 8 KiB)
 MAX_URL_BYTES = 8 * 1024
 # a table's columns for `_col` (papers has fewer than 30), its facets, a few `_where`
 MAX_REPEATS = 32
@@ -39,7 +39,7 @@ MAX_PARAMETERS = 256
 # each facet is a query of its own (up to facet_time_limit_ms), whatever its type: 32 of each
 # of `_facet`, `_facet_array` and `_facet_date` would be 96 queries for one page. With slow
 # filters a page of 32 facets took 10 s of SQL threads on 11,485 papers, of 16 facets 4 s
-# (docs/robustness.md); the site's tables have at most 7 facets worth asking
+# (SECURITY.md); papers, the table with the most, has 8 facets of its own
 MAX_FACETS = 16
 FACET_PREFIX = "_facet"
 NOT_A_FACET = "_facet_size"
