@@ -4,9 +4,10 @@ Datasette 0.65 reads several URL parameters with bare `int()` or `json.loads()`,
 its own request checks with its default status 500, and lets a few SQLite errors that only a
 request can cause reach its 500 page. Two pieces, each limited to errors the request caused:
 
-- parameters with a fixed syntax (`_timelimit`, `_through`, JSON `_facet` configs naming their
-  column, `__in` lists, boolean flags) and integers past Python's 4,300 digits (`_ttl`,
-  `_facet_size`, filter values) are checked before Datasette sees the request;
+- parameters with a fixed syntax (`_timelimit`, `_through`, a table's `_facet...` names,
+  JSON `_facet` configs naming their column, `__in` lists, boolean flags) and integers past
+  Python's 4,300 digits (`_ttl`, `_facet_size`, filter values) are checked before Datasette
+  sees the request;
 - `handle_exception` turns into 400/404 only the errors that name a request mistake: Datasette's
   own request checks raised as 500s, a NUL byte or an out-of-range integer from the URL reaching
   SQLite, the time limit (also Datasette's own page for it, which runs an inline script), and a
@@ -106,10 +107,29 @@ def parameter_problem(key, value):
     return None
 
 
-def query_problem(query_string):
+def facet_name_problem(key):
+    """Why a table page cannot read a `_facet...` parameter's name, or None. Datasette reads the
+    facet type from the name after `_facet_`; a name with neither (`_facets`) failed as a 500
+    (an unset variable) on every table without facets in metadata.yml."""
+    if key.startswith("_facet") and key != "_facet" and not key.startswith("_facet_"):
+        return f"{key} is not a facet parameter: use _facet, _facet_<type> or _facet_size"
+    return None
+
+
+def is_table_path(datasette, path):
+    """/<database>/<table>, with or without a format: the pages Datasette reads facets on (the
+    site's own pages, such as /search, have parameters of their own)."""
+    base_url = datasette.setting("base_url")
+    if base_url != "/" and path.startswith(base_url):
+        path = "/" + path[len(base_url) :]
+    parts = path.strip("/").split("/")
+    return len(parts) == 2 and parts[0] != "-"
+
+
+def query_problem(query_string, table_page=False):
     """The first unreadable parameter of a query string, read as Datasette reads it."""
     for key, value in parse_qsl(query_string.decode("latin-1"), keep_blank_values=True):
-        problem = parameter_problem(key, value)
+        problem = parameter_problem(key, value) or (table_page and facet_name_problem(key))
         if problem:
             return problem
     return None
@@ -129,7 +149,8 @@ def check_parameters(app, datasette):
             and scope.get("query_string")
             and in_catalog_scope(datasette, scope["path"])
         ):
-            problem = query_problem(scope["query_string"])
+            table_page = is_table_path(datasette, scope["path"])
+            problem = query_problem(scope["query_string"], table_page)
             if problem:
                 error = DatasetteError(problem, title="Bad request", status=400)
                 await send_error(datasette, scope, receive, send, error)

@@ -348,7 +348,9 @@ async def test_every_write_method_is_refused_with_405(datasette, method, path):
 
 # one query's result past plugins/response_cap.py's cap: zeroblob() as JSON escapes, long text,
 # control characters (six bytes of JSON each), long column names repeated in every object
-LONG_NAMES = ", ".join(f"1 as c{i}_{'x' * 4_000}" for i in range(12))
+# (15 MB of values, under the cap, and 6 KB of names in each of 1,000 objects: within the 8 KiB
+# a URL may hold, plugins/request_limits.py)
+LONG_NAMES = f"printf('%.*c', 15000, 'x') as c0_{'x' * 3_000}, 1 as c1_{'x' * 3_000}"
 HUGE_RESULTS = [
     ("/catalog.json", {"sql": "select zeroblob(249990), zeroblob(249990) from papers"}),
     ("/catalog.json", {"sql": "select " + ", ".join(["zeroblob(249990)"] * 4) + " from papers"}),
@@ -705,3 +707,53 @@ def test_pages_do_not_queue_behind_visitors_slow_sql_against_a_real_server(seed_
     for path, status, finished_before in pages:
         assert status == 200
         assert finished_before <= slow_count // 2, path
+
+
+def current_rss_mb(supervisor):
+    """The highest resident memory of the server's processes now."""
+    current = []
+    for pid in server_pids(supervisor):
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                current.append(int(line.split()[1]) / 1024)
+    return max(current)
+
+
+# each of these once cost a worker seconds to minutes: 5,000 `_facet=venue` grew one to 6.5 GB
+# on the real catalog until it died; on the seed catalog it still added 50 MB and 30 s
+WORST_URLS = [
+    "/catalog/papers?" + "&".join(["_facet=venue"] * 5_000),
+    "/catalog/papers.json?" + "&".join(["_where=1"] * 5_000),
+    "/catalog/papers.csv?_stream=on&" + "&".join(["_col=title"] * 5_000),
+    "/catalog/papers.json?" + "&".join(["venue__not=x"] * 5_000),
+    "/catalog/papers?" + "&".join(f"p{i}__not=x" for i in range(5_000)),
+    "/search?q=" + "learning+" * 5_000,
+]
+# the most the limits let through: 16 facets of two types, 32 `_where` and 192 filters that
+# SQLite evaluates for every row, 240 parameters in one URL under 8 KiB, each facet's links
+# repeating the whole query
+WORST_ALLOWED = "/catalog/papers?" + "&".join(
+    ["_facet=venue", "_facet=year", "_facet=status", "_facet=track"] * 2
+    + ["_facet_array=keywords", "_facet_array=categories"] * 4
+    + ["_where=1"] * 32
+    + [f"{column}__not=z{i}" for column in ("venue", "title", "track") for i in range(32)]
+    + [f"{column}__not=z{i}" for column in ("status", "area", "url") for i in range(32)]
+)
+# a worker of the seed catalog sits at 60-90 MB; the allowed worst adds about 10
+RSS_GROWTH_BOUND_MB = 30
+
+
+def test_the_worst_urls_are_refused_and_a_workers_memory_stays_bounded(seed_server):
+    url, supervisor = seed_server.url, seed_server.supervisor
+    reset_peak_rss(supervisor)
+    before = current_rss_mb(supervisor)
+    for path in WORST_URLS:
+        response = httpx.get(url + path, timeout=120)
+        assert response.status_code == 400, path[:60]
+        assert "the limit is" in response.text, path[:60]
+        assert response.headers["x-content-type-options"] == "nosniff"
+    assert len(WORST_ALLOWED) < 8 * 1024
+    assert httpx.get(url + WORST_ALLOWED, timeout=120).status_code == 200
+    peak = peak_rss_mb(supervisor)
+    print(f"\nworker RSS before {before:.0f} MB, peak {peak:.0f} MB")
+    assert peak - before < RSS_GROWTH_BOUND_MB

@@ -75,6 +75,8 @@ def page_kinds(catalog):
             "with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c"
         ),
         "refused method": "/catalog/papers",
+        "too many of a parameter": "/catalog/papers?" + "&".join(["_facet=venue"] * 33),
+        "URL too long": "/catalog/papers?title__contains=" + "a" * 9_000,
     }
 
 
@@ -113,7 +115,7 @@ async def test_every_page_kind_carries_the_headers(client, seed_catalog):
 
 @pytest.mark.asyncio(loop_scope="session")
 async def test_revalidated_and_cached_answers_carry_the_headers(client, site_app, seed_catalog):
-    cache = site_app.app.app.app  # SecurityHeaders -> BuildETag -> ResponseCache
+    cache = site_app.app.app.app.app  # SecurityHeaders -> AlwaysAnswer -> BuildETag -> cache
     assert isinstance(cache, ResponseCache)
     for what in ("home", "table", "paper", "search", "SQL query", "charts", "table JSON"):
         url = page_kinds(seed_catalog)[what]

@@ -22,6 +22,7 @@ from datasette.database import Database
 from datasette.utils import parse_metadata
 from datasette.version import __version__ as datasette_version
 
+from loader.serve.always_answer import AlwaysAnswer
 from loader.serve.asgi_types import ASGIApp, Receive, Scope, Send
 from loader.serve.etag import BuildETag
 from loader.serve.response_cache import ResponseCache
@@ -154,5 +155,6 @@ def create_app(site: Site) -> StartedSite:
     if site.cache_bytes:
         app = ResponseCache(app, site.cache_bytes)
     app = BuildETag(app, site_fingerprint(site))
-    headers = SecurityHeaders(app, datasette)
+    # a request the layers inside leave unanswered gets a 500 of ours, with the headers
+    headers = SecurityHeaders(AlwaysAnswer(app), datasette)
     return StartedSite(headers, datasette, prepare=[headers.prepare])
