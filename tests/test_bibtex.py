@@ -6,6 +6,7 @@ through the served app's `.bib` downloads (a paper's and /search's)."""
 import json
 import re
 import sqlite3
+from contextlib import closing
 
 import pytest
 from hypothesis import given
@@ -121,7 +122,8 @@ def hostile_site(tmp_path_factory):
     (folder / "hostile.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
     db = folder / "catalog.db"
     build_catalog([folder / "hostile.jsonl"], db)
-    (paper_id,) = sqlite3.connect(db).execute("select id from papers").fetchone()
+    with closing(sqlite3.connect(db)) as connection:
+        (paper_id,) = connection.execute("select id from papers").fetchone()
     return served_app(db).datasette, paper_id
 
 
