@@ -142,3 +142,11 @@ async def test_a_hostile_title_through_the_served_bib_downloads(hostile_site):
     # the paper page shows the same entry
     page = (await datasette.client.get(f"/catalog/papers/{paper_id}")).text
     assert r"booktitle = {ICLR \textbackslash{}immediate}" in page
+
+
+def test_a_label_is_plain_text_already():
+    """A paper with no title shows a label read from its abstract's plain text: its `$` and
+    `\\` are characters, never read as markup again."""
+    entry = format_entry({"title": None, "label": r"Costs $5 and $6 in C:\new", "authors": []})
+    assert r"title = {Costs \$5 and \$6 in C:\textbackslash{}new}" in entry
+    assert "note = {title derived from the abstract}" in entry
