@@ -71,7 +71,13 @@ def report(problems: Iterable[Problem]) -> None:
 
 @cli.command()
 @paths_argument
-@click.option("--db", default="catalog.db", show_default=True, help="Catalog file to write.")
+@click.option(
+    "--db",
+    default="catalog.db",
+    show_default=True,
+    help="Catalog file to write: a new path, or a catalog paper-catalog built (never another "
+    "file, nor an input).",
+)
 @click.option(
     "--skip-invalid",
     is_flag=True,
@@ -108,7 +114,8 @@ def build(
 
     Each file's parsed entries are kept in .NAME.cache/ beside --db (NAME: the catalog's file
     name), so a rebuild reads again only the files that changed; the catalog is the same as
-    with --no-cache.
+    with --no-cache. The folder is private to you: when another user owns it or can write to
+    it, the build warns and reads every file.
 
     Example:
 

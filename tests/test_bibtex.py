@@ -6,6 +6,7 @@ through the served app's `.bib` downloads (a paper's and /search's)."""
 import json
 import re
 import sqlite3
+from contextlib import closing
 
 import pytest
 from hypothesis import given
@@ -121,7 +122,8 @@ def hostile_site(tmp_path_factory):
     (folder / "hostile.jsonl").write_text(json.dumps(record) + "\n", encoding="utf-8")
     db = folder / "catalog.db"
     build_catalog([folder / "hostile.jsonl"], db)
-    (paper_id,) = sqlite3.connect(db).execute("select id from papers").fetchone()
+    with closing(sqlite3.connect(db)) as connection:
+        (paper_id,) = connection.execute("select id from papers").fetchone()
     return served_app(db).datasette, paper_id
 
 
@@ -140,3 +142,11 @@ async def test_a_hostile_title_through_the_served_bib_downloads(hostile_site):
     # the paper page shows the same entry
     page = (await datasette.client.get(f"/catalog/papers/{paper_id}")).text
     assert r"booktitle = {ICLR \textbackslash{}immediate}" in page
+
+
+def test_a_label_is_plain_text_already():
+    """A paper with no title shows a label read from its abstract's plain text: its `$` and
+    `\\` are characters, never read as markup again."""
+    entry = format_entry({"title": None, "label": r"Costs $5 and $6 in C:\new", "authors": []})
+    assert r"title = {Costs \$5 and \$6 in C:\textbackslash{}new}" in entry
+    assert "note = {title derived from the abstract}" in entry

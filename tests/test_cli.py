@@ -2,6 +2,7 @@
 
 import os
 import sqlite3
+from contextlib import closing
 
 import pytest
 from click.testing import CliRunner
@@ -128,7 +129,7 @@ def test_build_refuses_a_db_that_is_no_catalog_and_leaves_it_as_it_was(tmp_path)
     notes = tmp_path / "notes.txt"
     notes.write_text("my notes\n", encoding="utf-8")
     other = tmp_path / "other.db"
-    with sqlite3.connect(other) as connection:
+    with closing(sqlite3.connect(other)) as connection, connection:
         connection.execute("create table papers (id text)")  # a catalog's table, not all of them
     for db in (notes, other):
         before = db.read_bytes()
@@ -160,7 +161,7 @@ def test_build_refuses_a_db_that_is_one_of_its_inputs(tmp_path):
 def test_build_replaces_a_catalog_an_older_catalog_or_an_empty_file(tmp_path):
     catalog = tmp_path / "catalog.db"
     assert run("build", SEEDS, "--db", catalog).exit_code == 0
-    with sqlite3.connect(catalog) as connection:
+    with closing(sqlite3.connect(catalog)) as connection, connection:
         assert connection.execute("select * from paper_catalog").fetchall() == [
             ("paper-catalog", SCHEMA_VERSION)
         ]
@@ -168,7 +169,7 @@ def test_build_replaces_a_catalog_an_older_catalog_or_an_empty_file(tmp_path):
     # a catalog built before the marker: papers, paper_sources and sources, no paper_catalog
     older = tmp_path / "older.db"
     older.write_bytes(catalog.read_bytes())
-    with sqlite3.connect(older) as connection:
+    with closing(sqlite3.connect(older)) as connection, connection:
         connection.execute("drop table paper_catalog")
     assert not is_paper_catalog(older)
     empty = tmp_path / "empty.db"  # a placeholder (mktemp, touch): nothing to lose

@@ -14,6 +14,7 @@ import sqlite3
 import stat
 import subprocess
 import sys
+from contextlib import closing
 
 import pytest
 from click.testing import CliRunner
@@ -350,7 +351,7 @@ def test_a_planted_cache_file_never_changes_the_catalog(tmp_path, inputs, reads)
     frames[0] = (kind, json.dumps(items).encode())
     edited.write_bytes(written_file(edited.name, frames, key=secret))
     build(inputs, db)
-    with sqlite3.connect(db) as connection:
+    with closing(sqlite3.connect(db)) as connection, connection:
         assert connection.execute(
             "select count(*) from papers where title = 'A title the planted file gave'"
         ).fetchone() == (1,)

@@ -242,7 +242,7 @@ def cyclic_collector_paused(paused: bool) -> Iterator[None]:
     """Python's cyclic garbage collector off while `paused`, on again after (and a collection).
 
     With workers parsing, or every entry from the cache, this process only writes rows (and
-    loads pickles: no cycles either), and what it drops goes by reference
+    decodes the JSON of workers and cache: no cycles either), and what it drops goes by reference
     count (a handful of objects in cycles, where parsing in-process leaves some for every
     entry). The collector's passes would be over the writer's growing maps, again and again."""
     if not paused or not gc.isenabled():

@@ -139,7 +139,8 @@ def format_entry(paper: Mapping[str, Any], key_maker: KeyMaker | None = None) ->
     The title is its plain text, as a page's <title> shows it (`Schr\\"odinger` ->
     Schrödinger, `$\\alpha$` -> α), then escaped as every field is: the entry is data a
     reader's LaTeX prints, never TeX code from a scraped page."""
-    title = title_text(paper.get("title") or paper.get("label") or "")
+    # a label (no title) is read from the plain text already: its `$` is a dollar
+    title = title_text(paper["title"]) if paper.get("title") else paper.get("label") or ""
     authors = list(paper.get("authors") or [])
     key = entry_key(authors, paper.get("year"), title)
     if key_maker is not None:
