@@ -10,7 +10,6 @@ nothing more (it used to cost a look-up and a hand-off to an SQL thread on every
 import re
 from urllib.parse import quote
 
-from datasette import hookimpl
 
 from loader.web.catalog_scope import catalog_name, serves_catalog
 
@@ -83,6 +82,5 @@ async def send_redirect(send, scope, paper_path, match):
     await send({"type": "http.response.body", "body": b"Merged into another paper.\n"})
 
 
-@hookimpl
 def asgi_wrapper(datasette):
     return lambda app: redirect_aliases(app, datasette)

@@ -10,7 +10,6 @@ on the filter form and the SQL editor, headings in order; see the script).
 
 import re
 
-from datasette import hookimpl
 
 from loader.web.catalog_scope import is_catalog_page
 
@@ -30,14 +29,12 @@ def static_url(datasette, name):
     return datasette.urls.static_plugins(DISTRIBUTION, name)
 
 
-@hookimpl
 def extra_css_urls(database, request, datasette):
     if not is_catalog_page(datasette, database, request):
         return None
     return [static_url(datasette, STYLESHEET)]
 
 
-@hookimpl
 def extra_js_urls(template, database, request, datasette):
     if not (
         is_catalog_page(datasette, database, request) and DATASETTE_PAGES.fullmatch(template or "")
@@ -47,6 +44,5 @@ def extra_js_urls(template, database, request, datasette):
     return [{"url": static_url(datasette, SCRIPT), "module": True}]
 
 
-@hookimpl
 def extra_template_vars(database, request, datasette):
     return {PAGE_VARIABLE: is_catalog_page(datasette, database, request)}

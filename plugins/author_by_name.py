@@ -15,7 +15,6 @@ sorted on another column costs a scan at 1M papers (docs/site.md).
 
 from urllib.parse import parse_qsl
 
-from datasette import hookimpl
 from datasette.utils.asgi import Response
 
 from loader.web.catalog_scope import catalog_database, catalog_name, serves_catalog
@@ -72,13 +71,11 @@ def rank_author_searches(app, datasette):
     return ranked
 
 
-@hookimpl
 def register_routes(datasette):
     if not serves_catalog(datasette):
         return None
     return [(r"^/-/author$", author_page)]
 
 
-@hookimpl
 def asgi_wrapper(datasette):
     return lambda app: rank_author_searches(app, datasette)

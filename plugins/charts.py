@@ -7,7 +7,7 @@ loader), so the charts cost the same at 1M papers.
 
 from urllib.parse import urlencode
 
-from datasette import Response, hookimpl
+from datasette import Response
 
 from loader.web.catalog_scope import catalog_database, catalog_name, serves_catalog
 
@@ -122,7 +122,6 @@ async def charts_page(datasette, request):
     )
 
 
-@hookimpl
 def register_routes(datasette):
     if not serves_catalog(datasette):
         return None

@@ -21,7 +21,6 @@ import sys
 from urllib.parse import parse_qsl
 
 from datasette import handle_exception as default_exceptions
-from datasette import hookimpl
 from datasette.database import QueryInterrupted
 from datasette.utils import tilde_decode, urlsafe_components
 from datasette.utils.asgi import Request
@@ -160,7 +159,6 @@ def check_parameters(app, datasette):
     return checked
 
 
-@hookimpl
 def asgi_wrapper(datasette):
     return lambda app: check_parameters(app, datasette)
 
@@ -214,7 +212,6 @@ def request_error(datasette, exception):
     return None
 
 
-@hookimpl
 def handle_exception(datasette, request, exception):
     if request is None or not in_catalog_scope(datasette, request.path):
         return None

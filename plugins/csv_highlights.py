@@ -5,8 +5,6 @@ as <mark>; in a downloaded CSV they are only noise, so every text/csv body loses
 out. A character split between two body messages is held back until the next one.
 """
 
-from datasette import hookimpl
-
 from loader.web.catalog_scope import in_catalog_scope
 
 HIGHLIGHTS = ("\ue000".encode(), "\ue001".encode())
@@ -55,6 +53,5 @@ def clean_csv(app, datasette):
     return wrapped
 
 
-@hookimpl
 def asgi_wrapper(datasette):
     return lambda app: clean_csv(app, datasette)

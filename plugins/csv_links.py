@@ -6,7 +6,6 @@ at a time. Both go on every link, replacing any `_size`/`_stream` the page itsel
 
 from urllib.parse import parse_qsl, urlencode
 
-from datasette import hookimpl
 from datasette.utils import path_with_format
 
 from loader.web.catalog_scope import is_catalog
@@ -40,12 +39,10 @@ def stream_all(url):
     return f"{path}?{urlencode(pairs + STREAM_ALL)}"
 
 
-@hookimpl
 def prepare_jinja2_environment(env):
     env.filters["stream_all"] = stream_all
 
 
-@hookimpl
 def extra_template_vars(template, database, table, request, datasette):
     if (
         request is None

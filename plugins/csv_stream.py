@@ -35,7 +35,6 @@ import re
 import sqlite3
 import sys
 
-from datasette import hookimpl
 from datasette.utils import (
     InvalidSql,
     WriteLimitExceeded,
@@ -437,7 +436,6 @@ def fast_csv_view(upstream):
     return type(f"FastCsv{upstream}", (FastCsv, views[upstream]), {})
 
 
-@hookimpl
 def register_routes(datasette):
     if not serves_catalog(datasette) or not patches_enabled():
         return None

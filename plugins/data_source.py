@@ -8,7 +8,6 @@ under its search boxes instead.
 import weakref
 from typing import Any
 
-from datasette import hookimpl
 from datasette.database import Database
 
 from loader.web.catalog_scope import catalog_database, serves_catalog
@@ -39,7 +38,6 @@ async def instance_metadata(datasette: Any) -> dict:
     return dict(datasette.metadata() or {})
 
 
-@hookimpl
 def extra_template_vars(template, datasette):
     if template not in OWN_PAGES or not serves_catalog(datasette):
         return None

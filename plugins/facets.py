@@ -15,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
-from datasette import hookimpl
 from datasette.database import Database, QueryInterrupted
 from datasette.facets import Facet, load_facet_configs
 from datasette.filters import FilterArguments
@@ -426,14 +425,12 @@ def facet_boxes(sorted_facet_results: list[dict]) -> list[dict]:
     return [dict(box, title=facet_title(box["name"])) for box in boxes]
 
 
-@hookimpl
 def extra_template_vars(database, datasette):
     if not is_catalog(datasette, database):
         return None
     return {"catalog_facet_boxes": facet_boxes}
 
 
-@hookimpl
 def startup(datasette):
     if not serves_catalog(datasette):
         return None
@@ -445,12 +442,10 @@ def startup(datasette):
     return start_reading_indexes
 
 
-@hookimpl
 def register_facet_classes():
     return [LinkFacet, PresentFacet]
 
 
-@hookimpl
 def filters_from_request(request, database, table, datasette):
     """`authors__arraycontains=X` scans every row's JSON; the same papers are the ones linked
     to X, which an index finds. The JSON condition stays, so results are exactly the same."""

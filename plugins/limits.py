@@ -13,7 +13,6 @@ import sqlite3
 import threading
 
 from datasette import handle_exception as default_exceptions
-from datasette import hookimpl
 from datasette.views.base import DatasetteError
 
 from loader.web.catalog_scope import in_catalog_scope, is_catalog
@@ -170,7 +169,6 @@ def is_read_only_file(datasette, database):
 MMAP_BYTES = 0
 
 
-@hookimpl
 def prepare_connection(conn, database, datasette):
     if not is_catalog(datasette, database):
         return
@@ -187,7 +185,6 @@ def prepare_connection(conn, database, datasette):
         conn.set_authorizer(read_only_authorizer)
 
 
-@hookimpl
 def handle_exception(datasette, request, exception):
     if not isinstance(exception, sqlite3.DatabaseError):
         return None

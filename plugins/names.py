@@ -1,8 +1,6 @@
 """SQL function `name_key(text)`: the loader's name key (loader/web/rendering.py), so a canned query
 finds an author by any spelling of the name ('pin yu chen', 'Florian Tramer')."""
 
-from datasette import hookimpl
-
 from loader.web.catalog_scope import is_catalog
 from loader.web.rendering import name_key
 
@@ -11,7 +9,6 @@ def sql_name_key(text):
     return name_key(text) if isinstance(text, str) else None
 
 
-@hookimpl
 def prepare_connection(conn, database, datasette):
     if not is_catalog(datasette, database):
         return

@@ -19,7 +19,6 @@ import re
 import weakref
 from typing import Any
 
-from datasette import hookimpl
 from datasette.utils import tilde_decode
 from datasette.utils.asgi import Forbidden, NotFound, Request, Response
 
@@ -427,7 +426,6 @@ async def home_page(datasette: Any, request: Request) -> Response:
     return Response.html(html)
 
 
-@hookimpl
 def register_routes(datasette):
     if not serves_catalog(datasette):
         return None

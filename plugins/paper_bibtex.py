@@ -2,7 +2,6 @@
 
 import re
 
-from datasette import hookimpl
 from datasette.utils.asgi import Response
 
 from loader.web import search_request as search
@@ -56,7 +55,6 @@ async def bibtex_download(datasette, request):
     )
 
 
-@hookimpl
 def register_routes(datasette):
     if not serves_catalog(datasette):
         return None
@@ -64,6 +62,5 @@ def register_routes(datasette):
     return [(BIBTEX_ROUTE.format(route=route), bibtex_download)]
 
 
-@hookimpl
 def prepare_jinja2_environment(env):
     env.globals["paper_bibtex"] = page_entry

@@ -17,7 +17,6 @@ import asyncio
 import weakref
 from urllib.parse import urlencode
 
-from datasette import hookimpl
 
 from loader.web.catalog_scope import catalog_database, catalog_name, serves_catalog
 
@@ -122,12 +121,10 @@ def hide_columns(app, datasette):
     return wrapped
 
 
-@hookimpl
 def asgi_wrapper(datasette):
     return lambda app: hide_columns(app, datasette)
 
 
-@hookimpl
 def startup(datasette):
     if not serves_catalog(datasette):
         return None

@@ -10,7 +10,6 @@ private _connected_databases() and _threads() (loader/web/datasette_coupling.py 
 
 import re
 
-from datasette import hookimpl
 
 from loader.web.catalog_scope import serves_catalog
 
@@ -32,7 +31,6 @@ def public_threads(datasette):
     return threads
 
 
-@hookimpl
 def register_routes(datasette):
     if not serves_catalog(datasette):
         return None

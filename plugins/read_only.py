@@ -2,8 +2,6 @@
 405 before Datasette sees it (0.65 answers a POST to a read-only canned query with a 500).
 Another database of the same Datasette is left as Datasette serves it."""
 
-from datasette import hookimpl
-
 from loader.web.catalog_scope import in_catalog_scope
 
 READ_METHODS = {"GET", "HEAD", "OPTIONS"}
@@ -33,6 +31,5 @@ def refuse_writes(app, datasette):
     return guarded
 
 
-@hookimpl
 def asgi_wrapper(datasette):
     return lambda app: refuse_writes(app, datasette)

@@ -6,7 +6,6 @@ import json
 import re
 from urllib.parse import urlencode
 
-from datasette import hookimpl
 from datasette.utils import tilde_encode
 from markupsafe import Markup, escape
 
@@ -155,7 +154,6 @@ def query_result_link(row, value, column, database, datasette):
     return None
 
 
-@hookimpl
 def prepare_jinja2_environment(env):
     env.filters["render_abstract"] = render_html
     env.filters["render_title"] = title_html
@@ -206,7 +204,6 @@ RENDERED_COLUMNS = frozenset(
 )
 
 
-@hookimpl
 def render_cell(row, value, column, table, database, datasette):
     if value is None or column not in RENDERED_COLUMNS or not is_catalog(datasette, database):
         return None

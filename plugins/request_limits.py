@@ -17,14 +17,13 @@ linear time in a URL that is already bounded. Counted by the name as Datasette r
 
 An `asgi_wrapper` hook rather than a wrapper of `paper-catalog serve` alone: the costs are
 Datasette's, so the bound holds wherever the plugins are installed, plain `datasette` included.
-It is the outermost of the plugins' wrappers (trylast: Datasette applies the last hook's wrapper
-last), so no other wrapper reads an unbounded query first.
+It is the outermost of the plugin's wrappers (last of plugins/hooks.py ASGI_WRAPPERS),
+so no other wrapper reads an unbounded query first.
 """
 
 from urllib.parse import unquote_plus
 
 from datasette import handle_exception as default_exceptions
-from datasette import hookimpl
 from datasette.utils.asgi import Request
 from datasette.views.base import DatasetteError
 
@@ -102,6 +101,5 @@ def bounded_requests(app, datasette):
     return bounded
 
 
-@hookimpl(trylast=True)
 def asgi_wrapper(datasette):
     return lambda app: bounded_requests(app, datasette)

@@ -24,7 +24,6 @@ import weakref
 from json.encoder import encode_basestring_ascii
 
 from datasette import handle_exception as default_exceptions
-from datasette import hookimpl
 from datasette.utils.asgi import Request
 from datasette.views.base import DatasetteError
 
@@ -121,7 +120,6 @@ def counting_row_factory(row_class, cap):
     return make_row
 
 
-@hookimpl
 def prepare_connection(conn, database, datasette):
     if not is_catalog(datasette, database):
         return
@@ -135,7 +133,6 @@ def refusal_error():
     )
 
 
-@hookimpl
 def handle_exception(datasette, request, exception):
     if isinstance(exception, ResponseTooLarge) and request is not None:
         return default_exceptions.handle_exception(datasette, request, refusal_error())
@@ -173,6 +170,5 @@ def cap_bodies(app, datasette):
     return capped
 
 
-@hookimpl
 def asgi_wrapper(datasette):
     return lambda app: cap_bodies(app, datasette)

@@ -9,7 +9,6 @@ loader/web/search_request.py.
 import weakref
 from urllib.parse import urlencode
 
-from datasette import hookimpl
 from datasette.database import QueryInterrupted
 from datasette.utils.asgi import Response
 from markupsafe import Markup, escape
@@ -328,7 +327,6 @@ async def error_response(datasette, request, extension, message):
     return Response.html(html, status=400)
 
 
-@hookimpl
 def register_routes(datasette):
     if not serves_catalog(datasette):
         return None

@@ -12,7 +12,6 @@ request for the whole download, and each of its pages is a query of its own.
 import asyncio
 from urllib.parse import parse_qsl
 
-from datasette import hookimpl
 
 from loader.web.catalog_scope import in_catalog_scope
 
@@ -43,6 +42,5 @@ def queue_own_sql(app, datasette):
     return queued
 
 
-@hookimpl
 def asgi_wrapper(datasette):
     return lambda app: queue_own_sql(app, datasette)

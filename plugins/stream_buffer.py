@@ -5,8 +5,6 @@ download costs 100k trips through the server and the client. Gathering the body 
 at least CHUNK_BYTES keeps the bytes and the order exactly the same and the memory bounded.
 """
 
-from datasette import hookimpl
-
 from loader.web.catalog_scope import in_catalog_scope
 
 CHUNK_BYTES = 64 * 1024
@@ -41,6 +39,5 @@ def buffer_body(app, datasette):
     return wrapped
 
 
-@hookimpl
 def asgi_wrapper(datasette):
     return lambda app: buffer_body(app, datasette)

@@ -79,9 +79,7 @@ async def test_a_configured_name_counts_only_when_it_holds_a_catalog(
 
 
 @pytest.mark.asyncio(loop_scope="session")
-async def test_other_databases_keep_their_paths_beside_the_catalog(
-    not_a_catalog, renamed_catalog
-):
+async def test_other_databases_keep_their_paths_beside_the_catalog(not_a_catalog, renamed_catalog):
     ds = Datasette([str(not_a_catalog)], immutables=[str(renamed_catalog)])
     assert catalog_name(ds) == "papers2024"
     databases = {db["name"]: db for db in (await ds.client.get("/-/databases.json")).json()}
