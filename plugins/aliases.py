@@ -10,7 +10,6 @@ nothing more (it used to cost a look-up and a hand-off to an SQL thread on every
 import re
 from urllib.parse import quote
 
-
 from loader.web.catalog_scope import catalog_name, serves_catalog
 
 TABLE = "papers"

@@ -10,7 +10,6 @@ on the filter form and the SQL editor, headings in order; see the script).
 
 import re
 
-
 from loader.web.catalog_scope import is_catalog_page
 
 # the distribution's name: Datasette serves its plugins' static/ under it

@@ -46,11 +46,11 @@ from datasette.utils import (
 )
 from datasette.utils.asgi import BadRequest, Request, Response
 from datasette.views.base import DatasetteError
+from loader.web.datasette_coupling import patches_enabled
 from markupsafe import escape
 
 from loader.web.catalog_scope import catalog_name, serves_catalog
 from loader.web.csv_cells import CHECKED_STARTS, safe_row, safe_text
-from loader.web.datasette_coupling import patches_enabled
 from loader.web.export_names import attachment, export_file_name
 from loader.web.export_stream import AbortingStream
 

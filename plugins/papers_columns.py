@@ -17,7 +17,6 @@ import asyncio
 import weakref
 from urllib.parse import urlencode
 
-
 from loader.web.catalog_scope import catalog_database, catalog_name, serves_catalog
 
 TABLE = "papers"

@@ -10,7 +10,6 @@ private _connected_databases() and _threads() (loader/web/datasette_coupling.py 
 
 import re
 
-
 from loader.web.catalog_scope import serves_catalog
 
 # the folders of an absolute path: "/srv/site/plugins/" of "running at /srv/site/plugins/x.py:40"

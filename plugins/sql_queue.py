@@ -12,7 +12,6 @@ request for the whole download, and each of its pages is a query of its own.
 import asyncio
 from urllib.parse import parse_qsl
 
-
 from loader.web.catalog_scope import in_catalog_scope
 
 
