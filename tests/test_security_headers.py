@@ -205,7 +205,7 @@ async def test_a_served_app_computes_its_policy_once_at_start(seed_catalog):
     await app({"type": "lifespan"}, receive, send)
     assert sent == ["lifespan.startup.complete", "lifespan.shutdown.complete"]
     policy = dict(headers.headers)[b"content-security-policy"].decode()
-    assert policy == content_policy.content_security_policy(app.datasette)
+    assert policy == await content_policy.content_security_policy(app.datasette)
 
 
 # -- in real Chromium ------------------------------------------------------------------------

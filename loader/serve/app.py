@@ -23,6 +23,7 @@ from datasette.utils import parse_metadata
 from datasette.version import __version__ as datasette_version
 
 from loader.serve.asgi_types import ASGIApp, Receive, Scope, Send
+from loader.serve.datasette_config import split_metadata
 from loader.serve.etag import BuildETag
 from loader.serve.matches_scope import OneReadPerRequest
 from loader.serve.response_cache import ResponseCache
@@ -32,6 +33,7 @@ from loader.serve.site_files import plugin_files
 from loader.web import datasette_coupling as coupling
 from loader.web import id_order
 from loader.web.catalog_scope import DEFAULT_DATABASE
+from loader.web.datasette_api import jinja_environment
 
 # the name the catalog is served as, whatever its file is called: the plugins' default
 DATABASE_NAME = DEFAULT_DATABASE
@@ -87,14 +89,22 @@ def load_inspect_data(inspect_file: str | None) -> dict[str, dict[str, Any]] | N
 
 def create_datasette(site: Site) -> Datasette:
     """Datasette on the catalog, with the site's metadata and settings; its plugins, templates
-    and static files are the installed paper-catalog's (its `datasette` entry points)."""
+    and static files are the installed paper-catalog's (its `datasette` entry points). The one
+    metadata.yml is given as the installed Datasette reads it (datasette_config.py)."""
+    metadata, config = split_metadata(parse_metadata(Path(site.metadata).read_text()))
+    # Datasette 0.65 has no config= argument: its configuration is in its metadata
+    configuration = {} if config is None else {"config": config}
     datasette = Datasette(
         immutables=[site.db],
         inspect_data=load_inspect_data(site.inspect_file),
-        metadata=parse_metadata(Path(site.metadata).read_text()),
+        metadata=metadata,
         settings=SETTINGS,
         secret=site.secret,
+        **configuration,
     )
+    # a worker's templates are the site's files as it started (a deploy starts new workers,
+    # site_fingerprint): no stat() of each template file on every render
+    jinja_environment(datasette).auto_reload = False
     name = next(n for n, db in datasette.databases.items() if db.path == site.db)
     if name != DATABASE_NAME:
         # URLs, metadata and plugins all say `catalog`, whatever the file is called
@@ -148,9 +158,6 @@ def create_app(site: Site) -> StartedSite:
     Raises CouplingMismatch when the pinned Datasette differs from what the patches expect."""
     coupling.require_upstream()
     datasette = create_datasette(site)
-    # a worker's templates are the site's files as it started (a deploy starts new workers,
-    # site_fingerprint): no stat() of each template file on every render
-    datasette.jinja_env.auto_reload = False
     patched = coupling.patches_enabled()
     if patched:
         coupling.patch_served_datasette(datasette, datasette.get_database(DATABASE_NAME))
