@@ -60,7 +60,12 @@ LONGEST_FILES = (
 # virtualenv); a test of what only Datasette 0.65 has is skipped there, saying why. Keyed by
 # "file::test" (every parameter of it) or by "file" (the whole file).
 DATASETTE_1 = int(version("datasette").split(".", 1)[0]) >= 1
-DATASETTE_065_ONLY: dict[str, str] = {}
+DATASETTE_065_ONLY: dict[str, str] = {
+    "test_security_headers.py::test_no_page_kind_reports_a_policy_violation_in_chromium": (
+        "1.0 writes each page's own data into inline scripts, which no policy made at start can "
+        "hash (loader/web/content_policy.py PAGE_DATA_VARIABLES); its editor is CodeMirror 6"
+    ),
+}
 
 
 def pytest_collection_modifyitems(items):

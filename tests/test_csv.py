@@ -17,7 +17,7 @@ from loader.build.catalog import build_catalog
 from loader.read.sources import discover
 from loader.web.csv_cells import safe_row
 
-from .conftest import ROOT, query_path
+from .conftest import DATASETTE_1, ROOT, query_path
 from .plugin_files import load_plugin
 
 LLM_TRACK = "Deep Learning · Large Language Models"
@@ -234,7 +234,11 @@ async def test_write_sql_is_refused(datasette, seed_catalog, query, sql):
         response = await datasette.client.get(
             f"{query_path(format=format)}?{urlencode({'sql': sql})}"
         )
-        assert response.status_code in (400, 403), (format, response.status_code)
+        if DATASETTE_1 and not format and response.status_code == 200:
+            # 1.0's SQL page shows what SQLite refused above its editor, answering 200
+            assert 'class="message-error"' in response.text
+        else:
+            assert response.status_code in (400, 403), (format, response.status_code)
     # Datasette 0.65 answers a query its read-only connection refuses with an empty CSV
     response = await datasette.client.get(f"{query_path(format='csv')}?{urlencode({'sql': sql})}")
     assert response.status_code in (200, 400, 403)
