@@ -23,7 +23,7 @@ from datasette.utils import parse_metadata
 from datasette.version import __version__ as datasette_version
 
 from loader.serve.asgi_types import ASGIApp, Receive, Scope, Send
-from loader.serve.datasette_config import split_metadata
+from loader.serve.datasette_config import datasette_arguments
 from loader.serve.etag import BuildETag
 from loader.serve.matches_scope import OneReadPerRequest
 from loader.serve.response_cache import ResponseCache
@@ -91,16 +91,12 @@ def create_datasette(site: Site) -> Datasette:
     """Datasette on the catalog, with the site's metadata and settings; its plugins, templates
     and static files are the installed paper-catalog's (its `datasette` entry points). The one
     metadata.yml is given as the installed Datasette reads it (datasette_config.py)."""
-    metadata, config = split_metadata(parse_metadata(Path(site.metadata).read_text()))
-    # Datasette 0.65 has no config= argument: its configuration is in its metadata
-    configuration = {} if config is None else {"config": config}
     datasette = Datasette(
         immutables=[site.db],
         inspect_data=load_inspect_data(site.inspect_file),
-        metadata=metadata,
         settings=SETTINGS,
         secret=site.secret,
-        **configuration,
+        **datasette_arguments(parse_metadata(Path(site.metadata).read_text())),
     )
     # a worker's templates are the site's files as it started (a deploy starts new workers,
     # site_fingerprint): no stat() of each template file on every render

@@ -64,3 +64,12 @@ def split_metadata(metadata: Tree, version: str = INSTALLED_VERSION) -> tuple[Tr
         if database_config:
             config.setdefault("databases", {})[name] = database_config
     return descriptive, config
+
+
+def datasette_arguments(metadata: Tree, version: str = INSTALLED_VERSION) -> Tree:
+    """`Datasette(**datasette_arguments(metadata), ...)`: split_metadata()'s two parts as the
+    constructor's arguments (0.65 takes no `config=`)."""
+    descriptive, config = split_metadata(metadata, version)
+    return (
+        {"metadata": descriptive} if config is None else {"metadata": descriptive, "config": config}
+    )
