@@ -61,6 +61,24 @@ LONGEST_FILES = (
 # "file::test" (every parameter of it) or by "file" (the whole file).
 DATASETTE_1 = int(version("datasette").split(".", 1)[0]) >= 1
 DATASETTE_065_ONLY: dict[str, str] = {
+    "test_csv.py::test_table_csv_is_routed_to_the_fast_view": (
+        "asks 0.65's private route table (_routes()) which view serves a CSV"
+    ),
+    "test_csv.py::test_fast_csv_odd_values": (
+        "asks 0.65's private route table (_routes()) which view serves a CSV"
+    ),
+    "test_csv.py::test_fast_csv_stops_at_the_same_row_when_over_max_csv_mb": (
+        "sets max_csv_mb to a fraction, which 1.0's typed settings refuse (an int)"
+    ),
+    "test_pages.py::test_paper_and_author_pages_are_what_datasettes_row_view_renders": (
+        "compares the pages with what 0.65's RowView renders"
+    ),
+    "test_pages.py::test_paper_page_json_is_still_datasettes": (
+        "reads 0.65's row JSON, rows as lists (1.0 gives objects)"
+    ),
+    "test_site.py::test_home_keeps_datasettes_database_lines": (
+        "finds the database lines by 0.65's index.html markup"
+    ),
     "test_security_headers.py::test_no_page_kind_reports_a_policy_violation_in_chromium": (
         "1.0 writes each page's own data into inline scripts, which no policy made at start can "
         "hash (loader/web/content_policy.py PAGE_DATA_VARIABLES); its editor is CodeMirror 6"
