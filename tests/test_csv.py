@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from loader.build.catalog import build_catalog
 from loader.read.sources import discover
+from loader.serve.datasette_config import datasette_arguments
 from loader.web.csv_cells import safe_row
 
 from .conftest import DATASETTE_1, ROOT, query_path
@@ -184,7 +185,7 @@ def nasty_datasette(tmp_path_factory):
     path = folder / "catalog.db"
     build_catalog(discover([source.parent]), path)
     metadata = yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8"))
-    return Datasette(immutables=[str(path)], metadata=metadata, settings=SETTINGS)
+    return Datasette(immutables=[str(path)], settings=SETTINGS, **datasette_arguments(metadata))
 
 
 @pytest.mark.asyncio
@@ -454,8 +455,8 @@ async def test_fast_csv_stops_at_the_same_row_when_over_max_csv_mb(datasette, se
     for limit in (0.00001, 0.05, 0.1):
         limited = Datasette(
             immutables=[str(seed_catalog)],
-            metadata=metadata,
             settings={**SETTINGS, "max_csv_mb": limit},
+            **datasette_arguments(metadata),
         )
         body = await assert_same_as_datasette(limited, table_csv("papers", STREAM))
         assert body.decode("utf-8").endswith(f"CSV contains more than {limit * 1024 * 1024} bytes")

@@ -10,6 +10,7 @@ import pytest
 from markupsafe import Markup
 
 from loader.rules import markup
+from loader.serve.datasette_config import datasette_arguments
 from loader.web.datasette_api import jinja_environment
 
 from .conftest import DATASETTE_1
@@ -368,7 +369,7 @@ async def test_the_catalog_may_have_another_name(seed_catalog, tmp_path):
     path = tmp_path / "papers2024.db"
     shutil.copy(seed_catalog, path)
     metadata = {"plugins": {"paper-catalog": {"database": "papers2024"}}}
-    ds = Datasette(immutables=[str(path)], metadata=metadata)
+    ds = Datasette(immutables=[str(path)], **datasette_arguments(metadata))
     table = (await ds.client.get("/papers2024/papers")).text
     assert "skip-link" in table and "header-search" in table
     paper = (await ds.client.get("/papers2024/papers.json?_shape=array&_size=1")).json()[0]

@@ -21,6 +21,7 @@ import pytest
 
 from loader.build.catalog import build_catalog
 from loader.read.sources import discover
+from loader.serve.datasette_config import datasette_arguments
 from loader.web.datasette_api import canned_queries
 
 from .conftest import ROOT, query_path
@@ -540,8 +541,8 @@ def long_abstract_site(db, time_limit_ms):
 
     return Datasette(
         immutables=[str(db)],
-        metadata=yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8")),
         settings={**SETTINGS, "sql_time_limit_ms": time_limit_ms},
+        **datasette_arguments(yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8"))),
     )
 
 
