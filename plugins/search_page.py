@@ -17,6 +17,7 @@ from loader.web import facet_counts as facet_memory
 from loader.web import search_request as search
 from loader.web import search_results as search_run
 from loader.web.catalog_scope import catalog_database, catalog_name, serves_catalog
+from loader.web.datasette_api import jinja_environment
 from loader.web.request_scope import mark_incomplete
 from loader.web.search_exports import export_response, order_time_limit
 
@@ -248,7 +249,7 @@ def render_partial(datasette, name, **context):
     templates, filters and escaping run synchronously in much less time."""
     environment = PARTIALS.get(datasette)
     if environment is None:
-        environment = PARTIALS[datasette] = datasette.jinja_env.overlay(enable_async=False)
+        environment = PARTIALS[datasette] = jinja_environment(datasette).overlay(enable_async=False)
     return Markup(environment.get_template(name).render(**context))
 
 

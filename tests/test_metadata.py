@@ -9,7 +9,7 @@ import pytest
 import yaml
 from datasette.utils import escape_fts
 
-from .conftest import ROOT
+from .conftest import DATASETTE_1, ROOT, table_json
 
 METADATA = yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8"))
 TABLES = METADATA["databases"]["catalog"]["tables"]
@@ -73,7 +73,9 @@ async def test_internals_hidden_and_tables_listed(datasette):
         for t in (await datasette.client.get("/catalog.json")).json()["tables"]
     }
     internals = {name for name in tables if name.startswith("papers_fts")}
-    assert {"papers_fts", "papers_fts_vocab", "papers_fts_data", "papers_fts_idx"} <= internals
+    # Datasette 1.0 leaves an FTS table's own tables out of the list (counted as hidden)
+    fts_tables = {"papers_fts", "papers_fts_vocab", "papers_fts_data", "papers_fts_idx"}
+    assert ({"papers_fts"} if DATASETTE_1 else fts_tables) <= internals
     assert all(tables[name] for name in internals)
     visible = {name for name, hidden in tables.items() if not hidden}
     assert visible == {
@@ -110,7 +112,12 @@ async def test_home_and_database_pages(datasette):
     assert "open catalog of machine-learning research papers" in home
     assert "Apache-2.0" in home
     database = (await datasette.client.get("/catalog")).text
-    assert "Ranked search" in database and "Related papers" in database
+    if DATASETTE_1:
+        # 1.0's database page lists its first five queries, the others behind a link
+        listed = (await datasette.client.get("/catalog.json")).json()["queries_count"]
+        assert listed == len(METADATA["databases"]["catalog"]["queries"])
+    else:
+        assert "Ranked search" in database and "Related papers" in database
     for link in re.findall(r'href="(/catalog/[a-z_]+)"', METADATA["description_html"]):
         assert (await datasette.client.get(link)).status_code == 200
 
@@ -144,7 +151,7 @@ async def test_foreign_keys_show_labels(datasette, query):
 
 @pytest.mark.asyncio
 async def test_papers_view_default_facets_and_page_size(datasette):
-    data = (await datasette.client.get("/catalog/papers.json")).json()
+    data = await table_json(datasette, "/catalog/papers.json")
     assert data["filtered_table_rows_count"] == 90
     assert len(data["rows"]) == TABLES["papers"]["size"] == 25
     assert data["next"]
@@ -163,10 +170,10 @@ async def test_papers_view_default_facets_and_page_size(datasette):
 
 @pytest.mark.asyncio
 async def test_facet_toggle_filters(datasette):
-    data = (await datasette.client.get("/catalog/papers.json")).json()
+    data = await table_json(datasette, "/catalog/papers.json")
     pku = next(i for i in data["facet_results"]["affiliations"]["results"] if i["value"] == "pku")
     toggle = urlsplit(pku["toggle_url"])
-    filtered = (await datasette.client.get(f"{toggle.path}?{toggle.query}")).json()
+    filtered = await table_json(datasette, f"{toggle.path}?{toggle.query}")
     assert filtered["filtered_table_rows_count"] == 4
 
 
@@ -199,14 +206,13 @@ async def test_small_tables_sorted_by_paper_count(datasette):
 async def test_table_search_accepts_user_syntax(datasette, seed_catalog, search):
     """The search box on /catalog/papers: user text is escaped, never FTS syntax."""
     params = {"_search": search, "_shape": "objects", "_size": "max"}
-    response = await datasette.client.get(f"/catalog/papers.json?{urlencode(params)}")
-    assert response.status_code == 200, response.text
+    data = await table_json(datasette, "/catalog/papers.json", params)
     connection = sqlite3.connect(seed_catalog)
     (expected,) = connection.execute(
         "select count(*) from papers_fts where papers_fts match ?", [escape_fts(search)]
     ).fetchone()
     connection.close()
-    assert response.json()["filtered_table_rows_count"] == expected
+    assert data["filtered_table_rows_count"] == expected
     page = await datasette.client.get(f"/catalog/papers?{urlencode({'_search': search})}")
     assert page.status_code == 200
 
@@ -214,6 +220,6 @@ async def test_table_search_accepts_user_syntax(datasette, seed_catalog, search)
 @pytest.mark.asyncio
 async def test_table_search_and_facet_together(datasette):
     params = {"_search": "reasoning", "track": LLM_TRACK, "_shape": "objects"}
-    data = (await datasette.client.get(f"/catalog/papers.json?{urlencode(params)}")).json()
+    data = await table_json(datasette, "/catalog/papers.json", params)
     assert data["filtered_table_rows_count"] == 6
     assert {row["track"] for row in data["rows"]} == {LLM_TRACK}

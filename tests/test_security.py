@@ -21,8 +21,10 @@ import pytest
 
 from loader.build.catalog import build_catalog
 from loader.read.sources import discover
+from loader.serve.datasette_config import datasette_arguments
+from loader.web.datasette_api import canned_queries
 
-from .conftest import ROOT
+from .conftest import ROOT, query_path
 from .plugin_files import load_plugin
 from .test_serve import served
 
@@ -30,6 +32,8 @@ from .test_serve import served
 # would leave Datasette without its default exception handler for the rest of the process
 response_cap = load_plugin("response_cap")
 
+# the SQL page's JSON: /catalog.json in Datasette 0.65, /catalog/-/query.json in 1.0
+QUERY_JSON = query_path(format="json")
 NORMAL_PAGE = "/catalog/papers.json?_size=5&_shape=array"
 
 REFUSED = "Statement must be a SELECT"
@@ -111,7 +115,7 @@ async def assert_still_answers(datasette):
 async def test_hostile_sql_is_refused_and_the_site_still_answers(
     datasette, catalog_digest, sql, reason
 ):
-    response = await datasette.client.get("/catalog.json", params={"sql": sql})
+    response = await datasette.client.get(QUERY_JSON, params={"sql": sql})
     assert response.status_code == 400, response.text
     assert reason in response.json()["error"]
     await assert_still_answers(datasette)
@@ -162,14 +166,14 @@ async def test_sql_text_and_parameter_count_are_capped(datasette):
 @pytest.mark.asyncio
 async def test_ordinary_printf_and_long_values_still_work(datasette):
     sql = "select printf('%5.2f|%s|%.*c|%%', 3.14159, 'ab', 3, 'x') as s, length(randomblob(1e5)) n"
-    response = await datasette.client.get("/catalog.json", params={"sql": sql, "_shape": "array"})
+    response = await datasette.client.get(QUERY_JSON, params={"sql": sql, "_shape": "array"})
     assert response.status_code == 200, response.text
     assert response.json() == [{"s": " 3.14|ab|xxx|%", "n": 100_000}]
 
 
 @pytest.mark.asyncio
 async def test_no_canned_query_writes(datasette):
-    queries = await datasette.get_canned_queries("catalog", None)
+    queries = await canned_queries(datasette, "catalog", None)
     assert not [name for name, query in queries.items() if query.get("write")]
 
 
@@ -198,7 +202,7 @@ HOSTILE_VALUES = [
 
 @pytest.mark.asyncio
 async def test_canned_queries_survive_hostile_parameters(datasette, catalog_digest):
-    queries = await datasette.get_canned_queries("catalog", None)
+    queries = await canned_queries(datasette, "catalog", None)
     if not queries:
         pytest.skip("no canned queries in metadata.yml yet")
     failures = []
@@ -310,7 +314,7 @@ def test_concurrent_bombs_against_a_real_server_leave_pages_answering(seed_serve
     bombs = [(("bomb", i, sql), sql) for i, sql in enumerate(SINGLE_INSTRUCTION_BOMBS * 3)]
     bombs += [(("endless", i), ENDLESS) for i in range(3)]
     threads = [
-        threading.Thread(target=fetch, args=(key, "/catalog.json", {"sql": distinct(sql, i)}))
+        threading.Thread(target=fetch, args=(key, QUERY_JSON, {"sql": distinct(sql, i)}))
         for i, (key, sql) in enumerate(bombs)
     ]
     for thread in threads:
@@ -352,20 +356,20 @@ async def test_every_write_method_is_refused_with_405(datasette, method, path):
 # a URL may hold, plugins/request_limits.py)
 LONG_NAMES = f"printf('%.*c', 15000, 'x') as c0_{'x' * 3_000}, 1 as c1_{'x' * 3_000}"
 HUGE_RESULTS = [
-    ("/catalog.json", {"sql": "select zeroblob(249990), zeroblob(249990) from papers"}),
-    ("/catalog.json", {"sql": "select " + ", ".join(["zeroblob(249990)"] * 4) + " from papers"}),
+    (QUERY_JSON, {"sql": "select zeroblob(249990), zeroblob(249990) from papers"}),
+    (QUERY_JSON, {"sql": "select " + ", ".join(["zeroblob(249990)"] * 4) + " from papers"}),
     (
-        "/catalog",
+        query_path(),
         {"sql": "select printf('%.*c', 249990, 'x') a, printf('%.*c', 249990, 'y') b from papers"},
     ),
     (
-        "/catalog.csv",
+        query_path(format="csv"),
         {"sql": "select printf('%.*c', 249990, 'x') a, printf('%.*c', 249990, 'y') b from papers"},
     ),
-    ("/catalog.json", {"sql": "select printf('%.*c', 249990, char(1)) from papers limit 60"}),
-    ("/catalog.json", {"sql": f"select {LONG_NAMES} from papers a, papers b", "_shape": "objects"}),
+    (QUERY_JSON, {"sql": "select printf('%.*c', 249990, char(1)) from papers limit 60"}),
+    (QUERY_JSON, {"sql": f"select {LONG_NAMES} from papers a, papers b", "_shape": "objects"}),
     # counted under a third of the cap, but its JSON is six times its length: the body check
-    ("/catalog.json", {"sql": "select printf('%.*c', 249990, char(1)) from papers limit 22"}),
+    (QUERY_JSON, {"sql": "select printf('%.*c', 249990, char(1)) from papers limit 22"}),
 ]
 
 
@@ -384,9 +388,9 @@ async def test_the_largest_ordinary_pages_are_not_capped(datasette):
     for path, params in [
         ("/catalog/papers.json", {"_size": "max"}),
         ("/catalog/papers", {"_size": "max"}),
-        ("/catalog.json", {"sql": "select * from papers a, papers b limit 1000"}),
+        (QUERY_JSON, {"sql": "select * from papers a, papers b limit 1000"}),
         # 15 MB of text: under the 16 MiB cap
-        ("/catalog.json", {"sql": "select printf('%.*c', 249990, 'x') from papers limit 60"}),
+        (QUERY_JSON, {"sql": "select printf('%.*c', 249990, 'x') from papers limit 60"}),
     ]:
         response = await datasette.client.get(path, params=params)
         assert response.status_code == 200, (path, response.text[:200])
@@ -457,7 +461,9 @@ def test_huge_results_against_a_real_server_are_refused_with_memory_flat(seed_se
 
     reset_peak_rss(supervisor)
     threads = [
-        threading.Thread(target=fetch, args=((i, sql[:40]), f"/catalog{fmt}", {"sql": sql}))
+        threading.Thread(
+            target=fetch, args=((i, sql[:40]), query_path(format=fmt[1:]), {"sql": sql})
+        )
         for i, (sql, fmt) in enumerate(
             (sql, fmt) for sql, formats in RESULT_BOMBS for fmt in formats
         )
@@ -537,8 +543,8 @@ def long_abstract_site(db, time_limit_ms):
 
     return Datasette(
         immutables=[str(db)],
-        metadata=yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8")),
         settings={**SETTINGS, "sql_time_limit_ms": time_limit_ms},
+        **datasette_arguments(yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8"))),
     )
 
 
@@ -594,7 +600,7 @@ REFUSED_READ = re.compile("is prohibited|not authorized")
 @pytest.mark.asyncio
 @pytest.mark.parametrize("sql", INTROSPECTION)
 async def test_connection_introspection_is_refused(datasette, sql):
-    response = await datasette.client.get("/catalog.json", params={"sql": sql})
+    response = await datasette.client.get(QUERY_JSON, params={"sql": sql})
     assert response.status_code == 400
     assert REFUSED_READ.search(response.json()["error"])
     where = f"exists ({sql})"
@@ -606,7 +612,7 @@ async def test_connection_introspection_is_refused(datasette, sql):
 @pytest.mark.asyncio
 async def test_catalog_introspection_still_works(datasette):
     sql = "select name from pragma_table_info('papers') where name = 'abstract'"
-    response = await datasette.client.get("/catalog.json", params={"sql": sql, "_shape": "array"})
+    response = await datasette.client.get(QUERY_JSON, params={"sql": sql, "_shape": "array"})
     assert response.json() == [{"name": "abstract"}]
     # the database page lists attached databases with a bare `PRAGMA database_list`
     assert (await datasette.client.get("/catalog")).status_code == 200
@@ -642,9 +648,9 @@ SAMPLE_PAGES = [
     "/catalog/missing",
     "/catalog/papers/missing",
     "/catalog.db",
-    "/catalog.json?sql=select+*+from+missing",
-    "/catalog.json?sql=select+file+from+pragma_database_list",
-    "/catalog.json?sql=select+sql+from+sqlite_stmt",
+    f"{QUERY_JSON}?sql=select+*+from+missing",
+    f"{QUERY_JSON}?sql=select+file+from+pragma_database_list",
+    f"{QUERY_JSON}?sql=select+sql+from+sqlite_stmt",
     "/catalog/papers.json?_sort=missing",
     "/catalog/paper_authors/1",
     "/missing",
@@ -680,7 +686,7 @@ def test_pages_do_not_queue_behind_visitors_slow_sql_against_a_real_server(seed_
 
     def slow(number):
         sql = distinct(ENDLESS, number)
-        response = httpx.get(f"{url}/catalog.json", params={"sql": sql}, timeout=120)
+        response = httpx.get(f"{url}{QUERY_JSON}", params={"sql": sql}, timeout=120)
         finished.append(response.status_code)
 
     def page(path):

@@ -10,6 +10,7 @@ from datasette import hookspecs
 from datasette.app import Datasette
 
 from loader.serve import site_files as site
+from loader.serve.datasette_config import datasette_arguments
 from loader.serve.settings import SETTINGS
 
 from .conftest import ROOT
@@ -29,7 +30,9 @@ async def test_home_counts_the_databases_as_datasettes_index(datasette, seed_cat
     Datasette's index counts."""
     ours = (await datasette.client.get("/")).text
     metadata = yaml.safe_load(site.METADATA.read_text(encoding="utf-8"))
-    stock = Datasette(immutables=[str(seed_catalog)], metadata=metadata, settings=SETTINGS)
+    stock = Datasette(
+        immutables=[str(seed_catalog)], settings=SETTINGS, **datasette_arguments(metadata)
+    )
     theirs = (await stock.client.get("/.json")).json()["catalog"]
     line = (
         f"{theirs['table_rows_sum']:,} rows in {theirs['tables_count']} tables, "
@@ -45,7 +48,9 @@ async def test_home_marks_a_private_table(seed_catalog):
     metadata = yaml.safe_load(site.METADATA.read_text(encoding="utf-8"))
     metadata["databases"]["catalog"].setdefault("tables", {}).setdefault("paper_sources", {})
     metadata["databases"]["catalog"]["tables"]["paper_sources"]["allow"] = {"id": "root"}
-    private = Datasette(immutables=[str(seed_catalog)], metadata=metadata, settings=SETTINGS)
+    private = Datasette(
+        immutables=[str(seed_catalog)], settings=SETTINGS, **datasette_arguments(metadata)
+    )
     cookie = {"ds_actor": private.sign({"a": {"id": "root"}}, "actor")}
     home = (await private.client.get("/", cookies=cookie)).text
     assert re.search(r">paper_sources</a> 🔒", home)

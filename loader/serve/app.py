@@ -24,12 +24,14 @@ from datasette.version import __version__ as datasette_version
 
 from loader.serve.always_answer import AlwaysAnswer
 from loader.serve.asgi_types import ASGIApp, Receive, Scope, Send
+from loader.serve.datasette_config import datasette_arguments
 from loader.serve.etag import BuildETag
 from loader.serve.response_cache import ResponseCache
 from loader.serve.security_headers import SecurityHeaders
 from loader.serve.settings import SETTINGS
 from loader.serve.site_files import plugin_files
 from loader.web.catalog_scope import DEFAULT_DATABASE
+from loader.web.datasette_api import jinja_environment
 
 # the name the catalog is served as, whatever its file is called: the plugins' default
 DATABASE_NAME = DEFAULT_DATABASE
@@ -85,14 +87,18 @@ def load_inspect_data(inspect_file: str | None) -> dict[str, dict[str, Any]] | N
 
 def create_datasette(site: Site) -> Datasette:
     """Datasette on the catalog, with the site's metadata and settings; its plugins, templates
-    and static files are the installed paper-catalog's (its `datasette` entry points)."""
+    and static files are the installed paper-catalog's (its `datasette` entry points). The one
+    metadata.yml is given as the installed Datasette reads it (datasette_config.py)."""
     datasette = Datasette(
         immutables=[site.db],
         inspect_data=load_inspect_data(site.inspect_file),
-        metadata=parse_metadata(Path(site.metadata).read_text()),
         settings=SETTINGS,
         secret=site.secret,
+        **datasette_arguments(parse_metadata(Path(site.metadata).read_text())),
     )
+    # a worker's templates are the site's files as it started (a deploy starts new workers,
+    # site_fingerprint): no stat() of each template file on every render
+    jinja_environment(datasette).auto_reload = False
     name = next(n for n, db in datasette.databases.items() if db.path == site.db)
     if name != DATABASE_NAME:
         # URLs, metadata and plugins all say `catalog`, whatever the file is called
@@ -144,9 +150,6 @@ class StartedSite:
 def create_app(site: Site) -> StartedSite:
     """The ASGI app a worker serves. Its Datasette is `app.datasette` (tests ask it directly)."""
     datasette = create_datasette(site)
-    # a worker's templates are the site's files as it started (a deploy starts new workers,
-    # site_fingerprint): no stat() of each template file on every render
-    datasette.jinja_env.auto_reload = False
     app: ASGIApp = GZipMiddleware(
         datasette.app(),
         minimum_size=GZIP_MINIMUM_BYTES,

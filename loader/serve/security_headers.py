@@ -53,7 +53,7 @@ class SecurityHeaders:
         async with self.lock:
             if self.headers is None:
                 await self.datasette.invoke_startup()
-                policy = content_security_policy(self.datasette).encode("ascii")
+                policy = (await content_security_policy(self.datasette)).encode("ascii")
                 self.headers = [(CONTENT_SECURITY_POLICY, policy), *FIXED_HEADERS]
         return self.headers
 
