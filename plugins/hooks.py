@@ -99,11 +99,13 @@ JINJA_SETUP: tuple[Concern, ...] = (
     paper_bibtex.prepare_jinja2_environment,
     csv_links.prepare_jinja2_environment,
 )
-STARTUP: tuple[Concern, ...] = (papers_columns.startup, facets.startup)
+STARTUP: tuple[Concern, ...] = (papers_columns.startup, facets.startup, catalog_queries.startup)
 FACET_CLASSES: tuple[Concern, ...] = (facets.register_facet_classes,)
 REQUEST_FILTERS: tuple[Concern, ...] = (facets.filters_from_request,)
 CANNED_QUERIES: tuple[Concern, ...] = (catalog_queries.canned_queries,)
 
+# Datasette 0.65's hooks that 1.0 no longer has (1.0 stores queries: catalog_queries.startup)
+ONLY_IN_065 = frozenset({"canned_queries"})
 # every table above, by the hook it serves (the test of every concern reads it)
 CONCERNS: dict[str, tuple[Concern, ...]] = {
     "asgi_wrapper": ASGI_WRAPPERS,

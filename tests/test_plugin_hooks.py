@@ -52,7 +52,9 @@ def test_every_concern_modules_hook_function_is_reached():
 def test_each_concern_serves_the_hook_it_is_named_after():
     hooks = load_plugin("hooks")
     for hook, concerns in hooks.CONCERNS.items():
-        assert hook in HOOK_NAMES
+        if hook not in HOOK_NAMES:
+            assert hook in hooks.ONLY_IN_065
+            continue
         for concern in concerns:
             assert concern.__name__ == hook, (hook, concern)
             # a concern takes only arguments its hook has
