@@ -36,6 +36,8 @@ BOOLEAN_PARAMETERS = {"_json_infinity"}
 REQUEST_CHECKS = ("Cannot sort table by ", "Cannot use _sort and _sort_desc", "Invalid _through")
 # sqlite3 refuses SQL text with a NUL before running it; only a URL puts one there
 NUL_IN_SQL = "the query contains a null character"
+# Python's sqlite3 on a text of several statements (Datasette 1.0 passes it on)
+SEVERAL_STATEMENTS = "You can only execute one statement at a time."
 # a filter value that looks like an integer is bound as one
 INTEGER_TOO_LARGE = "Python int too large to convert to SQLite INTEGER"
 TOO_LONG = "SQL query took too long; the time limit is {limit} ms."
@@ -203,6 +205,8 @@ def request_error(datasette, exception):
         return DatasetteError(exception.message, title="Bad request", status=400)
     if isinstance(exception, sqlite3.ProgrammingError) and str(exception) == NUL_IN_SQL:
         return DatasetteError("NUL bytes are not allowed in SQL", title="Bad request", status=400)
+    if isinstance(exception, sqlite3.ProgrammingError) and str(exception) == SEVERAL_STATEMENTS:
+        return DatasetteError("Only one SQL statement is allowed", title="Bad request", status=400)
     if isinstance(exception, OverflowError) and str(exception) == INTEGER_TOO_LARGE:
         return DatasetteError(
             "A number in the request is out of SQLite's 64-bit integer range",

@@ -24,6 +24,7 @@ from datasette.utils.asgi import Request
 
 from loader.web import facet_counts as facet_memory
 from loader.web.catalog_scope import catalog_database, is_catalog, serves_catalog
+from loader.web.datasette_api import is_datasette_1
 from loader.web.facet_counts import COMBO_COLUMNS
 from loader.web.rendering import affiliation_slug, name_key
 from loader.web.request_scope import mark_incomplete
@@ -123,8 +124,13 @@ def link_arm(link, unfiltered, limit):
 
 def box_columns(facet):
     """The page's boxes: ("present", column, source) and ("link", column, source), from
-    metadata.yml and the URL's `_facet_present` / `_facet_link`."""
-    configs = load_facet_configs(facet.request, facet.metadata)
+    metadata.yml and the URL's `_facet_present` / `_facet_link`; none on another database's
+    page (the facet classes are registered for every table Datasette serves)."""
+    if not is_catalog(facet.ds, facet.database):
+        return []
+    # the table's configuration: 0.65 hands it to a facet as `metadata`, 1.0 as `table_config`
+    table_config = facet.table_config if is_datasette_1() else facet.metadata
+    configs = load_facet_configs(facet.request, table_config)
     boxes = []
     for kind in ("present", "link"):
         for config in configs.get(kind) or []:

@@ -56,6 +56,9 @@ READ_PRAGMAS = {
     "table_info",
     "table_xinfo",
 }
+# settings a connection may change, harmless on a query-only catalog: Datasette 1.0 opens a
+# sqlite-utils Database on a connection (its label column look-up), which sets this one
+CONNECTION_PRAGMAS = {"recursive_triggers"}
 # pragmas whose argument is a table or index name, not a new value
 INTROSPECTION_PRAGMAS = {
     "foreign_key_list",
@@ -153,6 +156,8 @@ def read_only_authorizer(action, name, detail, database, trigger):
     if action == sqlite3.SQLITE_PRAGMA:
         pragma = (name or "").lower()
         if pragma in READ_PRAGMAS and (detail is None or pragma in INTROSPECTION_PRAGMAS):
+            return sqlite3.SQLITE_OK
+        if pragma in CONNECTION_PRAGMAS:
             return sqlite3.SQLITE_OK
     return sqlite3.SQLITE_DENY
 
