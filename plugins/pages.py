@@ -20,10 +20,12 @@ import weakref
 from typing import Any
 
 from datasette.utils import tilde_decode
-from datasette.utils.asgi import Forbidden, NotFound, Request, Response
+from datasette.utils.asgi import NotFound, Request, Response
 
 from loader.web.catalog_scope import catalog_database, serves_catalog
+from loader.web.datasette_api import canned_query, jinja_environment
 from loader.web.kept_renderings import KeptRenderings
+from loader.web.permissions import can_view, ensure_view, table_visibility
 from loader.web.related import kept_counts, kept_scores, related_within
 from loader.web.rendering import title_html
 from loader.web.request_scope import mark_incomplete
@@ -110,18 +112,11 @@ def limited(sql):
 
 
 async def canned_sql(datasette, database, name, actor):
-    """A canned query of metadata.yml, so a page and its query never disagree (Datasette
-    0.65's get_canned_query, 1.0's stored queries)."""
-    get_canned_query = getattr(datasette, "get_canned_query", None)
-    if get_canned_query is not None:
-        query = await get_canned_query(database, name, actor)
-        sql = query and query["sql"]
-    else:
-        stored = await datasette.get_query(database, name)
-        sql = stored and stored.sql
-    if not sql:
+    """A canned query of metadata.yml, so a page and its query never disagree."""
+    query = await canned_query(datasette, database, name, actor)
+    if not query or not query.get("sql"):
         raise LookupError(f"canned query {name!r} is missing from metadata.yml")
-    return sql
+    return query["sql"]
 
 
 def read_rows(connection, sql, params, time_limit_ms):
@@ -270,9 +265,7 @@ def page_lists(datasette: Any) -> Any:
     """The macros of _page_lists.html, rendered synchronously (the module docstring says why)."""
     environment = SYNC_ENVIRONMENTS.get(datasette)
     if environment is None:
-        # Datasette 1.0 gives its environment by a method, 0.65 as an attribute
-        get_environment = getattr(datasette, "get_jinja_environment", None)
-        own = get_environment() if get_environment else datasette.jinja_env
+        own = jinja_environment(datasette)
         environment = SYNC_ENVIRONMENTS[datasette] = own.overlay(enable_async=False)
     return environment.get_template("_page_lists.html").module
 
@@ -282,49 +275,12 @@ def with_titles(papers: list[dict]) -> list[dict]:
     return [dict(paper, label_html=kept_title_html(paper["label"])) for paper in papers]
 
 
-async def ensure_visible(datasette: Any, actor: Any, checks: list[tuple[str, Any]]) -> None:
-    """Forbidden unless the actor may see the resource of the first check. Datasette 0.65:
-    each (action, resource) from the most specific one, the first that a permission hook
-    answers deciding, as its own views check view-table, then view-database, then
-    view-instance. Datasette 1.0 resolves that cascade itself (`allowed()` on a resource)."""
-    if hasattr(datasette, "allowed"):
-        action, resource = checks[0]
-        if not await datasette.allowed(action=action, resource=resource_of(resource), actor=actor):
-            raise Forbidden(action)
-        return
-    for action, resource in checks:
-        allowed = await datasette.permission_allowed(actor, action, resource, default=None)
-        if allowed is not None:
-            if not allowed:
-                raise Forbidden(action)
-            return
-
-
-def resource_of(resource: Any) -> Any:
-    """A resource as Datasette 1.0 names it: a database's name, (database, table) or None."""
-    from datasette.resources import DatabaseResource, TableResource
-
-    if resource is None:
-        return None
-    if isinstance(resource, tuple):
-        return TableResource(database=resource[0], table=resource[1])
-    return DatabaseResource(database=resource)
-
-
-def table_checks(database: str, table: str) -> list[tuple[str, Any]]:
-    return [
-        ("view-table", (database, table)),
-        ("view-database", database),
-        ("view-instance", None),
-    ]
-
-
 async def row_page(datasette: Any, request: Request) -> Response:
     """The HTML paper or author page of the route's key: a 404 for none, a 403 for an actor
     who may not see the table."""
     db = catalog_database(datasette)
     table = request.url_vars["table"]
-    await ensure_visible(datasette, request.actor, table_checks(db.name, table))
+    await ensure_view(datasette, request.actor, db.name, table)
     key = tilde_decode(request.url_vars["key"])
     read = paper_context if table == "papers" else author_context
     context = await read(datasette, db, key, request)
@@ -363,19 +319,11 @@ async def row_page(datasette: Any, request: Request) -> Response:
     return Response.html(html, headers={"Link": link})
 
 
-async def visible(datasette: Any, actor: Any, checks: list[tuple[str, Any]]) -> bool:
-    try:
-        await ensure_visible(datasette, actor, checks)
-    except Forbidden:
-        return False
-    return True
-
-
 async def database_summary(datasette: Any, name: str, db: Any, actor: Any) -> dict | None:
     """A database as the home page lists it (None when the actor may not see it): its tables,
     hidden ones apart, their rows when every count is quick, and the largest few linked, with
     a lock on those others may not see (as Datasette's index says them)."""
-    if not await visible(datasette, actor, [("view-database", name), ("view-instance", None)]):
+    if not await can_view(datasette, actor, name):
         return None
     hidden = set(await db.hidden_table_names())
     names = [table for table in await db.table_names() if table not in hidden]
@@ -386,10 +334,9 @@ async def database_summary(datasette: Any, name: str, db: Any, actor: Any) -> di
     for table in largest:
         if len(shown) == HOME_TABLES_SHOWN:
             break
-        checks = [("view-table", (name, table))]
-        if not await visible(datasette, actor, checks):
+        visible, private = await table_visibility(datasette, actor, name, table)
+        if not visible:
             continue
-        private = actor is not None and not await visible(datasette, None, checks)
         shown.append({"name": table, "url": datasette.urls.table(name, table), "private": private})
     return {
         "name": name,
@@ -407,7 +354,7 @@ async def database_summary(datasette: Any, name: str, db: Any, actor: Any) -> di
 async def home_page(datasette: Any, request: Request) -> Response:
     """The home page: the site's title and description, the catalog's search boxes, links and
     area chart (_catalog_home.html), and the databases served."""
-    await ensure_visible(datasette, request.actor, [("view-instance", None)])
+    await ensure_view(datasette, request.actor)
     catalog = catalog_database(datasette)
     databases = []
     for name, db in datasette.databases.items():

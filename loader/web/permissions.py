@@ -20,24 +20,40 @@ if TYPE_CHECKING:  # datasette.app loads the installed plugins: never as a plugi
 Actor = dict[str, Any] | None
 
 
-async def can_view(datasette: "Datasette", actor: Actor, database: str, table: str) -> bool:
-    """Whether `actor` (None: anyone) may see `table` of `database`."""
+async def can_view(
+    datasette: "Datasette", actor: Actor, database: str | None = None, table: str | None = None
+) -> bool:
+    """Whether `actor` (None: anyone) may see `table` of `database`, or the database (no
+    table), or the instance (neither)."""
     if is_datasette_1():
-        from datasette.resources import TableResource  # 1.0 only
+        from datasette.resources import DatabaseResource, TableResource  # 1.0 only
 
-        return bool(
-            await datasette.allowed(
-                action="view-table", resource=TableResource(database, table), actor=actor
-            )
-        )
+        if table is not None and database is not None:
+            action, resource = "view-table", TableResource(database, table)
+        elif database is not None:
+            action, resource = "view-database", DatabaseResource(database)
+        else:
+            action, resource = "view-instance", None
+        return bool(await datasette.allowed(action=action, resource=resource, actor=actor))
+    checks: list[Any] = []
+    if table is not None and database is not None:
+        checks.append(("view-table", (database, table)))
+    if database is not None:
+        checks.append(("view-database", database))
+    checks.append("view-instance")
     try:
-        await datasette.ensure_permissions(
-            actor,
-            [("view-table", (database, table)), ("view-database", database), "view-instance"],
-        )
+        await datasette.ensure_permissions(actor, checks)
     except Forbidden:
         return False
     return True
+
+
+async def ensure_view(
+    datasette: "Datasette", actor: Actor, database: str | None = None, table: str | None = None
+) -> None:
+    """Forbidden (a 403) unless `actor` may see what can_view() says."""
+    if not await can_view(datasette, actor, database, table):
+        raise Forbidden("You may not see this page")
 
 
 async def table_visibility(
