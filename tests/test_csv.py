@@ -3,6 +3,7 @@ with the JSON API, quote commas, quotes and newlines, stay UTF-8; nothing can wr
 
 import csv
 import hashlib
+import html
 import io
 import json
 import re
@@ -233,10 +234,10 @@ async def test_write_sql_is_refused(datasette, seed_catalog, query, sql):
     for extension in ("", ".json"):
         response = await datasette.client.get(f"/catalog{extension}?{urlencode({'sql': sql})}")
         assert response.status_code in (400, 403), (extension, response.status_code)
-    # Datasette 0.65 answers a query its read-only connection refuses with an empty CSV
+    # Datasette 0.65's own CSV answers a query its read-only connection refuses with an empty
+    # 200; the catalog's CSV is the JSON's refusal
     response = await datasette.client.get(f"/catalog.csv?{urlencode({'sql': sql})}")
-    assert response.status_code in (200, 400, 403)
-    assert response.status_code != 200 or response.text.strip() == ""
+    assert response.status_code in (400, 403)
     response = await datasette.client.post("/catalog", data={"sql": sql})
     assert response.status_code >= 400
     assert query("select count(*) from papers")[0][0] == 90
@@ -256,22 +257,19 @@ async def test_post_to_canned_query_is_refused(datasette, seed_catalog, query, n
     assert file_digest(seed_catalog) == before
 
 
-# -- plugins/csv_stream.py: CSV written fast, byte for byte as Datasette writes safe cells ------
+# -- plugins/csv_stream.py: the JSON's rows written fast, byte for byte as Datasette's CSV -----
 
 
 csv_stream = load_plugin("csv_stream")
 
 
 async def datasette_own_csv(datasette, url):
-    """The response of Datasette's own router without the plugin's route: its TableView."""
+    """The response of Datasette's own router without the plugin's CSV routes."""
     import httpx
     from datasette.app import DatasetteRouter
 
-    routes = [
-        route
-        for route in datasette._routes()
-        if route[0].pattern != csv_stream.csv_route(datasette)
-    ]
+    ours = {pattern for pattern, _ in csv_stream.csv_routes(datasette)}
+    routes = [route for route in datasette._routes() if route[0].pattern not in ours]
     transport = httpx.ASGITransport(app=DatasetteRouter(datasette, routes))
     async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
         return await client.get(url)
@@ -291,16 +289,17 @@ async def assert_same_as_datasette(datasette, url):
     return response.content
 
 
-def serving_view(datasette, path):
-    """The view class Datasette routes path to."""
-    view = next(view for regex, view in datasette._routes() if regex.match(path))
-    return getattr(getattr(view, "__wrapped__", view), "view_class", None)
+def csv_view_serves(datasette, path):
+    """The first route Datasette matches for path is the plugin's CSV view."""
+    pattern = next(regex.pattern for regex, _ in datasette._routes() if regex.match(path))
+    return pattern in {pattern for pattern, _ in csv_stream.csv_routes(datasette)}
 
 
-def test_table_csv_is_routed_to_the_fast_view(datasette):
-    assert serving_view(datasette, "/catalog/papers.csv").__name__ == "FastCsvTableView"
-    assert serving_view(datasette, "/catalog/papers.json").__name__ == "TableView"
-    assert serving_view(datasette, "/catalog/papers").__name__ == "TableView"
+def test_every_csv_of_the_catalog_is_routed_to_our_view(datasette):
+    for path in ("/catalog.csv", "/catalog/papers.csv", "/catalog/search.csv", "/catalog/a/b.csv"):
+        assert csv_view_serves(datasette, path), path
+    for path in ("/catalog/papers.json", "/catalog/papers", "/catalog.json"):
+        assert not csv_view_serves(datasette, path), path
 
 
 def table_csv(table, params):
@@ -365,19 +364,51 @@ async def test_canned_queries_and_trace_keep_datasettes_csv(datasette, url):
 
 
 @pytest.mark.asyncio
-async def test_fast_csv_refuses_what_datasette_refuses(datasette):
-    for url, status in [
-        ("/catalog/papers.csv?_stream=on&_next=abc", 400),
-        ("/catalog/no_such_table.csv?_stream=on", 404),
-        ("/no_such_database/papers.csv?_stream=on", 404),
-        ("/catalog/papers.csv?_sort=nonexistent", 400),
-        ("/catalog/papers.csv?_col=nonexistent", 400),
-        ("/catalog/papers.csv?_where=nonsense(", 400),
-        ("/catalog/papers.csv?_where=1)%20union%20select", 400),
-    ]:
-        body = await assert_same_as_datasette(datasette, url)
-        response = await datasette.client.get(url)
-        assert response.status_code == status, (url, body[:200])
+@pytest.mark.parametrize(
+    "url, status, reason",
+    [
+        ("/catalog/papers.csv?_stream=on&_next=abc", 400, "_next not allowed"),
+        ("/catalog/no_such_table.csv?_stream=on", 404, "not found"),
+        ("/no_such_database/papers.csv?_stream=on", 404, "not found"),
+        ("/catalog/papers.csv?_sort=nonexistent", 400, "Cannot sort table by nonexistent"),
+        ("/catalog/papers.csv?_col=nonexistent", 400, "nonexistent"),
+        ("/catalog/papers.csv?_where=nonsense(", 400, "one SQL expression"),
+        ("/catalog/papers.csv?_where=1)%20union%20select", 400, "one SQL expression"),
+        ("/catalog/papers.csv?_where=1)%20or%20(1&_stream=on", 400, "one SQL expression"),
+        ("/catalog/papers.csv?_where=1%20--&_stream=on", 400, "one SQL expression"),
+        ("/catalog/papers.csv?_where=no_such_column&_stream=on", 400, "no such column"),
+        ("/catalog/papers.csv?_size=abc", 400, "_size must be a positive integer"),
+    ],
+)
+async def test_csv_refuses_what_datasette_refuses(datasette, url, status, reason):
+    """The same status as Datasette's own CSV (or JSON, for what Datasette never checked), as
+    Datasette's error page, with the reason."""
+    own = await datasette_own_csv(datasette, url)
+    response = await datasette.client.get(url)
+    assert response.status_code == status
+    assert own.status_code in (status, 200)
+    assert reason.lower() in response.text.lower()
+    assert "content-disposition" not in response.headers
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    "sql, reason",
+    [
+        ("select 1 from nonexistent", "no such table: nonexistent"),
+        ("select nonsense(", "incomplete input"),
+        ("select * from papers where no_such_column = 1", "no such column: no_such_column"),
+    ],
+)
+async def test_the_csv_of_a_failed_query_is_a_400_with_the_reason(datasette, sql, reason):
+    """As its HTML and JSON: Datasette's own CSV was a 200 with an empty body."""
+    for extension in ("", ".json", ".csv"):
+        for extra in ({}, {"_dl": "1"}, STREAM):
+            query = urlencode({"sql": sql, **extra})
+            response = await datasette.client.get(f"/catalog{extension}?{query}")
+            assert response.status_code == 400, (extension, extra)
+            assert reason in html.unescape(response.text), (extension, response.text[:300])
+            assert "content-disposition" not in response.headers
 
 
 @pytest.mark.asyncio
@@ -434,7 +465,7 @@ def odd_datasette(datasette, tmp_path_factory):
 @pytest.mark.parametrize("table", ["files", "notes", "kinds"])
 @pytest.mark.parametrize("params", [STREAM, {**STREAM, "_header": "off"}, {"_size": "2"}])
 async def test_fast_csv_odd_values(odd_datasette, table, params):
-    assert serving_view(odd_datasette, f"/catalog/{table}.csv").__name__ == "FastCsvTableView"
+    assert csv_view_serves(odd_datasette, f"/catalog/{table}.csv")
     await assert_same_as_datasette(odd_datasette, table_csv(table, params))
 
 
