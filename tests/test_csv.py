@@ -426,7 +426,9 @@ async def test_fast_csv_nasty_cells(datasette, nasty_datasette):
 @pytest.fixture(scope="module")
 def odd_datasette(datasette, tmp_path_factory):
     """Blobs, floats, a one-column table with empty strings: the cells the encoder leaves to
-    csv.writer or Datasette's blob URLs. Needs `datasette` first: it registers the plugins."""
+    csv.writer or Datasette's blob URLs. Blobs that are not UTF-8: Datasette's JSON, which the
+    CSV is written from, gives one that is as its text (test_a_utf8_blob_is_its_text). Needs
+    `datasette` first: it registers the plugins."""
     import sqlite3
 
     from datasette.app import Datasette
@@ -445,10 +447,11 @@ def odd_datasette(datasette, tmp_path_factory):
     connection.executemany(
         "insert into files values (?, ?, ?, ?)",
         [
-            (1, "a, b", b"\x00\x01binary", 0.1),
+            (1, "a, b", b"\xff\x00binary", 0.1),
             (2, " leading space", None, 1e300),
-            (3, 'q"uote', b"", -0.0),
-            (4, "", b"x" * 100, 3.0),
+            (3, 'q"uote', b"\x80", -0.0),
+            (4, "", b"\xfe" * 100, 3.0),
+            (5, "infinite", None, float("inf")),
         ],
     )
     connection.executemany("insert into notes values (?)", [("",), (None,), ("x",), (" ",)])
@@ -503,3 +506,23 @@ def test_row_encoder_writes_what_csv_writer_writes(row):
     buffer = io.StringIO()
     csv.writer(buffer).writerow(safe_row(row))
     assert csv_stream.RowEncoder().line(row) == buffer.getvalue()
+
+
+@pytest.mark.asyncio
+async def test_a_utf8_blob_is_its_text(odd_datasette):
+    """The one difference with Datasette's own CSV: the rows come from its JSON, which gives a
+    blob that is valid UTF-8 as its text; any other blob is its URL, as in Datasette's CSV."""
+    sql = "select cast('text' as blob) as utf8, x'ff00' as binary"
+    rows = list(
+        csv.reader(
+            io.StringIO(
+                (await odd_datasette.client.get(f"/catalog.csv?{urlencode({'sql': sql})}")).text
+            )
+        )
+    )
+    assert rows[0] == ["utf8", "binary"]
+    assert rows[1][0] == "text"
+    assert rows[1][1].startswith("http://localhost/catalog.blob?sql=")
+    assert "_blob_column=binary" in rows[1][1] and "_nocount" not in rows[1][1]
+    own = (await datasette_own_csv(odd_datasette, f"/catalog.csv?{urlencode({'sql': sql})}")).text
+    assert list(csv.reader(io.StringIO(own)))[1][1] == rows[1][1]
