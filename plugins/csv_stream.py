@@ -67,6 +67,8 @@ TRACE_PREAMBLE = (
 )
 TRACE_POSTAMBLE = "</textarea></body></html>"
 NO_QUERY = "A CSV of a database needs a query: add ?sql=select ..."
+# the title of Datasette's error for a query past its time limit
+INTERRUPTED = "SQL Interrupted"
 ONE_EXPRESSION = "Each _where must be one SQL expression: its parentheses must balance"
 # a `_next` value below every value of a primary key column of this affinity, as Datasette
 # binds it (text, which SQLite converts for a numeric column: -infinity); a column without
@@ -287,9 +289,12 @@ def error_message(response: Any) -> str:
         body = json.loads(response.content)
     except ValueError:
         body = None
-    if isinstance(body, dict) and body.get("error"):
-        return str(body["error"])
-    return f"Error {response.status_code}"
+    if not isinstance(body, dict) or not body.get("error"):
+        return f"Error {response.status_code}"
+    if body.get("title") == INTERRUPTED:
+        # Datasette's message is HTML (a link, the SQL in a textarea, a script)
+        return f"{INTERRUPTED}: a query took longer than the site's time limit"
+    return str(body["error"])
 
 
 class RefusedCsv(Base400):

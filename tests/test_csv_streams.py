@@ -145,3 +145,13 @@ async def test_csvs_of_visitors_sql_at_once_all_finish(datasette):
         assert response.status_code == 200
         rows = csv_rows(response.text)
         assert len(rows) == 90 and {row["n"] for row in rows} == {str(number)}
+
+
+@on_the_session_loop
+async def test_the_csv_of_a_query_past_its_time_limit_is_a_400_that_says_so(datasette):
+    """A query that never ends: interrupted at the time limit, whatever the machine's speed."""
+    sql = "with recursive r(n) as (select 1 union all select n + 1 from r) select count(*) from r"
+    response = await datasette.client.get("/catalog.csv?" + urlencode({"sql": sql, "_dl": "1"}))
+    assert response.status_code == 400
+    assert "SQL Interrupted: a query took longer than the site&#39;s time limit" in response.text
+    assert "<textarea" not in response.text and "content-disposition" not in response.headers
