@@ -155,3 +155,22 @@ async def test_the_csv_of_a_query_past_its_time_limit_is_a_400_that_says_so(data
     assert response.status_code == 400
     assert "SQL Interrupted: a query took longer than the site&#39;s time limit" in response.text
     assert "<textarea" not in response.text and "content-disposition" not in response.headers
+
+
+@on_the_session_loop
+async def test_the_csv_asks_for_its_rows_as_the_visitor(seed_catalog):
+    """Datasette's own permission checks decide, with the visitor's actor (its signed cookie
+    passed on to the JSON the rows come from)."""
+    from datasette.app import Datasette
+
+    from loader.serve.settings import SETTINGS
+
+    metadata = {"databases": {"catalog": {"allow": {"id": "reader"}}}}
+    ds = Datasette(immutables=[str(seed_catalog)], metadata=metadata, settings=SETTINGS)
+    reader = {"ds_actor": ds.sign({"a": {"id": "reader"}}, "actor")}
+    stranger = {"ds_actor": ds.sign({"a": {"id": "stranger"}}, "actor")}
+    for url in ("/catalog/papers.csv?_stream=on", "/catalog.csv?sql=select+1+as+one"):
+        assert (await ds.client.get(url)).status_code == 403
+        assert (await ds.client.get(url, cookies=stranger)).status_code == 403
+        allowed = await ds.client.get(url, cookies=reader)
+        assert allowed.status_code == 200 and len(csv_rows(allowed.text)) >= 1
