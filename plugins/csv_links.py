@@ -1,7 +1,8 @@
 """Every CSV link on table and query pages downloads all rows in one stream, as a file.
 
-Datasette 0.65 links CSV with `_size=max` only; `_stream=on` without `_size=max` pages 100 rows
-at a time. Both go on every link, replacing any `_size`/`_stream` the page itself was given.
+Datasette 0.65 links CSV with `_size=max` only, one page of rows. `_size=max&_stream=on&_dl=1`
+goes on every link, replacing any `_size`/`_stream` the page itself was given: the catalog's
+CSV view (plugins/csv_stream.py) streams every row in its largest pages and names the file.
 """
 
 from urllib.parse import parse_qsl, urlencode
@@ -12,7 +13,7 @@ from loader.web.catalog_scope import is_catalog
 
 # page-only parameters: they mean nothing to (or break) a full CSV export
 PAGE_ONLY = {"_size", "_stream", "_dl", "_next", "_labels", "_facet", "_facet_array", "_facet_size"}
-# _dl=1: Datasette answers with Content-Disposition: attachment, so the link downloads
+# _dl=1: the answer has Content-Disposition: attachment, so the link downloads
 STREAM_ALL = [("_size", "max"), ("_stream", "on"), ("_dl", "1")]
 
 

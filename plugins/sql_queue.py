@@ -5,8 +5,9 @@ Any visitor may send SQL that runs to the time limit: a normal page then waited 
 behind every such query queued before it (docs/security-figures.md). Requests whose SQL the visitor writes (`sql=`,
 or a table page's `_where=`) therefore wait here until fewer than `num_sql_threads - 1` of them
 run: at least one thread is always left to the pages the site's own queries build. They are
-queued, not refused, and in the order they came. A `_where` CSV stream is left out: it holds its
-request for the whole download, and each of its pages is a query of its own.
+queued, not refused, and in the order they came. A CSV of the catalog is left out: its view
+(plugins/csv_stream.py) asks for its rows a page at a time as JSON requests, each queued here on
+its own; queued itself too, it would hold a place while its pages wait for one.
 """
 
 import asyncio
@@ -29,7 +30,11 @@ def queue_own_sql(app, datasette):
         if not (b"sql=" in query_string or b"_where=" in query_string):
             await app(scope, receive, send)
             return
-        if not writes_own_sql(query_string) or not in_catalog_scope(datasette, scope["path"]):
+        if (
+            not writes_own_sql(query_string)
+            or scope["path"].endswith(".csv")
+            or not in_catalog_scope(datasette, scope["path"])
+        ):
             await app(scope, receive, send)
             return
         if slots is None:

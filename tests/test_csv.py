@@ -3,6 +3,7 @@ with the JSON API, quote commas, quotes and newlines, stay UTF-8; nothing can wr
 
 import csv
 import hashlib
+import html
 import io
 import json
 import re
@@ -240,10 +241,10 @@ async def test_write_sql_is_refused(datasette, seed_catalog, query, sql):
             assert 'class="message-error"' in response.text
         else:
             assert response.status_code in (400, 403), (format, response.status_code)
-    # Datasette 0.65 answers a query its read-only connection refuses with an empty CSV
+    # Datasette 0.65's own CSV answers a query its read-only connection refuses with an empty
+    # 200; the catalog's CSV is the JSON's refusal
     response = await datasette.client.get(f"{query_path(format='csv')}?{urlencode({'sql': sql})}")
-    assert response.status_code in (200, 400, 403)
-    assert response.status_code != 200 or response.text.strip() == ""
+    assert response.status_code in (400, 403)
     response = await datasette.client.post(query_path(), data={"sql": sql})
     assert response.status_code >= 400
     assert query("select count(*) from papers")[0][0] == 90
@@ -263,22 +264,19 @@ async def test_post_to_canned_query_is_refused(datasette, seed_catalog, query, n
     assert file_digest(seed_catalog) == before
 
 
-# -- plugins/csv_stream.py: CSV written fast, byte for byte as Datasette writes safe cells ------
+# -- plugins/csv_stream.py: the JSON's rows written fast, byte for byte as Datasette's CSV -----
 
 
 csv_stream = load_plugin("csv_stream")
 
 
 async def datasette_own_csv(datasette, url):
-    """The response of Datasette's own router without the plugin's route: its TableView."""
+    """The response of Datasette's own router without the plugin's CSV routes."""
     import httpx
     from datasette.app import DatasetteRouter
 
-    routes = [
-        route
-        for route in datasette._routes()
-        if route[0].pattern != csv_stream.csv_route(datasette)
-    ]
+    ours = {pattern for pattern, _ in csv_stream.csv_routes(datasette)}
+    routes = [route for route in datasette._routes() if route[0].pattern not in ours]
     transport = httpx.ASGITransport(app=DatasetteRouter(datasette, routes))
     async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
         return await client.get(url)
@@ -298,16 +296,17 @@ async def assert_same_as_datasette(datasette, url):
     return response.content
 
 
-def serving_view(datasette, path):
-    """The view class Datasette routes path to."""
-    view = next(view for regex, view in datasette._routes() if regex.match(path))
-    return getattr(getattr(view, "__wrapped__", view), "view_class", None)
+def csv_view_serves(datasette, path):
+    """The first route Datasette matches for path is the plugin's CSV view."""
+    pattern = next(regex.pattern for regex, _ in datasette._routes() if regex.match(path))
+    return pattern in {pattern for pattern, _ in csv_stream.csv_routes(datasette)}
 
 
-def test_table_csv_is_routed_to_the_fast_view(datasette):
-    assert serving_view(datasette, "/catalog/papers.csv").__name__ == "FastCsvTableView"
-    assert serving_view(datasette, "/catalog/papers.json").__name__ == "TableView"
-    assert serving_view(datasette, "/catalog/papers").__name__ == "TableView"
+def test_every_csv_of_the_catalog_is_routed_to_our_view(datasette):
+    for path in ("/catalog.csv", "/catalog/papers.csv", "/catalog/search.csv", "/catalog/a/b.csv"):
+        assert csv_view_serves(datasette, path), path
+    for path in ("/catalog/papers.json", "/catalog/papers", "/catalog.json"):
+        assert not csv_view_serves(datasette, path), path
 
 
 def table_csv(table, params):
@@ -372,19 +371,53 @@ async def test_canned_queries_and_trace_keep_datasettes_csv(datasette, url):
 
 
 @pytest.mark.asyncio
-async def test_fast_csv_refuses_what_datasette_refuses(datasette):
-    for url, status in [
-        ("/catalog/papers.csv?_stream=on&_next=abc", 400),
-        ("/catalog/no_such_table.csv?_stream=on", 404),
-        ("/no_such_database/papers.csv?_stream=on", 404),
-        ("/catalog/papers.csv?_sort=nonexistent", 400),
-        ("/catalog/papers.csv?_col=nonexistent", 400),
-        ("/catalog/papers.csv?_where=nonsense(", 400),
-        ("/catalog/papers.csv?_where=1)%20union%20select", 400),
-    ]:
-        body = await assert_same_as_datasette(datasette, url)
-        response = await datasette.client.get(url)
-        assert response.status_code == status, (url, body[:200])
+@pytest.mark.parametrize(
+    "url, status, reason",
+    [
+        ("/catalog/papers.csv?_stream=on&_next=abc", 400, "_next not allowed"),
+        ("/catalog/no_such_table.csv?_stream=on", 404, "not found"),
+        ("/no_such_database/papers.csv?_stream=on", 404, "not found"),
+        ("/catalog/papers.csv?_sort=nonexistent", 400, "Cannot sort table by nonexistent"),
+        ("/catalog/papers.csv?_col=nonexistent", 400, "nonexistent"),
+        ("/catalog/papers.csv?_where=nonsense(", 400, "one SQL expression"),
+        ("/catalog/papers.csv?_where=1)%20union%20select", 400, "one SQL expression"),
+        ("/catalog/papers.csv?_where=1)%20or%20(1&_stream=on", 400, "one SQL expression"),
+        ("/catalog/papers.csv?_where=1%20--&_stream=on", 400, "one SQL expression"),
+        ("/catalog/papers.csv?_where=no_such_column&_stream=on", 400, "no such column"),
+        ("/catalog/papers.csv?_size=abc", 400, "_size must be a positive integer"),
+    ],
+)
+async def test_csv_refuses_what_datasette_refuses(datasette, url, status, reason):
+    """The same status as Datasette's own CSV, as Datasette's error page, with the reason; a
+    `_where` Datasette's own CSV accepted (`1) or (1`: a stream of page 1 forever) or never
+    ran (a stream's first page starts once its response has) is refused too."""
+    if "_where" not in url:
+        own = await datasette_own_csv(datasette, url)
+        assert own.status_code == status
+    response = await datasette.client.get(url)
+    assert response.status_code == status
+    assert reason.lower() in response.text.lower()
+    assert "content-disposition" not in response.headers
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    "sql, reason",
+    [
+        ("select 1 from nonexistent", "no such table: nonexistent"),
+        ("select nonsense(", "incomplete input"),
+        ("select * from papers where no_such_column = 1", "no such column: no_such_column"),
+    ],
+)
+async def test_the_csv_of_a_failed_query_is_a_400_with_the_reason(datasette, sql, reason):
+    """As its HTML and JSON: Datasette's own CSV was a 200 with an empty body."""
+    for extension in ("", ".json", ".csv"):
+        for extra in ({}, {"_dl": "1"}, STREAM):
+            query = urlencode({"sql": sql, **extra})
+            response = await datasette.client.get(f"/catalog{extension}?{query}")
+            assert response.status_code == 400, (extension, extra)
+            assert reason in html.unescape(response.text), (extension, response.text[:300])
+            assert "content-disposition" not in response.headers
 
 
 @pytest.mark.asyncio
@@ -402,7 +435,9 @@ async def test_fast_csv_nasty_cells(datasette, nasty_datasette):
 @pytest.fixture(scope="module")
 def odd_datasette(datasette, tmp_path_factory):
     """Blobs, floats, a one-column table with empty strings: the cells the encoder leaves to
-    csv.writer or Datasette's blob URLs. Needs `datasette` first: it registers the plugins."""
+    csv.writer or Datasette's blob URLs. Blobs that are not UTF-8: Datasette's JSON, which the
+    CSV is written from, gives one that is as its text (test_a_utf8_blob_is_its_text). Needs
+    `datasette` first: it registers the plugins."""
     import sqlite3
 
     from datasette.app import Datasette
@@ -421,10 +456,11 @@ def odd_datasette(datasette, tmp_path_factory):
     connection.executemany(
         "insert into files values (?, ?, ?, ?)",
         [
-            (1, "a, b", b"\x00\x01binary", 0.1),
+            (1, "a, b", b"\xff\x00binary", 0.1),
             (2, " leading space", None, 1e300),
-            (3, 'q"uote', b"", -0.0),
-            (4, "", b"x" * 100, 3.0),
+            (3, 'q"uote', b"\x80", -0.0),
+            (4, "", b"\xfe" * 100, 3.0),
+            (5, "infinite", None, float("inf")),
         ],
     )
     connection.executemany("insert into notes values (?)", [("",), (None,), ("x",), (" ",)])
@@ -441,7 +477,7 @@ def odd_datasette(datasette, tmp_path_factory):
 @pytest.mark.parametrize("table", ["files", "notes", "kinds"])
 @pytest.mark.parametrize("params", [STREAM, {**STREAM, "_header": "off"}, {"_size": "2"}])
 async def test_fast_csv_odd_values(odd_datasette, table, params):
-    assert serving_view(odd_datasette, f"/catalog/{table}.csv").__name__ == "FastCsvTableView"
+    assert csv_view_serves(odd_datasette, f"/catalog/{table}.csv")
     await assert_same_as_datasette(odd_datasette, table_csv(table, params))
 
 
@@ -479,3 +515,23 @@ def test_row_encoder_writes_what_csv_writer_writes(row):
     buffer = io.StringIO()
     csv.writer(buffer).writerow(safe_row(row))
     assert csv_stream.RowEncoder().line(row) == buffer.getvalue()
+
+
+@pytest.mark.asyncio
+async def test_a_utf8_blob_is_its_text(odd_datasette):
+    """The one difference with Datasette's own CSV: the rows come from its JSON, which gives a
+    blob that is valid UTF-8 as its text; any other blob is its URL, as in Datasette's CSV."""
+    sql = "select cast('text' as blob) as utf8, x'ff00' as binary"
+    rows = list(
+        csv.reader(
+            io.StringIO(
+                (await odd_datasette.client.get(f"/catalog.csv?{urlencode({'sql': sql})}")).text
+            )
+        )
+    )
+    assert rows[0] == ["utf8", "binary"]
+    assert rows[1][0] == "text"
+    assert rows[1][1].startswith("http://localhost/catalog.blob?sql=")
+    assert "_blob_column=binary" in rows[1][1] and "_nocount" not in rows[1][1]
+    own = (await datasette_own_csv(odd_datasette, f"/catalog.csv?{urlencode({'sql': sql})}")).text
+    assert list(csv.reader(io.StringIO(own)))[1][1] == rows[1][1]

@@ -16,8 +16,8 @@ from typing import Any
 
 # what OWASP lists
 FORMULA_STARTS = frozenset("=+-@\t\r")
-# the search highlight characters, which every CSV of the catalog loses after its cells are
-# written (plugins/csv_highlights.py): a cell is judged by what follows them
+# the search highlight characters, which every CSV of the catalog leaves out as it writes its
+# lines (plugins/csv_stream.py): a cell is judged by what follows them
 HIGHLIGHTS = "\ue000\ue001"
 # a string starting with none of these is written as it is
 CHECKED_STARTS = FORMULA_STARTS | frozenset(HIGHLIGHTS)

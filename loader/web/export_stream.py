@@ -1,4 +1,5 @@
-"""A streamed download that fails as a download: an error after its first byte aborts it.
+"""A streamed download that fails as a download: an error after its first byte aborts it, an
+error before it is an error answer.
 
 Datasette's AsgiStream ends a response normally whatever its stream function does: an export
 cut short by an error was a 200 whose end looked like any other end (a table CSV ended in the
@@ -33,20 +34,46 @@ class ClientLeft(Exception):
     """The client closed the connection: nobody reads what the stream would write."""
 
 
+class StreamStopped(Exception):
+    """A stream that cannot go on (its next page would repeat what it has sent): logged in one
+    line, then the transfer is aborted like any error."""
+
+
+class DownloadRefused(Exception):
+    """An error with the status and the short message to answer when nothing is sent yet."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
 class StreamWriter:
     """What a stream function writes to: text (UTF-8) or bytes, each write one body message."""
 
-    def __init__(self, send: Send, left: asyncio.Event) -> None:
+    def __init__(self, send: Send, left: asyncio.Event, start: Message) -> None:
         self.send = send
         self.left = left
+        self.start: Message | None = start
         self.bytes_sent = 0
 
     async def write(self, chunk: str | bytes) -> None:
         if self.left.is_set():
             raise ClientLeft
         body = chunk.encode("utf-8") if isinstance(chunk, str) else chunk
+        await self.begin()
         await self.send({"type": "http.response.body", "body": body, "more_body": True})
         self.bytes_sent += len(body)
+
+    async def begin(self) -> None:
+        """Send the start of the answer, once."""
+        if self.start is not None:
+            start, self.start = self.start, None
+            await self.send(start)
+
+    @property
+    def started(self) -> bool:
+        return self.start is None
 
 
 StreamFunction = Callable[[StreamWriter], Awaitable[None]]
@@ -95,30 +122,57 @@ class AbortingStream:
         }
 
     async def asgi_send(self, send: Send) -> None:
-        await send(self.start_message())
         left = asyncio.Event()
         watcher = None
         if self.receive is not None:
             watcher = asyncio.create_task(watch_for_disconnect(self.receive, left))
-        writer = StreamWriter(send, left)
+        writer = StreamWriter(send, left, self.start_message())
         try:
             await self.stream_fn(writer)
         except ClientLeft:
             return
-        except Exception as error:  # noqa: BLE001 - logged, then the transfer is aborted
+        except Exception as error:  # noqa: BLE001 - logged, then answered or aborted
             self.log_abort(error, writer.bytes_sent)
+            if not writer.started:
+                await send_error(send, error)
             return
         finally:
             if watcher is not None:
                 watcher.cancel()
+        await writer.begin()
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     def log_abort(self, error: Exception, bytes_sent: int) -> None:
-        # a time limit is expected on a large export: one line; anything else with its trace
+        # expected on a large export (a time limit, a refused page, a stream that stops): one
+        # line; anything else with its trace
         message = "download aborted after %s bytes: %s: %s"
         sent = f"{bytes_sent:,}"
         if isinstance(error, QueryInterrupted):
             log.error(message, sent, self.description, "a step passed its time limit")
+        elif isinstance(error, (StreamStopped, DownloadRefused)):
+            log.error(message, sent, self.description, f"{type(error).__name__}: {error}")
         else:
             reason = f"{type(error).__name__}: {error}"
             log.error(message, sent, self.description, reason, exc_info=error)
+
+
+def error_answer(error: Exception) -> tuple[int, str]:
+    """The status and message of a download that failed before its first byte."""
+    if isinstance(error, DownloadRefused):
+        return error.status, error.message
+    if isinstance(error, QueryInterrupted):
+        return 400, "This download took too long: add filters or choose fewer columns."
+    if isinstance(error, StreamStopped):
+        return 500, f"This download stopped: {error}"
+    return 500, "This download failed before it started."
+
+
+async def send_error(send: Send, error: Exception) -> None:
+    status, message = error_answer(error)
+    body = (message + "\n").encode("utf-8")
+    headers = [
+        [b"content-type", b"text/plain; charset=utf-8"],
+        [b"content-length", str(len(body)).encode("latin-1")],
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body, "more_body": False})
