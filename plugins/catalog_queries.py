@@ -10,7 +10,7 @@ same name is that one's, so a host can still change one. Datasette 0.65 asks the
 
 import functools
 from collections.abc import Awaitable, Callable
-from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import yaml
@@ -21,14 +21,14 @@ from loader.web.datasette_api import is_datasette_1
 if TYPE_CHECKING:
     from datasette.app import Datasette
 
-PACKAGE = "paper_catalog_site"
-METADATA_FILE = "metadata.yml"
+# beside this package: the top of a checkout, or the package paper_catalog_site when installed
+METADATA_FILE = Path(__file__).resolve().parent.parent / "metadata.yml"
 
 
 @functools.cache
 def shipped_queries() -> dict[str, dict[str, Any]]:
     """The canned queries of the catalog in the metadata.yml this distribution ships."""
-    text = resources.files(PACKAGE).joinpath(METADATA_FILE).read_text(encoding="utf-8")
+    text = METADATA_FILE.read_text(encoding="utf-8")
     metadata = yaml.safe_load(text) or {}
     database = (metadata.get("databases") or {}).get(DEFAULT_DATABASE) or {}
     return dict(database.get("queries") or {})
