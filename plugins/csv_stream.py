@@ -552,6 +552,9 @@ async def first_page(
 
 async def csv_view(request: Request, datasette: Any) -> Any:
     """The CSV of the catalog's database, table, canned query or row at this URL."""
+    if request.method not in ("GET", "HEAD"):
+        # as Datasette's own views: a CSV is read, never posted to (a writable canned query)
+        return Response.text("Method not allowed", status=405)
     if "table" not in request.url_vars and not request.args.get("sql"):
         raise BadRequest(NO_QUERY)
     stream = bool(request.args.get("_stream"))

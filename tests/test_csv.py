@@ -249,6 +249,8 @@ async def test_write_sql_is_refused(datasette, seed_catalog, query, sql):
 async def test_post_to_canned_query_is_refused(datasette, seed_catalog, query, name):
     before = file_digest(seed_catalog)
     for body in ({"q": "x", "author_id": "1"}, {"sql": "delete from papers"}):
+        response = await datasette.client.post(f"/catalog/{name}.csv", data=body)
+        assert response.status_code == 405
         response = await datasette.client.post(f"/catalog/{name}", data=body)
         assert response.status_code >= 400
         response = await datasette.client.post(f"/catalog/{name}.json", json=body)
