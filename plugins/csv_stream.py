@@ -90,6 +90,9 @@ JSON_ONLY = {
     "_facet_array",
     "_facet_size",
 }
+# what the JSON is asked for on top of the CSV's parameters: no facets, no count (as
+# Datasette's CSV), infinite floats as they are (not null)
+ADDED = [("_nofacet", "1"), ("_nocount", "1"), ("_json_infinity", "1")]
 # what tells Datasette who asks (its actor_from_request hooks read these)
 CREDENTIALS = ("cookie", "authorization")
 # SQLite's tokens as far as parentheses go: quoted names and strings, comments (an unclosed one
@@ -230,7 +233,7 @@ def json_pairs(request: Request, stream: bool) -> list[tuple[str, str]]:
                 raise BadRequest(ONE_EXPRESSION)
             value = f"({value})"
         pairs.append((key, value))
-    pairs += [("_nofacet", "1"), ("_nocount", "1"), ("_json_infinity", "1")]
+    pairs += ADDED
     if stream:
         pairs.append(("_size", "max"))
     return pairs
@@ -272,15 +275,33 @@ class RowSource:
 
 
 class Redirect(Exception):
-    """Datasette redirects the JSON (a table spelled another way): the CSV goes there too."""
+    """Datasette redirects the JSON (`_sort_by_desc`, a filter from the table's form)."""
 
     def __init__(self, location: str, status: int) -> None:
-        path, _, query = location.partition("?")
-        if path.endswith(".json"):
-            path = path[: -len(".json")] + ".csv"
-        super().__init__(path + ("?" + query if query else ""))
-        self.location = self.args[0]
+        super().__init__(location)
+        self.location = location
         self.status = status
+
+
+def csv_location(request: Request, location: str) -> str:
+    """Where Datasette redirects the JSON, as the CSV: the same changes to the CSV's own URL,
+    without what the view adds to the JSON, with the CSV's own parameters."""
+    path, _, query = location.partition("?")
+    if path.endswith(".json"):
+        path = path[: -len(".json")] + ".csv"
+    added = {key for key, _ in ADDED} | {"_size"}
+    pairs = [
+        (key, value[1:-1] if key == "_where" else value)
+        for key, value in parse_qsl(query, keep_blank_values=True)
+        if key not in added
+    ]
+    own = [
+        (key, value)
+        for key, value in parse_qsl(request.query_string, keep_blank_values=True)
+        if key in CSV_ONLY or key == "_size"
+    ]
+    pairs += own
+    return path + ("?" + urlencode(pairs) if pairs else "")
 
 
 def error_message(response: Any) -> str:
@@ -567,7 +588,7 @@ async def csv_view(request: Request, datasette: Any) -> Any:
     try:
         data = await first_page(datasette, request, source, stream)
     except Redirect as redirect:
-        return Response.redirect(redirect.location, status=redirect.status)
+        return Response.redirect(csv_location(request, redirect.location), status=redirect.status)
     trace = bool(request.args.get("_trace"))
     lines = Lines(datasette, request)
 
