@@ -89,6 +89,9 @@ JSON_ONLY = {
     "_facet_array",
     "_facet_size",
 }
+# what the JSON is asked for on top of the CSV's parameters: no facets, no count (as
+# Datasette's CSV), infinite floats as they are (not null)
+ADDED = [("_nofacet", "1"), ("_nocount", "1"), ("_json_infinity", "1")]
 # what tells Datasette who asks (its actor_from_request hooks read these)
 CREDENTIALS = ("cookie", "authorization")
 # SQLite's tokens as far as parentheses go: quoted names and strings, comments (an unclosed one
@@ -229,7 +232,7 @@ def json_pairs(request: Request, stream: bool) -> list[tuple[str, str]]:
                 raise BadRequest(ONE_EXPRESSION)
             value = f"({value})"
         pairs.append((key, value))
-    pairs += [("_nofacet", "1"), ("_nocount", "1"), ("_json_infinity", "1")]
+    pairs += ADDED
     if stream:
         pairs.append(("_size", "max"))
     return pairs
@@ -271,15 +274,33 @@ class RowSource:
 
 
 class Redirect(Exception):
-    """Datasette redirects the JSON (a table spelled another way): the CSV goes there too."""
+    """Datasette redirects the JSON (`_sort_by_desc`, a filter from the table's form)."""
 
     def __init__(self, location: str, status: int) -> None:
-        path, _, query = location.partition("?")
-        if path.endswith(".json"):
-            path = path[: -len(".json")] + ".csv"
-        super().__init__(path + ("?" + query if query else ""))
-        self.location = self.args[0]
+        super().__init__(location)
+        self.location = location
         self.status = status
+
+
+def csv_location(request: Request, location: str) -> str:
+    """Where Datasette redirects the JSON, as the CSV: the same changes to the CSV's own URL,
+    without what the view adds to the JSON, with the CSV's own parameters."""
+    path, _, query = location.partition("?")
+    if path.endswith(".json"):
+        path = path[: -len(".json")] + ".csv"
+    added = {key for key, _ in ADDED} | {"_size"}
+    pairs = [
+        (key, value[1:-1] if key == "_where" else value)
+        for key, value in parse_qsl(query, keep_blank_values=True)
+        if key not in added
+    ]
+    own = [
+        (key, value)
+        for key, value in parse_qsl(request.query_string, keep_blank_values=True)
+        if key in CSV_ONLY or key == "_size"
+    ]
+    pairs += own
+    return path + ("?" + urlencode(pairs) if pairs else "")
 
 
 def error_message(response: Any) -> str:
@@ -551,6 +572,9 @@ async def first_page(
 
 async def csv_view(request: Request, datasette: Any) -> Any:
     """The CSV of the catalog's database, table, canned query or row at this URL."""
+    if request.method not in ("GET", "HEAD"):
+        # as Datasette's own views: a CSV is read, never posted to (a writable canned query)
+        return Response.text("Method not allowed", status=405)
     if "table" not in request.url_vars and not request.args.get("sql"):
         raise BadRequest(NO_QUERY)
     stream = bool(request.args.get("_stream"))
@@ -563,7 +587,7 @@ async def csv_view(request: Request, datasette: Any) -> Any:
     try:
         data = await first_page(datasette, request, source, stream)
     except Redirect as redirect:
-        return Response.redirect(redirect.location, status=redirect.status)
+        return Response.redirect(csv_location(request, redirect.location), status=redirect.status)
     trace = bool(request.args.get("_trace"))
     lines = Lines(datasette, request)
 

@@ -7,7 +7,7 @@ import html
 import io
 import json
 import re
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode
 
 import pytest
 import yaml
@@ -256,6 +256,8 @@ async def test_write_sql_is_refused(datasette, seed_catalog, query, sql):
 async def test_post_to_canned_query_is_refused(datasette, seed_catalog, query, name):
     before = file_digest(seed_catalog)
     for body in ({"q": "x", "author_id": "1"}, {"sql": "delete from papers"}):
+        response = await datasette.client.post(f"/catalog/{name}.csv", data=body)
+        assert response.status_code == 405
         response = await datasette.client.post(f"/catalog/{name}", data=body)
         assert response.status_code >= 400
         response = await datasette.client.post(f"/catalog/{name}.json", json=body)
@@ -535,3 +537,23 @@ async def test_a_utf8_blob_is_its_text(odd_datasette):
     assert "_blob_column=binary" in rows[1][1] and "_nocount" not in rows[1][1]
     own = (await datasette_own_csv(odd_datasette, f"/catalog.csv?{urlencode({'sql': sql})}")).text
     assert list(csv.reader(io.StringIO(own)))[1][1] == rows[1][1]
+
+
+@pytest.mark.asyncio
+async def test_a_csv_datasette_redirects_keeps_its_own_parameters(datasette):
+    """Datasette redirects `_sort_by_desc` and its filter form's fields; the CSV goes where the
+    JSON would, a CSV stream still, with nothing the view asks of the JSON."""
+    response = await datasette.client.get(
+        "/catalog/papers.csv?_sort_by_desc=on&_sort=year&_stream=on&_dl=1&_where=1"
+    )
+    assert response.status_code == 302
+    location = response.headers["location"]
+    path, _, query = location.partition("?")
+    assert path == "/catalog/papers.csv"
+    pairs = parse_qsl(query)
+    assert ("_sort_desc", "year") in pairs and ("_where", "1") in pairs
+    assert ("_stream", "on") in pairs and ("_dl", "1") in pairs
+    assert not {"_nofacet", "_nocount", "_json_infinity", "_sort_by_desc"} & dict(pairs).keys()
+    followed = await datasette.client.get(location)
+    assert followed.status_code == 200
+    assert followed.headers["content-disposition"].startswith("attachment")
