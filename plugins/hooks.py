@@ -1,8 +1,8 @@
 """The site's one Datasette plugin: each hook implemented once, calling the concern modules.
 
-Datasette lists a plugin a registered module, so the distribution registers one (this
-package, whose `__init__` exports these hooks) and every concern module is reached from the
-tables below; `tests/test_plugin_hooks.py` fails when a concern module's hook function is in
+Datasette lists a plugin a registered module, so the distribution registers one (the package,
+whose `__init__` registers each hook and hands it to the function of the same name here) and
+every concern module is reached from the tables below; `tests/test_plugin_hooks.py` fails when a concern module's hook function is in
 none of them. A concern function has the name of the hook it serves and takes any of that
 hook's arguments (as pluggy would hand them); it returns None when the request or database is
 not the catalog's.
@@ -13,7 +13,6 @@ import inspect
 from collections.abc import Awaitable, Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from datasette import hookimpl
 from datasette.utils import await_me_maybe
 
 from . import (
@@ -144,7 +143,6 @@ async def joined_lists(found: list[Any]) -> list[Any]:
     return joined
 
 
-@hookimpl
 def asgi_wrapper(datasette: "Datasette") -> Callable[[ASGIApp], ASGIApp]:
     wrappers = answers(ASGI_WRAPPERS, datasette=datasette)
 
@@ -156,12 +154,10 @@ def asgi_wrapper(datasette: "Datasette") -> Callable[[ASGIApp], ASGIApp]:
     return wrap
 
 
-@hookimpl
 def register_routes(datasette: "Datasette") -> list[Any]:
     return [route for routes in answers(ROUTES, datasette=datasette) for route in routes]
 
 
-@hookimpl
 def extra_template_vars(
     template: str | None,
     database: str | None,
@@ -189,7 +185,6 @@ def extra_template_vars(
     return merged
 
 
-@hookimpl
 def extra_css_urls(
     template: str | None, database: str | None, request: "Request | None", datasette: "Datasette"
 ) -> Callable[[], Awaitable[list[Any]]] | None:
@@ -199,7 +194,6 @@ def extra_css_urls(
     return functools.partial(joined_lists, found) if found else None
 
 
-@hookimpl
 def extra_js_urls(
     template: str | None, database: str | None, request: "Request | None", datasette: "Datasette"
 ) -> Callable[[], Awaitable[list[Any]]] | None:
@@ -209,7 +203,6 @@ def extra_js_urls(
     return functools.partial(joined_lists, found) if found else None
 
 
-@hookimpl
 def handle_exception(
     datasette: "Datasette", request: "Request", exception: BaseException
 ) -> Callable[[], Awaitable[Any]] | None:
@@ -227,17 +220,14 @@ def handle_exception(
     return first_response
 
 
-@hookimpl
 def prepare_connection(conn: Any, database: str, datasette: "Datasette") -> None:
     answers(CONNECTION_SETUP, conn=conn, database=database, datasette=datasette)
 
 
-@hookimpl
 def prepare_jinja2_environment(env: Any, datasette: "Datasette") -> None:
     answers(JINJA_SETUP, env=env, datasette=datasette)
 
 
-@hookimpl
 def startup(datasette: "Datasette") -> Callable[[], Awaitable[None]]:
     async def start() -> None:
         for answer in answers(STARTUP, datasette=datasette):
@@ -246,12 +236,10 @@ def startup(datasette: "Datasette") -> Callable[[], Awaitable[None]]:
     return start
 
 
-@hookimpl
 def register_facet_classes() -> list[Any]:
     return [facet for classes in answers(FACET_CLASSES) for facet in classes]
 
 
-@hookimpl
 def filters_from_request(
     request: "Request", database: str, table: str, datasette: "Datasette"
 ) -> Any:
@@ -261,13 +249,11 @@ def filters_from_request(
     return found[0] if found else None
 
 
-@hookimpl
 def canned_queries(datasette: "Datasette", database: str) -> dict[str, Any] | None:
     found = answers(CANNED_QUERIES, datasette=datasette, database=database)
     return {name: query for queries in found for name, query in queries.items()} or None
 
 
-@hookimpl
 def render_cell(
     row: Any, value: Any, column: str, table: str | None, database: str, datasette: "Datasette"
 ) -> Any:

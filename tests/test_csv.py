@@ -453,6 +453,8 @@ def odd_datasette(datasette, tmp_path_factory):
         create table files (id integer primary key, name text, data blob, score real);
         create table notes (note text);
         create table kinds (id text primary key, value);
+        create table paper_catalog (format text primary key, schema_version integer);
+        insert into paper_catalog values ('paper-catalog', 1);
         """
     )
     connection.executemany(

@@ -81,3 +81,13 @@ async def test_plugins_page_lists_one_plugin_with_its_hooks(datasette):
     assert ours[0]["templates"] and ours[0]["static"]
     hooks = load_plugin("hooks")
     assert set(ours[0]["hooks"]) == set(hooks.CONCERNS)
+
+
+def test_the_package_registers_each_implemented_hook():
+    package = importlib.import_module(PACKAGE)
+    registered = {
+        name
+        for name, function in inspect.getmembers(package, inspect.isfunction)
+        if hasattr(function, "datasette_impl")
+    }
+    assert registered == set(load_plugin("hooks").CONCERNS)

@@ -11,6 +11,7 @@ from markupsafe import Markup
 
 from loader.rules import markup
 from loader.serve.datasette_config import datasette_arguments
+from loader.web.catalog_scope import MARKED
 from loader.web.datasette_api import jinja_environment
 
 from .conftest import DATASETTE_1
@@ -47,11 +48,17 @@ class FakeUrls:
         return f"/{database}/{table}"
 
 
+class FakeDatabase:
+    """A served catalog, as catalog_scope recognises one (its marker read)."""
+
+
 class FakeDatasette:
     urls = FakeUrls()
 
     def __init__(self):
-        self.databases = {"catalog": None}
+        catalog = FakeDatabase()
+        MARKED[catalog] = True
+        self.databases = {"catalog": catalog}
 
     def plugin_config(self, name):
         return None
