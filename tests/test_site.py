@@ -6,7 +6,6 @@ import re
 
 import pytest
 import yaml
-from datasette import hookspecs
 from datasette.app import Datasette
 
 from loader.serve import site_files as site
@@ -56,17 +55,3 @@ async def test_home_marks_a_private_table(seed_catalog):
     assert re.search(r">paper_sources</a> 🔒", home)
     anonymous = (await private.client.get("/")).text
     assert ">paper_sources</a>" not in anonymous
-
-
-@pytest.mark.asyncio
-async def test_plugins_json_lists_the_distributions_hooks(datasette):
-    specs = {name for name in dir(hookspecs) if not name.startswith("_")}
-    plugins = (await datasette.client.get("/-/plugins.json")).json()
-    ours = [p for p in plugins if p["name"] == "paper-catalog"]
-    # the package (templates and static files) and one entry a hook module
-    [package] = [p for p in ours if p["templates"]]
-    assert package["static"] and package["hooks"] == []
-    modules = [p for p in ours if p is not package]
-    assert len(modules) == len(list(site.plugin_files().glob("[a-z]*.py")))
-    for plugin in modules:
-        assert plugin["hooks"] and set(plugin["hooks"]) <= specs, plugin

@@ -26,6 +26,7 @@ import dataclasses
 import errno
 import fcntl
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -38,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from loader.build.marker import is_paper_catalog
 from loader.lifetime import adopt_orphans, die_with_parent
 from loader.serve.settings import SECRET_VARIABLE, SERVED_NAME
 
@@ -72,19 +74,28 @@ def inspect_command(db: Path, inspect_file: Path) -> list[str]:
     ]
 
 
+# "sqlite3.DatabaseError: file is not a database" -> "file is not a database"
+EXCEPTION_CLASS = re.compile(r"^[\w.]+(Error|Exception): ")
+
+
 class CannotInspect(Exception):
     """A build Datasette cannot open (not an SQLite file, damaged): never served."""
 
 
 def write_inspect_file(db: Path, inspect_file: Path) -> None:
-    """`datasette inspect` of db into inspect_file, by the command itself. Raises
-    CannotInspect, saying why."""
+    """`datasette inspect` of db into inspect_file, by the command itself, for a paper
+    catalog only. Raises CannotInspect, saying why."""
     result = subprocess.run(
         inspect_command(db, inspect_file), capture_output=True, text=True, check=False
     )
     if result.returncode:
         lines = result.stderr.strip().splitlines() or [f"exit status {result.returncode}"]
-        raise CannotInspect(lines[-1])
+        # the command's last line names the exception's class: the reader needs its words
+        raise CannotInspect(EXCEPTION_CLASS.sub("", lines[-1]))
+    if not is_paper_catalog(db):
+        raise CannotInspect(
+            "an SQLite file, but no catalog built by paper-catalog (build it with `paper-catalog build`)"
+        )
 
 
 def build_id(stat: os.stat_result) -> str:
