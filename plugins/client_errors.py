@@ -20,13 +20,13 @@ import sqlite3
 import sys
 from urllib.parse import parse_qsl
 
-from datasette import handle_exception as default_exceptions
 from datasette.database import QueryInterrupted
 from datasette.utils import tilde_decode, urlsafe_components
 from datasette.utils.asgi import Request
 from datasette.views.base import DatasetteError
 
 from loader.web.catalog_scope import in_catalog_scope
+from loader.web.error_pages import default_error_page
 
 BOOLEANS = {"on", "off", "true", "false", "1", "0"}
 # an integer as int() reads it: spaces around, a sign, digits with single underscores between
@@ -139,7 +139,7 @@ def query_problem(query_string, table_page=False):
 async def send_error(datasette, scope, receive, send, error):
     """Datasette's own error page (HTML) or error object (.json) for error."""
     request = Request(scope, receive)
-    response = await default_exceptions.handle_exception(datasette, request, error)()
+    response = await default_error_page(datasette, request, error)()
     await response.asgi_send(send)
 
 
@@ -221,7 +221,7 @@ def handle_exception(datasette, request, exception):
         return None
     error = request_error(datasette, exception)
     if error is not None:
-        return default_exceptions.handle_exception(datasette, request, error)
+        return default_error_page(datasette, request, error)
     if not isinstance(exception, sqlite3.ProgrammingError):
         return None
 
@@ -229,6 +229,6 @@ def handle_exception(datasette, request, exception):
         error = await wrong_row_key(datasette, request)
         if error is None:
             return None
-        return await default_exceptions.handle_exception(datasette, request, error)()
+        return await default_error_page(datasette, request, error)()
 
     return row_key_or_default

@@ -12,10 +12,10 @@ import re
 import sqlite3
 import threading
 
-from datasette import handle_exception as default_exceptions
 from datasette.views.base import DatasetteError
 
 from loader.web.catalog_scope import in_catalog_scope, is_catalog
+from loader.web.error_pages import default_error_page
 from loader.web.time_limit import open_virtual_tables
 
 # the longest abstract is a few KB; an O(n*m) function like instr() on two values of this
@@ -200,4 +200,4 @@ def handle_exception(datasette, request, exception):
         return None
     refused = DatasetteError(f"Query refused: {message}", title="Query refused", status=400)
     # Datasette's own hook renders the error page; imported as a module, it is not one of ours
-    return default_exceptions.handle_exception(datasette, request, refused)
+    return default_error_page(datasette, request, refused)

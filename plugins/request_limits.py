@@ -23,11 +23,11 @@ so no other wrapper reads an unbounded query first.
 
 from urllib.parse import unquote_plus
 
-from datasette import handle_exception as default_exceptions
 from datasette.utils.asgi import Request
 from datasette.views.base import DatasetteError
 
 from loader.web.catalog_scope import in_catalog_scope
+from loader.web.error_pages import default_error_page
 
 # far above the URLs the site's own links make; common servers and proxies refuse longer
 # request lines too (nginx's and Apache's defaults are about 8 KiB)
@@ -93,7 +93,7 @@ def bounded_requests(app, datasette):
             if problem:
                 error = DatasetteError(problem, title="Bad request", status=400)
                 request = Request(scope, receive)
-                response = await default_exceptions.handle_exception(datasette, request, error)()
+                response = await default_error_page(datasette, request, error)()
                 await response.asgi_send(send)
                 return
         await app(scope, receive, send)

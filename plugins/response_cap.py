@@ -23,11 +23,11 @@ cap is replaced by the same 400 before it is sent.
 import weakref
 from json.encoder import encode_basestring_ascii
 
-from datasette import handle_exception as default_exceptions
 from datasette.utils.asgi import Request
 from datasette.views.base import DatasetteError
 
 from loader.web.catalog_scope import in_catalog_scope, is_catalog
+from loader.web.error_pages import default_error_page
 
 # the largest page the catalog serves is max_returned_rows papers of a few KB each, so 16 MiB
 # is far above any legitimate result and far below what exhausts the server
@@ -135,7 +135,7 @@ def refusal_error():
 
 def handle_exception(datasette, request, exception):
     if isinstance(exception, ResponseTooLarge) and request is not None:
-        return default_exceptions.handle_exception(datasette, request, refusal_error())
+        return default_error_page(datasette, request, refusal_error())
     return None
 
 
@@ -158,7 +158,7 @@ def cap_bodies(app, datasette):
                 body = message.get("body", b"")
                 if not message.get("more_body") and len(body) > MAX_RESPONSE_BYTES:
                     request = Request(scope, receive)
-                    error = default_exceptions.handle_exception(datasette, request, refusal_error())
+                    error = default_error_page(datasette, request, refusal_error())
                     response = await error()
                     await response.asgi_send(send)
                     return
