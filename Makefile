@@ -152,7 +152,7 @@ test-deep: $(BIN)/.installed
 lint: $(BIN)/.installed
 	$(BIN)/ruff check loader plugins tests bench
 	$(BIN)/ruff format --check loader plugins tests bench
-	$(BIN)/mypy loader
+	$(BIN)/mypy loader plugins
 	$(BIN)/lint-imports
 
 # docs/cli.md from the commands' own --help (tests/test_docs.py fails while it is stale)

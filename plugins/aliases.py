@@ -8,9 +8,17 @@ nothing more (it used to cost a look-up and a hand-off to an SQL thread on every
 """
 
 import re
+import sqlite3
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from loader.web.catalog_scope import catalog_name, serves_catalog
+
+if TYPE_CHECKING:
+    from datasette.app import Datasette
+
+    from loader.serve.asgi_types import ASGIApp, Message, Receive, Scope, Send
 
 TABLE = "papers"
 # paper ids are 16 hex digits (normalize.paper_id); anything else is no alias
@@ -19,13 +27,13 @@ ALIAS_SQL = "select paper_id from paper_aliases where alias = :alias"
 TABLE_SQL = "select 1 from sqlite_master where type = 'table' and name = 'paper_aliases'"
 
 
-async def merged_into(datasette, alias):
+async def merged_into(datasette: "Datasette", alias: str) -> str | None:
     """The paper an alias now is, or None."""
     db = datasette.databases.get(catalog_name(datasette))
     if db is None:
         return None
 
-    def look_up(connection):
+    def look_up(connection: sqlite3.Connection) -> str | None:
         # both on one SQL thread: one hand-off for every paper page instead of two
         if not connection.execute(TABLE_SQL).fetchone():  # built before aliases existed
             return None
@@ -35,8 +43,8 @@ async def merged_into(datasette, alias):
     return await db.execute_fn(look_up)
 
 
-def redirect_aliases(app, datasette):
-    async def redirecting(scope, receive, send):
+def redirect_aliases(app: "ASGIApp", datasette: "Datasette") -> "ASGIApp":
+    async def redirecting(scope: "Scope", receive: "Receive", send: "Send") -> None:
         match = None
         if scope["type"] == "http" and serves_catalog(datasette):
             prefix = datasette.urls.table(catalog_name(datasette), TABLE)
@@ -47,7 +55,7 @@ def redirect_aliases(app, datasette):
             return
         redirected = False
 
-        async def redirect_not_found(message):
+        async def redirect_not_found(message: "Message") -> None:
             nonlocal redirected
             if redirected:
                 return  # the 404's body: the redirect has its own
@@ -64,7 +72,9 @@ def redirect_aliases(app, datasette):
     return redirecting
 
 
-async def send_redirect(send, scope, paper_path, match):
+async def send_redirect(
+    send: "Send", scope: "Scope", paper_path: str, match: "re.Match[str]"
+) -> None:
     location = paper_path + (match["format"] or "")
     if scope.get("query_string"):
         location += "?" + scope["query_string"].decode("latin-1")
@@ -81,5 +91,5 @@ async def send_redirect(send, scope, paper_path, match):
     await send({"type": "http.response.body", "body": b"Merged into another paper.\n"})
 
 
-def asgi_wrapper(datasette):
+def asgi_wrapper(datasette: "Datasette") -> Callable[["ASGIApp"], "ASGIApp"]:
     return lambda app: redirect_aliases(app, datasette)

@@ -9,8 +9,13 @@ on the filter form and the SQL editor, headings in order; see the script).
 """
 
 import re
+from typing import TYPE_CHECKING, Any
 
 from loader.web.catalog_scope import is_catalog_page
+
+if TYPE_CHECKING:
+    from datasette.app import Datasette
+    from datasette.utils.asgi import Request
 
 # the distribution's name: Datasette serves its plugins' static/ under it
 DISTRIBUTION = "paper-catalog"
@@ -24,17 +29,21 @@ DATASETTE_PAGES = re.compile(r"((table|row|query|database)(-.+)?|show_json|error
 PAGE_VARIABLE = "paper_catalog_page"
 
 
-def static_url(datasette, name):
+def static_url(datasette: "Datasette", name: str) -> str:
     return datasette.urls.static_plugins(DISTRIBUTION, name)
 
 
-def extra_css_urls(database, request, datasette):
+def extra_css_urls(
+    database: str | None, request: "Request | None", datasette: "Datasette"
+) -> list[str] | None:
     if not is_catalog_page(datasette, database, request):
         return None
     return [static_url(datasette, STYLESHEET)]
 
 
-def extra_js_urls(template, database, request, datasette):
+def extra_js_urls(
+    template: str | None, database: str | None, request: "Request | None", datasette: "Datasette"
+) -> list[dict[str, Any]] | None:
     if not (
         is_catalog_page(datasette, database, request) and DATASETTE_PAGES.fullmatch(template or "")
     ):
@@ -43,5 +52,7 @@ def extra_js_urls(template, database, request, datasette):
     return [{"url": static_url(datasette, SCRIPT), "module": True}]
 
 
-def extra_template_vars(database, request, datasette):
+def extra_template_vars(
+    database: str | None, request: "Request | None", datasette: "Datasette"
+) -> dict[str, bool]:
     return {PAGE_VARIABLE: is_catalog_page(datasette, database, request)}

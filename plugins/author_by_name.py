@@ -13,19 +13,26 @@ is sorted. Unsearched, the table keeps its id order: every page after the first 
 sorted on another column costs a scan at 1M papers (docs/site.md).
 """
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
-from datasette.utils.asgi import Response
+from datasette.utils.asgi import Request, Response
 
 from loader.web.catalog_scope import catalog_database, catalog_name, serves_catalog
 from loader.web.rendering import name_key
+
+if TYPE_CHECKING:
+    from datasette.app import Datasette
+
+    from loader.serve.asgi_types import ASGIApp, Receive, Scope, Send
 
 AUTHORS = "authors"
 RANKED = b"_sort_desc=paper_count"
 SORTS = {"_sort", "_sort_desc"}
 
 
-async def author_page(datasette, request):
+async def author_page(datasette: "Datasette", request: Request) -> Response:
     name = request.args.get("name", "")
     if not name.strip() or len(name) > 500:
         return Response.text("Give an author's name: /-/author?name=...", status=400)
@@ -48,7 +55,7 @@ def searches_without_order(query_string: bytes) -> bool:
     return searched and not names & SORTS
 
 
-def author_table_paths(datasette):
+def author_table_paths(datasette: "Datasette") -> tuple[str, ...]:
     if not serves_catalog(datasette):
         return ()
     database = catalog_name(datasette)
@@ -57,8 +64,8 @@ def author_table_paths(datasette):
     )
 
 
-def rank_author_searches(app, datasette):
-    async def ranked(scope, receive, send):
+def rank_author_searches(app: "ASGIApp", datasette: "Datasette") -> "ASGIApp":
+    async def ranked(scope: "Scope", receive: "Receive", send: "Send") -> None:
         if (
             scope["type"] == "http"
             and b"_search" in scope.get("query_string", b"")
@@ -71,11 +78,11 @@ def rank_author_searches(app, datasette):
     return ranked
 
 
-def register_routes(datasette):
+def register_routes(datasette: "Datasette") -> list[tuple[str, Callable[..., Any]]] | None:
     if not serves_catalog(datasette):
         return None
     return [(r"^/-/author$", author_page)]
 
 
-def asgi_wrapper(datasette):
+def asgi_wrapper(datasette: "Datasette") -> Callable[["ASGIApp"], "ASGIApp"]:
     return lambda app: rank_author_searches(app, datasette)

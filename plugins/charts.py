@@ -5,11 +5,18 @@ The counts come from the small tracks and affiliations tables (paper_count is pr
 loader), so the charts cost the same at 1M papers.
 """
 
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from datasette import Response
+from datasette.database import Database
+from datasette.utils.asgi import Request
 
 from loader.web.catalog_scope import catalog_database, catalog_name, serves_catalog
+
+if TYPE_CHECKING:
+    from datasette.app import Datasette
 
 ROW_HEIGHT = 22
 BAR_HEIGHT = 15
@@ -39,11 +46,13 @@ limit :limit
 """
 
 
-def shorten(text, limit=LABEL_CHARS):
+def shorten(text: str, limit: int = LABEL_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def bar_chart(chart_id, title, items):
+def bar_chart(
+    chart_id: str, title: str, items: Iterable[tuple[str, int, str | None]]
+) -> dict[str, Any]:
     """items: (label, value, href or None). Geometry for _bar_chart.html, which escapes text."""
     items = [item for item in items if item[1]]
     largest = max((value for _, value, _ in items), default=0)
@@ -74,11 +83,11 @@ def bar_chart(chart_id, title, items):
     }
 
 
-def papers_link(datasette, **filters):
+def papers_link(datasette: "Datasette", **filters: Any) -> str:
     return datasette.urls.table(catalog_name(datasette), "papers") + "?" + urlencode(filters)
 
 
-async def area_chart(datasette, db):
+async def area_chart(datasette: "Datasette", db: Database) -> dict[str, Any]:
     rows = list(await db.execute(AREAS_SQL))
     untracked = (await db.execute(NO_TRACK_SQL)).first()[0]
     items = [(row["name"], row["papers"], papers_link(datasette, area=row["name"])) for row in rows]
@@ -87,7 +96,7 @@ async def area_chart(datasette, db):
     return bar_chart("chart-areas", "Papers per area", items)
 
 
-async def track_chart(datasette, db):
+async def track_chart(datasette: "Datasette", db: Database) -> dict[str, Any]:
     rows = await db.execute(TRACKS_SQL)
     items = [
         (row["name"], row["papers"], papers_link(datasette, track=row["name"])) for row in rows
@@ -95,7 +104,7 @@ async def track_chart(datasette, db):
     return bar_chart("chart-tracks", "Papers per track", items)
 
 
-async def affiliation_chart(datasette, db):
+async def affiliation_chart(datasette: "Datasette", db: Database) -> dict[str, Any]:
     rows = await db.execute(AFFILIATIONS_SQL, {"limit": TOP_AFFILIATIONS})
     items = [
         (
@@ -110,7 +119,7 @@ async def affiliation_chart(datasette, db):
     )
 
 
-async def charts_page(datasette, request):
+async def charts_page(datasette: "Datasette", request: Request) -> Response:
     db = catalog_database(datasette)
     charts = [
         await area_chart(datasette, db),
@@ -122,7 +131,7 @@ async def charts_page(datasette, request):
     )
 
 
-def register_routes(datasette):
+def register_routes(datasette: "Datasette") -> list[tuple[str, Callable[..., Any]]] | None:
     if not serves_catalog(datasette):
         return None
     return [(r"^/-/charts$", charts_page)]

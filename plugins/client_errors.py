@@ -18,6 +18,8 @@ import json
 import re
 import sqlite3
 import sys
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
 from datasette.database import QueryInterrupted
@@ -27,6 +29,11 @@ from datasette.views.base import DatasetteError
 
 from loader.web.catalog_scope import in_catalog_scope
 from loader.web.error_pages import default_error_page
+
+if TYPE_CHECKING:
+    from datasette.app import Datasette
+
+    from loader.serve.asgi_types import ASGIApp, Receive, Scope, Send
 
 BOOLEANS = {"on", "off", "true", "false", "1", "0"}
 # an integer as int() reads it: spaces around, a sign, digits with single underscores between
@@ -45,7 +52,7 @@ TOO_LONG = "SQL query took too long; the time limit is {limit} ms."
 INTERRUPTED = "SQL Interrupted"
 
 
-def parsed_json(value):
+def parsed_json(value: str) -> Any:
     """The JSON value, or None when it is not JSON (or nested past Python's recursion limit)."""
     try:
         return json.loads(value)
@@ -53,7 +60,7 @@ def parsed_json(value):
         return None
 
 
-def facet_column(config):
+def facet_column(config: Any) -> Any:
     """The column a JSON facet config names, as Datasette reads it (`column`, else `simple`),
     or None when it is no object or names none."""
     if not isinstance(config, dict):
@@ -61,7 +68,7 @@ def facet_column(config):
     return config.get("column") or config.get("simple") or None
 
 
-def too_many_digits(value):
+def too_many_digits(value: str) -> bool:
     """Whether int() would refuse value for its length (Python's limit on the digits of an
     integer read from text), where Datasette reads it with a bare int()."""
     limit = sys.get_int_max_str_digits()
@@ -73,7 +80,7 @@ def too_many_digits(value):
     )
 
 
-def parameter_problem(key, value):
+def parameter_problem(key: str, value: str) -> str | None:
     """Why one URL parameter cannot be read, or None when it can."""
     if too_many_digits(value):
         return f"{key} is a number of more than {sys.get_int_max_str_digits()} digits"
@@ -108,7 +115,7 @@ def parameter_problem(key, value):
     return None
 
 
-def facet_name_problem(key):
+def facet_name_problem(key: str) -> str | None:
     """Why a table page cannot read a `_facet...` parameter's name, or None. Datasette reads the
     facet type from the name after `_facet_`; a name with neither (`_facets`) failed as a 500
     (an unset variable) on every table without facets in metadata.yml."""
@@ -117,7 +124,7 @@ def facet_name_problem(key):
     return None
 
 
-def is_table_path(datasette, path):
+def is_table_path(datasette: "Datasette", path: str) -> bool:
     """/<database>/<table>, with or without a format: the pages Datasette reads facets on (the
     site's own pages, such as /search, have parameters of their own)."""
     base_url = datasette.setting("base_url")
@@ -127,7 +134,7 @@ def is_table_path(datasette, path):
     return len(parts) == 2 and parts[0] != "-"
 
 
-def query_problem(query_string, table_page=False):
+def query_problem(query_string: bytes, table_page: bool = False) -> str | None:
     """The first unreadable parameter of a query string, read as Datasette reads it."""
     for key, value in parse_qsl(query_string.decode("latin-1"), keep_blank_values=True):
         problem = parameter_problem(key, value) or (table_page and facet_name_problem(key))
@@ -136,15 +143,17 @@ def query_problem(query_string, table_page=False):
     return None
 
 
-async def send_error(datasette, scope, receive, send, error):
+async def send_error(
+    datasette: "Datasette", scope: "Scope", receive: "Receive", send: "Send", error: Exception
+) -> None:
     """Datasette's own error page (HTML) or error object (.json) for error."""
     request = Request(scope, receive)
     response = await default_error_page(datasette, request, error)()
     await response.asgi_send(send)
 
 
-def check_parameters(app, datasette):
-    async def checked(scope, receive, send):
+def check_parameters(app: "ASGIApp", datasette: "Datasette") -> "ASGIApp":
+    async def checked(scope: "Scope", receive: "Receive", send: "Send") -> None:
         if (
             scope["type"] == "http"
             and scope.get("query_string")
@@ -161,11 +170,11 @@ def check_parameters(app, datasette):
     return checked
 
 
-def asgi_wrapper(datasette):
+def asgi_wrapper(datasette: "Datasette") -> Callable[["ASGIApp"], "ASGIApp"]:
     return lambda app: check_parameters(app, datasette)
 
 
-async def wrong_row_key(datasette, request):
+async def wrong_row_key(datasette: "Datasette", request: Request) -> DatasetteError | None:
     """A 404 when a row URL does not give one value per primary-key column, else None."""
     url_vars = request.url_vars
     if "pks" not in url_vars or "table" not in url_vars:
@@ -188,7 +197,7 @@ async def wrong_row_key(datasette, request):
     )
 
 
-def request_error(datasette, exception):
+def request_error(datasette: "Datasette", exception: BaseException) -> DatasetteError | None:
     """The 4xx a request-caused exception stands for, or None."""
     # Datasette's own time-limit page runs an inline script, which the site's
     # Content-Security-Policy would refuse: the same plain message as everywhere else instead
@@ -216,7 +225,9 @@ def request_error(datasette, exception):
     return None
 
 
-def handle_exception(datasette, request, exception):
+def handle_exception(
+    datasette: "Datasette", request: Request | None, exception: BaseException
+) -> Callable[[], Awaitable[Any]] | None:
     if request is None or not in_catalog_scope(datasette, request.path):
         return None
     error = request_error(datasette, exception)
@@ -225,7 +236,7 @@ def handle_exception(datasette, request, exception):
     if not isinstance(exception, sqlite3.ProgrammingError):
         return None
 
-    async def row_key_or_default():
+    async def row_key_or_default() -> Any:
         error = await wrong_row_key(datasette, request)
         if error is None:
             return None

@@ -5,11 +5,17 @@ goes on every link, replacing any `_size`/`_stream` the page itself was given: t
 CSV view (plugins/csv_stream.py) streams every row in its largest pages and names the file.
 """
 
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode
 
 from datasette.utils import path_with_format
+from datasette.utils.asgi import Request
 
 from loader.web.catalog_scope import is_catalog
+
+if TYPE_CHECKING:
+    from datasette.app import Datasette
 
 # page-only parameters: they mean nothing to (or break) a full CSV export
 PAGE_ONLY = {"_size", "_stream", "_dl", "_next", "_labels", "_facet", "_facet_array", "_facet_size"}
@@ -17,7 +23,7 @@ PAGE_ONLY = {"_size", "_stream", "_dl", "_next", "_labels", "_facet", "_facet_ar
 STREAM_ALL = [("_size", "max"), ("_stream", "on"), ("_dl", "1")]
 
 
-def export_pairs(query_string, labels):
+def export_pairs(query_string: str, labels: bool) -> list[tuple[str, str]]:
     pairs = [
         (key, value)
         for key, value in parse_qsl(query_string, keep_blank_values=True)
@@ -26,25 +32,31 @@ def export_pairs(query_string, labels):
     return pairs + STREAM_ALL + ([("_labels", "on")] if labels else [])
 
 
-def csv_url(datasette, request, labels):
+def csv_url(datasette: "Datasette", request: Request, labels: bool) -> str:
     path = path_with_format(path=request.path, format="csv")
     separator = "&" if "?" in path else "?"
     query = urlencode(export_pairs(request.query_string, labels))
     return datasette.urls.path(f"{path}{separator}{query}")
 
 
-def stream_all(url):
+def stream_all(url: str) -> str:
     """Any CSV URL of ours, with `_size=max&_stream=on` in place of what it had."""
     path, _, query = url.partition("?")
     pairs = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k not in PAGE_ONLY]
     return f"{path}?{urlencode(pairs + STREAM_ALL)}"
 
 
-def prepare_jinja2_environment(env):
+def prepare_jinja2_environment(env: Any) -> None:
     env.filters["stream_all"] = stream_all
 
 
-def extra_template_vars(template, database, table, request, datasette):
+def extra_template_vars(
+    template: str | None,
+    database: str | None,
+    table: str | None,
+    request: Request | None,
+    datasette: "Datasette",
+) -> Callable[[], Awaitable[dict[str, Any]]] | None:
     if (
         request is None
         or not (template or "").startswith(("table", "query"))
@@ -52,9 +64,9 @@ def extra_template_vars(template, database, table, request, datasette):
     ):
         return None
 
-    async def export_links():
+    async def export_links() -> dict[str, Any]:
         labels = False
-        if table and template.startswith("table"):
+        if table and (template or "").startswith("table"):
             foreign_keys = await datasette.get_database(database).foreign_keys_for_table(table)
             labels = bool(foreign_keys)
         url = csv_url(datasette, request, labels)

@@ -596,7 +596,7 @@ async def csv_view(request: Request, datasette: Any) -> Any:
         pages = Pages(source, data)
         out = TraceWriter(writer, limit) if trace else ChunkWriter(writer, limit)
         try:
-            if trace:
+            if isinstance(out, TraceWriter):  # trace is on
                 await out.markup(TRACE_PREAMBLE)
             if request.args.get("_header") != "off":
                 await out.line(lines.encoder.line(headings_of(data)))
@@ -609,7 +609,7 @@ async def csv_view(request: Request, datasette: Any) -> Any:
             message = safe_text(str(exceeded))
             await out.writer.write(str(escape(message)) if trace else message)
             return
-        if trace:
+        if isinstance(out, TraceWriter):  # trace is on
             await out.markup(TRACE_POSTAMBLE)
         await out.flush()
 
@@ -648,7 +648,7 @@ def csv_routes(datasette: Any) -> list[tuple[str, View]]:
     ]
 
 
-def register_routes(datasette):
+def register_routes(datasette: Any) -> list[tuple[str, View]] | None:
     if not serves_catalog(datasette):
         return None
     return csv_routes(datasette)

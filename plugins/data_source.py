@@ -6,6 +6,7 @@ under its search boxes instead.
 """
 
 import weakref
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from datasette.database import Database
@@ -38,11 +39,13 @@ async def instance_metadata(datasette: Any) -> dict:
     return dict(datasette.metadata() or {})
 
 
-def extra_template_vars(template, datasette):
+def extra_template_vars(
+    template: str | None, datasette: Any
+) -> Callable[[], Awaitable[dict[str, Any]]] | None:
     if template not in OWN_PAGES or not serves_catalog(datasette):
         return None
 
-    async def footer():
+    async def footer() -> dict[str, Any]:
         return {
             "site_metadata": await instance_metadata(datasette),
             "data_source": await source_line(catalog_database(datasette)),

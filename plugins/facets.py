@@ -10,9 +10,11 @@ matching papers instead of parsing every row's JSON.
 """
 
 import asyncio
+import sqlite3
 import weakref
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from datasette.database import Database, QueryInterrupted
@@ -30,6 +32,9 @@ from loader.web.rendering import affiliation_slug, name_key
 from loader.web.request_scope import mark_incomplete
 from loader.web.search_request import FACET_TITLES
 from loader.web.time_limit import within_time_limit
+
+if TYPE_CHECKING:
+    from datasette.app import Datasette
 
 TABLE = "papers"
 
@@ -57,12 +62,12 @@ LINKS = {
 }
 
 
-def is_papers_table(facet):
+def is_papers_table(facet: Facet) -> bool:
     """The facet is of the catalog's papers table (another database may have one too)."""
     return facet.table == TABLE and is_catalog(facet.ds, facet.database)
 
 
-def is_unfiltered(sql, params):
+def is_unfiltered(sql: str, params: Any) -> bool:
     """Datasette's facet SQL for the whole table ends with the table name and has no where."""
     return not params and sql.rstrip().endswith(f" from {TABLE}")
 
@@ -77,7 +82,7 @@ def is_unfiltered(sql, params):
 SHARED_COUNTS = "paper_catalog.facet_counts"
 
 
-def combined_sql(matched_columns, arms, sql):
+def combined_sql(matched_columns: str, arms: list[tuple[int, str]], sql: str) -> str:
     """arms: [(box number, arm)]."""
     numbered = (f"select * from (select {number} as facet, {arm})" for number, arm in arms)
     union = " union all ".join(numbered)
@@ -89,7 +94,7 @@ def combined_sql(matched_columns, arms, sql):
     )
 
 
-def column_arm(column, unfiltered, limit):
+def column_arm(column: str, unfiltered: bool, limit: int) -> str:
     """Datasette's column facet query (facets.py ColumnFacet), over the matched papers; for
     the whole table, summed from the build's per-combination counts (loader/build/facet_table.py):
     a group by over every row grows with the catalog, the sum of the few combinations does not."""
@@ -106,7 +111,7 @@ def column_arm(column, unfiltered, limit):
     )
 
 
-def link_arm(link, unfiltered, limit):
+def link_arm(link: Link, unfiltered: bool, limit: int) -> str:
     if unfiltered:
         return (
             f"{link.value} as value, {link.label} as label, paper_count as count "
@@ -122,7 +127,7 @@ def link_arm(link, unfiltered, limit):
     )
 
 
-def box_columns(facet):
+def box_columns(facet: Facet) -> list[tuple[str, str, str]]:
     """The page's boxes: ("present", column, source) and ("link", column, source), from
     metadata.yml and the URL's `_facet_present` / `_facet_link`; none on another database's
     page (the facet classes are registered for every table Datasette serves)."""
@@ -141,7 +146,7 @@ def box_columns(facet):
     return boxes
 
 
-async def count_boxes(facet):
+async def count_boxes(facet: Facet) -> dict[tuple[str, str], list[Any]] | None:
     """{(kind, column): rows} for every box of the page, or None when the statement ran out of
     facet time."""
     boxes = box_columns(facet)
@@ -173,7 +178,9 @@ async def count_boxes(facet):
     return counted
 
 
-async def count_in_sql(facet, boxes, unfiltered, limit):
+async def count_in_sql(
+    facet: Facet, boxes: list[tuple[str, str, str]], unfiltered: bool, limit: int
+) -> list[Any]:
     """Every box's rows from one statement."""
     arms = [
         (number, column_arm(column, unfiltered, limit))
@@ -196,7 +203,7 @@ async def count_in_sql(facet, boxes, unfiltered, limit):
     return results.rows
 
 
-def matched_ids_sql(sql, table):
+def matched_ids_sql(sql: str, table: str) -> str | None:
     """`select rowid from <table> <where>` for Datasette's facet SQL of a table page, `select
     <columns> from <table> <where>`; None for any other shape."""
     head = f" from {escape_sqlite(table)} "
@@ -206,7 +213,15 @@ def matched_ids_sql(sql, table):
     return "select rowid" + sql[start:]
 
 
-def count_in_memory(conn, facet, boxes, memory, ids_sql, limit, datasette):
+def count_in_memory(
+    conn: sqlite3.Connection,
+    facet: Facet,
+    boxes: list[tuple[str, str, str]],
+    memory: facet_memory.Indexes,
+    ids_sql: str,
+    limit: int,
+    datasette: "Datasette",
+) -> list[Any]:
     """Every box's rows in one SQL-thread hand-off, counted from the matches' rowids
     (loader/web/facet_counts.py); a column box the facet table does not hold, from SQL."""
     params = facet.params
@@ -238,7 +253,7 @@ def count_in_memory(conn, facet, boxes, memory, ids_sql, limit, datasette):
     return rows
 
 
-async def shared_counts(facet):
+async def shared_counts(facet: Facet) -> dict[tuple[str, str], list[Any]] | None:
     """count_boxes() once a page: both facet classes of a request await the same run."""
     runs = facet.request.scope.setdefault(SHARED_COUNTS, {})
     # params: a dict, or an empty list for the whole table
@@ -248,12 +263,14 @@ async def shared_counts(facet):
     return await runs[key]
 
 
-def own_boxes(facet):
+def own_boxes(facet: Facet) -> list[tuple[str, str]]:
     """(column, source) of this facet class's boxes."""
     return [(column, source) for kind, column, source in box_columns(facet) if kind == facet.type]
 
 
-async def own_counts(facet):
+async def own_counts(
+    facet: Facet,
+) -> tuple[list[tuple[str, str]], dict[tuple[str, str], list[Any]] | None]:
     """(this facet class's boxes, the counted rows of every box). The rows are None past the
     facet time limit; the page is then marked incomplete, so no response cache keeps it."""
     configs = own_boxes(facet)
@@ -283,7 +300,7 @@ def value_links(request: Request) -> Callable[[str, object], str]:
 _has_rows: "weakref.WeakKeyDictionary[Database, dict[str, bool]]" = weakref.WeakKeyDictionary()
 
 
-async def has_rows(datasette, database, table):
+async def has_rows(datasette: "Datasette", database: str, table: str) -> bool:
     """The table has a row: a link box of a catalog whose sources give no such links (no
     arXiv snapshot: no categories) is left out, as an empty column box is. Asked on every page
     whose matches have no such link; an immutable catalog's answer is kept."""
@@ -301,10 +318,10 @@ class LinkFacet(Facet):
 
     type = "link"
 
-    async def suggest(self):
+    async def suggest(self) -> list[dict[str, Any]]:
         return []
 
-    async def facet_results(self):
+    async def facet_results(self) -> tuple[list[dict[str, Any]], list[str]]:
         results = []
         facet_size = self.get_facet_size()
         pairs = self.get_querystring_pairs()
@@ -357,10 +374,10 @@ class PresentFacet(Facet):
 
     type = "present"
 
-    async def suggest(self):
+    async def suggest(self) -> list[dict[str, Any]]:
         return []
 
-    async def facet_results(self):
+    async def facet_results(self) -> tuple[list[dict[str, Any]], list[str]]:
         configs, counted = await own_counts(self)
         if counted is None:
             return [], [column for column, _ in configs]
@@ -399,7 +416,14 @@ class PresentFacet(Facet):
             )
         return results, []
 
-    def value_result(self, column, row, expanded, pairs, link):
+    def value_result(
+        self,
+        column: str,
+        row: Any,
+        expanded: dict[Any, Any],
+        pairs: list[tuple[str, str]],
+        link: Callable[[str, object], str],
+    ) -> dict[str, Any]:
         """One value of a box, linked as Datasette's column facet links it."""
         argument = f"{column}__exact" if column.startswith("_") else column
         selected = (argument, str(row["value"])) in pairs
@@ -431,28 +455,30 @@ def facet_boxes(sorted_facet_results: list[dict]) -> list[dict]:
     return [dict(box, title=facet_title(box["name"])) for box in boxes]
 
 
-def extra_template_vars(database, datasette):
+def extra_template_vars(database: str | None, datasette: "Datasette") -> dict[str, Any] | None:
     if not is_catalog(datasette, database):
         return None
     return {"catalog_facet_boxes": facet_boxes}
 
 
-def startup(datasette):
+def startup(datasette: "Datasette") -> Callable[[], Awaitable[None]] | None:
     if not serves_catalog(datasette):
         return None
 
-    async def start_reading_indexes():
+    async def start_reading_indexes() -> None:
         # returns at once; read in a thread of its own
         facet_memory.indexes(catalog_database(datasette), LINKS)
 
     return start_reading_indexes
 
 
-def register_facet_classes():
+def register_facet_classes() -> list[type[Facet]]:
     return [LinkFacet, PresentFacet]
 
 
-def filters_from_request(request, database, table, datasette):
+def filters_from_request(
+    request: Request, database: str, table: str, datasette: "Datasette"
+) -> FilterArguments | None:
     """`authors__arraycontains=X` scans every row's JSON; the same papers are the ones linked
     to X, which an index finds. The JSON condition stays, so results are exactly the same."""
     if table != TABLE or not is_catalog(datasette, database):

@@ -11,12 +11,18 @@ writes even if a query gets past Datasette's SELECT-only check.
 import re
 import sqlite3
 import threading
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 from datasette.views.base import DatasetteError
 
 from loader.web.catalog_scope import in_catalog_scope, is_catalog
 from loader.web.error_pages import default_error_page
 from loader.web.time_limit import open_virtual_tables
+
+if TYPE_CHECKING:
+    from datasette.app import Datasette
+    from datasette.utils.asgi import Request
 
 # the longest abstract is a few KB; an O(n*m) function like instr() on two values of this
 # size takes a fraction of a second (docs/security-figures.md), which bounds how far a single
@@ -95,12 +101,12 @@ REFUSALS = (
 helpers = threading.local()
 
 
-def apply_limits(conn):
+def apply_limits(conn: sqlite3.Connection) -> None:
     for limit, value in CONNECTION_LIMITS.items():
         conn.setlimit(limit, value)
 
 
-def plain_printf(format_string, *args):
+def plain_printf(format_string: Any, *args: Any) -> Any:
     """SQLite's own printf(), from a private in-memory connection of this thread."""
     connection = getattr(helpers, "connection", None)
     if connection is None:
@@ -112,13 +118,13 @@ def plain_printf(format_string, *args):
     ]
 
 
-def size_argument(value):
+def size_argument(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError("printf() width and precision must be numbers")
     return int(value)
 
 
-def bounded_printf(format_string, *args):
+def bounded_printf(format_string: Any, *args: Any) -> Any:
     """printf() that refuses a width or precision above MAX_VALUE_BYTES.
 
     `%.*c` with a precision of 2e9 spins for seconds inside one instruction even when the
@@ -143,7 +149,9 @@ def bounded_printf(format_string, *args):
     return plain_printf(format_string, *args)
 
 
-def read_only_authorizer(action, name, detail, database, trigger):
+def read_only_authorizer(
+    action: int, name: str | None, detail: str | None, database: str | None, trigger: str | None
+) -> int:
     if action == sqlite3.SQLITE_READ and (name or "").lower() in PRIVATE_TABLES:
         return sqlite3.SQLITE_DENY
     if action in READ_ACTIONS:
@@ -162,7 +170,7 @@ def read_only_authorizer(action, name, detail, database, trigger):
     return sqlite3.SQLITE_DENY
 
 
-def is_read_only_file(datasette, database):
+def is_read_only_file(datasette: "Datasette", database: str) -> bool:
     db = datasette.databases.get(database)
     return db is not None and not db.is_mutable and not db.is_memory
 
@@ -174,7 +182,7 @@ def is_read_only_file(datasette, database):
 MMAP_BYTES = 0
 
 
-def prepare_connection(conn, database, datasette):
+def prepare_connection(conn: sqlite3.Connection, database: str, datasette: "Datasette") -> None:
     if not is_catalog(datasette, database):
         return
     # before the time limit can meet a table half-opened
@@ -190,7 +198,9 @@ def prepare_connection(conn, database, datasette):
         conn.set_authorizer(read_only_authorizer)
 
 
-def handle_exception(datasette, request, exception):
+def handle_exception(
+    datasette: "Datasette", request: "Request | None", exception: BaseException
+) -> Callable[[], Awaitable[Any]] | None:
     if not isinstance(exception, sqlite3.DatabaseError):
         return None
     if request is None or not in_catalog_scope(datasette, request.path):

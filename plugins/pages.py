@@ -16,7 +16,9 @@ hundred papers costs an awaited step per expression in the page's own async temp
 
 import json
 import re
+import sqlite3
 import weakref
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from datasette.utils import tilde_decode
@@ -26,7 +28,7 @@ from loader.web.catalog_scope import catalog_database, serves_catalog
 from loader.web.datasette_api import canned_query, jinja_environment
 from loader.web.kept_renderings import KeptRenderings
 from loader.web.permissions import can_view, ensure_view, table_visibility
-from loader.web.related import kept_counts, kept_scores, related_within
+from loader.web.related import WordScores, kept_counts, kept_scores, related_within
 from loader.web.rendering import title_html
 from loader.web.request_scope import mark_incomplete
 from loader.web.time_limit import within_time_limit
@@ -106,12 +108,12 @@ limit :limit
 """
 
 
-def limited(sql):
+def limited(sql: str) -> str:
     """A canned query's first :limit rows, in its own order."""
     return f"select * from ({sql}) limit :limit"
 
 
-async def canned_sql(datasette, database, name, actor):
+async def canned_sql(datasette: Any, database: str, name: str, actor: Any) -> str:
     """A canned query of metadata.yml, so a page and its query never disagree."""
     query = await canned_query(datasette, database, name, actor)
     if not query or not query.get("sql"):
@@ -119,7 +121,12 @@ async def canned_sql(datasette, database, name, actor):
     return query["sql"]
 
 
-def read_rows(connection, sql, params, time_limit_ms):
+def read_rows(
+    connection: sqlite3.Connection,
+    sql: str,
+    params: Mapping[str, Any],
+    time_limit_ms: int | None,
+) -> list[dict[str, Any]]:
     """A statement's rows as dicts within the time limit, past it QueryInterrupted, as
     Datasette's own execute() gives them. A page runs all its statements in one go on one SQL
     thread: one hand-off between the event loop and the thread instead of one per query."""
@@ -127,11 +134,16 @@ def read_rows(connection, sql, params, time_limit_ms):
         return [dict(row) for row in connection.execute(sql, params)]
 
 
-def paper_page(connection, paper, time_limit_ms, related_kept):
+def paper_page(
+    connection: sqlite3.Connection,
+    paper: dict[str, Any],
+    time_limit_ms: int | None,
+    related_kept: tuple[dict[str, int], WordScores],
+) -> dict[str, Any]:
     """Everything the paper page shows of `paper`, its row of papers as a dict;
     related_kept: related_kept() of the database it is read from."""
 
-    def rows(sql):
+    def rows(sql: str) -> list[dict[str, Any]]:
         return read_rows(connection, sql, {"id": paper["id"]}, time_limit_ms)
 
     authors = rows(PAPER_AUTHORS_SQL)
@@ -156,16 +168,18 @@ def paper_page(connection, paper, time_limit_ms, related_kept):
     }
 
 
-def related_kept(db):
+def related_kept(db: Any) -> tuple[dict[str, int], WordScores]:
     """The word counts and scores kept for db's related papers (read on the event loop: the
     SQL threads share them)."""
     return kept_counts(db), kept_scores(db)
 
 
-def paper_lookups(paper_id, time_limit_ms, related_kept):
+def paper_lookups(
+    paper_id: str, time_limit_ms: int | None, related_kept: tuple[dict[str, int], WordScores]
+) -> Callable[[sqlite3.Connection], dict[str, Any]]:
     """Everything the paper page shows ({} for no such paper), read on the SQL thread."""
 
-    def read(connection):
+    def read(connection: sqlite3.Connection) -> dict[str, Any]:
         found = read_rows(connection, PAPER_SQL, {"id": paper_id}, time_limit_ms)
         return paper_page(connection, found[0], time_limit_ms, related_kept) if found else {}
 
@@ -181,7 +195,9 @@ async def paper_context(datasette: Any, db: Any, paper_id: str, request: Request
     return context
 
 
-def papers_by_year(counts, papers):
+def papers_by_year(
+    counts: Iterable[Mapping[str, Any]], papers: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
     """Newest year first (papers of no year last): each year's count and its venues' counts
     (most papers first) for all of the author's papers, and those of `papers` (the ones the
     page shows) in that year, in their order."""
@@ -199,10 +215,16 @@ def papers_by_year(counts, papers):
     return sorted(years.values(), key=lambda year: (year["year"] is None, -(year["year"] or 0)))
 
 
-def author_page(connection, author, papers_sql, time_limit_ms, max_returned_rows):
+def author_page(
+    connection: sqlite3.Connection,
+    author: dict[str, Any],
+    papers_sql: str,
+    time_limit_ms: int | None,
+    max_returned_rows: int,
+) -> dict[str, Any]:
     """Everything the author page shows of `author`, its row of authors as a dict."""
 
-    def rows(sql, **params):
+    def rows(sql: str, **params: Any) -> list[dict[str, Any]]:
         return read_rows(connection, sql, {"id": author["id"], **params}, time_limit_ms)
 
     coauthors = rows(AUTHOR_COAUTHORS_SQL, limit=COAUTHORS_SHOWN)
@@ -222,10 +244,12 @@ def author_page(connection, author, papers_sql, time_limit_ms, max_returned_rows
     }
 
 
-def author_lookups(author_id, papers_sql, time_limit_ms, max_returned_rows):
+def author_lookups(
+    author_id: str, papers_sql: str, time_limit_ms: int | None, max_returned_rows: int
+) -> Callable[[sqlite3.Connection], dict[str, Any]]:
     """Everything the author page shows ({} for no such author), read on the SQL thread."""
 
-    def read(connection):
+    def read(connection: sqlite3.Connection) -> dict[str, Any]:
         found = read_rows(connection, AUTHOR_SQL, {"id": author_id}, time_limit_ms)
         if not found:
             return {}
@@ -373,7 +397,7 @@ async def home_page(datasette: Any, request: Request) -> Response:
     return Response.html(html)
 
 
-def register_routes(datasette):
+def register_routes(datasette: Any) -> list[tuple[str, Callable[..., Any]]] | None:
     if not serves_catalog(datasette):
         return None
     route = PAGE_ROUTE.format(route=re.escape(catalog_database(datasette).route))

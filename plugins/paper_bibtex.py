@@ -1,12 +1,17 @@
 """BibTeX for one paper: shown on its page and downloadable at /catalog/papers/<id>.bib."""
 
 import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
-from datasette.utils.asgi import Response
+from datasette.utils.asgi import Request, Response
 
 from loader.web import search_request as search
 from loader.web.bibtex import format_entry
 from loader.web.catalog_scope import catalog_database, serves_catalog
+
+if TYPE_CHECKING:
+    from datasette.app import Datasette
 
 # the papers table's route under the catalog's: /catalog/papers/<id>.bib
 BIBTEX_ROUTE = r"^/{route}/papers/(?P<paper_id>[0-9a-f]{{1,64}})\.bib$"
@@ -15,7 +20,7 @@ PAPER_SQL = (
 )
 
 
-def paper_entry(paper, author_names):
+def paper_entry(paper: Any, author_names: Iterable[str]) -> str:
     """The BibTeX entry of a papers row (a mapping) and its authors' names in order."""
     paper = dict(paper)
     return format_entry(
@@ -31,7 +36,11 @@ def paper_entry(paper, author_names):
     )
 
 
-def page_entry(paper, paper_authors, paper_owner=None):
+def page_entry(
+    paper: Any,
+    paper_authors: Iterable[Mapping[str, Any]],
+    paper_owner: Mapping[str, Any] | None = None,
+) -> str:
     """For the paper page's template: its authors in order, a profile owner last."""
     names = [author["name"] for author in paper_authors]
     if paper_owner:
@@ -39,7 +48,7 @@ def page_entry(paper, paper_authors, paper_owner=None):
     return paper_entry(paper, names)
 
 
-async def bibtex_download(datasette, request):
+async def bibtex_download(datasette: "Datasette", request: Request) -> Response:
     db = catalog_database(datasette)
     paper_id = request.url_vars["paper_id"]
     found = (await db.execute(PAPER_SQL, {"id": paper_id})).rows
@@ -55,12 +64,12 @@ async def bibtex_download(datasette, request):
     )
 
 
-def register_routes(datasette):
+def register_routes(datasette: "Datasette") -> list[tuple[str, Callable[..., Any]]] | None:
     if not serves_catalog(datasette):
         return None
     route = re.escape(catalog_database(datasette).route)
     return [(BIBTEX_ROUTE.format(route=route), bibtex_download)]
 
 
-def prepare_jinja2_environment(env):
+def prepare_jinja2_environment(env: Any) -> None:
     env.globals["paper_bibtex"] = page_entry

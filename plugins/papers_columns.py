@@ -14,10 +14,18 @@ one after it.
 """
 
 import asyncio
+import sqlite3
 import weakref
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from loader.web.catalog_scope import catalog_database, catalog_name, serves_catalog
+
+if TYPE_CHECKING:
+    from datasette.app import Datasette
+
+    from loader.serve.asgi_types import ASGIApp, Receive, Scope, Send
 
 TABLE = "papers"
 ALWAYS_HIDDEN = ("abstract_plain", "abstract_text")
@@ -40,7 +48,7 @@ MAYBE_EMPTY = (
 FIRST_ROWS = 1000
 
 
-def empty_columns(connection, columns):
+def empty_columns(connection: sqlite3.Connection, columns: Sequence[str]) -> list[str]:
     """Those of `columns` that hold no value in any row of papers."""
     if not columns:
         return []
@@ -58,19 +66,19 @@ class HiddenColumns:
     """The papers table's hidden columns, read once (the catalog is immutable); every request
     waits for the one read."""
 
-    def __init__(self, datasette):
+    def __init__(self, datasette: "Datasette") -> None:
         self.datasette = datasette
-        self.columns = None
-        self.read = None
+        self.columns: list[str] | None = None
+        self.read: asyncio.Future[list[str]] | None = None
 
-    async def get(self):
+    async def get(self) -> list[str]:
         if self.columns is None:
             if self.read is None:
                 self.read = asyncio.ensure_future(self.read_columns())
             self.columns = await asyncio.shield(self.read)
         return self.columns
 
-    async def read_columns(self):
+    async def read_columns(self) -> list[str]:
         db = catalog_database(self.datasette)
         present = set(await db.table_columns("papers"))
         maybe = [column for column in MAYBE_EMPTY if column in present]
@@ -79,22 +87,22 @@ class HiddenColumns:
         return [c for c in ALWAYS_HIDDEN if c in present] + empty
 
 
-_hidden: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_hidden: "weakref.WeakKeyDictionary[Datasette, HiddenColumns]" = weakref.WeakKeyDictionary()
 
 
-def hidden_columns(datasette):
+def hidden_columns(datasette: "Datasette") -> HiddenColumns:
     if datasette not in _hidden:
         _hidden[datasette] = HiddenColumns(datasette)
     return _hidden[datasette]
 
 
-def chooses_columns(query_string):
+def chooses_columns(query_string: str) -> bool:
     """The URL chooses columns itself, or sorts by one (a sort column must stay shown)."""
     names = {part.split("=", 1)[0] for part in query_string.split("&") if part}
     return bool(names & {"_col", "_nocol", "_sort", "_sort_desc"})
 
 
-def table_paths(datasette):
+def table_paths(datasette: "Datasette") -> tuple[str, ...]:
     """The papers table's HTML and CSV paths, or none when the catalog is not served."""
     if not serves_catalog(datasette):
         return ()
@@ -102,10 +110,10 @@ def table_paths(datasette):
     return (table, datasette.urls.table(catalog_name(datasette), TABLE, format="csv"))
 
 
-def hide_columns(app, datasette):
+def hide_columns(app: "ASGIApp", datasette: "Datasette") -> "ASGIApp":
     hidden = hidden_columns(datasette)
 
-    async def wrapped(scope, receive, send):
+    async def wrapped(scope: "Scope", receive: "Receive", send: "Send") -> None:
         if (
             scope["type"] == "http"
             and scope["path"] in table_paths(datasette)
@@ -120,11 +128,11 @@ def hide_columns(app, datasette):
     return wrapped
 
 
-def asgi_wrapper(datasette):
+def asgi_wrapper(datasette: "Datasette") -> Callable[["ASGIApp"], "ASGIApp"]:
     return lambda app: hide_columns(app, datasette)
 
 
-def startup(datasette):
+def startup(datasette: "Datasette") -> Callable[[], Awaitable[list[str]]] | None:
     if not serves_catalog(datasette):
         return None
     return hidden_columns(datasette).get

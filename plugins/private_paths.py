@@ -16,15 +16,23 @@ shows /-/threads to the root actor only (`permissions-debug`), so it is left as 
 """
 
 import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from loader.web.catalog_scope import catalog_name, serves_catalog
 from loader.web.datasette_api import is_datasette_1
+
+if TYPE_CHECKING:
+    from datasette.app import Datasette
+    from datasette.utils.asgi import Request
 
 # the folders of an absolute path: "/srv/site/plugins/" of "running at /srv/site/plugins/x.py:40"
 FOLDERS = re.compile(r"(?<![\w.~-])/(?:[^\s/:<>'\"]+/)+")
 
 
-def without_catalog_path(datasette, databases):
+def without_catalog_path(
+    datasette: "Datasette", databases: Iterable[dict[str, Any]]
+) -> list[dict[str, Any]]:
     catalog = catalog_name(datasette)
     return [
         {key: value for key, value in database.items() if key != "path"}
@@ -34,25 +42,25 @@ def without_catalog_path(datasette, databases):
     ]
 
 
-def public_databases(datasette):
+def public_databases(datasette: "Datasette") -> list[dict[str, Any]]:
     """0.65's /-/databases data: a list of every database."""
     return without_catalog_path(datasette, datasette._connected_databases())
 
 
-async def public_databases_for_actor(datasette, request):
+async def public_databases_for_actor(datasette: "Datasette", request: "Request") -> dict[str, Any]:
     """1.0's /-/databases data: the databases the actor may see."""
     databases = await datasette._connected_databases_for_actor(request.actor)
     return {"databases": without_catalog_path(datasette, databases)}
 
 
-def public_threads(datasette):
+def public_threads(datasette: "Datasette") -> dict[str, Any]:
     threads = datasette._threads()
     if "tasks" in threads:
         threads["tasks"] = [FOLDERS.sub("", task) for task in threads["tasks"]]
     return threads
 
 
-def register_routes(datasette):
+def register_routes(datasette: "Datasette") -> list[tuple[str, Any]] | None:
     if not serves_catalog(datasette):
         return None
     # Datasette's views import its plugins: not as this module loads

@@ -2,13 +2,21 @@
 405 before Datasette sees it (0.65 answers a POST to a read-only canned query with a 500).
 Another database of the same Datasette is left as Datasette serves it."""
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 from loader.web.catalog_scope import in_catalog_scope
+
+if TYPE_CHECKING:
+    from datasette.app import Datasette
+
+    from loader.serve.asgi_types import ASGIApp, Receive, Scope, Send
 
 READ_METHODS = {"GET", "HEAD", "OPTIONS"}
 
 
-def refuse_writes(app, datasette):
-    async def guarded(scope, receive, send):
+def refuse_writes(app: "ASGIApp", datasette: "Datasette") -> "ASGIApp":
+    async def guarded(scope: "Scope", receive: "Receive", send: "Send") -> None:
         if (
             scope["type"] == "http"
             and scope["method"] not in READ_METHODS
@@ -31,5 +39,5 @@ def refuse_writes(app, datasette):
     return guarded
 
 
-def asgi_wrapper(datasette):
+def asgi_wrapper(datasette: "Datasette") -> Callable[["ASGIApp"], "ASGIApp"]:
     return lambda app: refuse_writes(app, datasette)

@@ -4,6 +4,8 @@ math as MathML, emphasis, safe links, sanitized), and search snippets with highl
 import functools
 import json
 import re
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from datasette.utils import tilde_encode
@@ -12,6 +14,9 @@ from markupsafe import Markup, escape
 from loader.web.catalog_scope import is_catalog
 from loader.web.kept_renderings import KeptRenderings
 from loader.web.rendering import affiliation_name, render_html, title_html, title_text
+
+if TYPE_CHECKING:
+    from datasette.app import Datasette
 
 # the `search` canned query wraps each match in these private-use characters
 MATCH_START = "\ue000"
@@ -33,7 +38,7 @@ ABSTRACTS_KEPT_BYTES = 24 * 1024 * 1024
 LINKS_KEPT_BYTES = 8 * 1024 * 1024
 
 
-def render_snippet(text):
+def render_snippet(text: str | None) -> Markup:
     """Escape first, then turn the match sentinels into <mark>; stray sentinels are dropped."""
     if text is None:
         return Markup("")
@@ -53,14 +58,14 @@ def render_snippet(text):
     return Markup("".join(pieces))
 
 
-def row_value(row, column):
+def row_value(row: Any, column: str) -> Any:
     try:
         return row[column]
     except (KeyError, IndexError):
         return None
 
 
-def paper_id_of(row):
+def paper_id_of(row: Any) -> str | None:
     for column in PAPER_ID_COLUMNS:
         value = row_value(row, column)
         if isinstance(value, str) and PAPER_ID.fullmatch(value):
@@ -76,7 +81,7 @@ AFFILIATION_NAMES_SQL = (
 EMPTY_LIST = Markup('<span class="empty-list"></span>')
 
 
-def json_names(value):
+def json_names(value: str) -> list[str] | None:
     """A JSON list of strings, or None for anything else (left to Datasette)."""
     try:
         names = json.loads(value)
@@ -87,7 +92,7 @@ def json_names(value):
     return names
 
 
-def render_names(value):
+def render_names(value: str) -> Markup | None:
     """A JSON list of names as "A, B, C"."""
     names = json_names(value)
     if names is None:
@@ -95,7 +100,13 @@ def render_names(value):
     return escape(", ".join(names)) if names else EMPTY_LIST
 
 
-def linked_names(value, column, datasette, database, affiliation_names=None):
+def linked_names(
+    value: str,
+    column: str,
+    datasette: "Datasette",
+    database: str,
+    affiliation_names: Mapping[str, str] | None = None,
+) -> Markup | None:
     """In the papers table, each author links to their page (by name: /-/author), each
     affiliation to its papers, shown by its name in the affiliations table (`affiliation_names`,
     slug -> name; else derived from the slug) rather than its slug, each category to its
@@ -123,21 +134,23 @@ def linked_names(value, column, datasette, database, affiliation_names=None):
     return Markup(", ").join(links)
 
 
-def link(url, text):
+def link(url: str, text: Any) -> Markup:
     return Markup(f'<a href="{escape(url)}">{escape(text)}</a>')
 
 
 @functools.lru_cache(maxsize=64)
-def table_url(datasette, database, table):
+def table_url(datasette: "Datasette", database: str, table: str) -> str:
     # fixed for a running instance; building it costs more than the rest of a cell
     return datasette.urls.table(database, table)
 
 
-def row_url(datasette, database, table, key):
+def row_url(datasette: "Datasette", database: str, table: str, key: Any) -> str:
     return f"{table_url(datasette, database, table)}/{tilde_encode(str(key))}"
 
 
-def query_result_link(row, value, column, database, datasette):
+def query_result_link(
+    row: Any, value: Any, column: str, database: str, datasette: "Datasette"
+) -> Markup | None:
     """In canned-query results, paper ids and labels link to the paper page, author names
     (next to an author_id) to the author page. Other columns return at once: this runs for
     every cell of a result (600 on a search page)."""
@@ -154,14 +167,14 @@ def query_result_link(row, value, column, database, datasette):
     return None
 
 
-def prepare_jinja2_environment(env):
+def prepare_jinja2_environment(env: Any) -> None:
     env.filters["render_abstract"] = render_html
     env.filters["render_title"] = title_html
     env.filters["title_text"] = title_text
     env.filters["render_snippet"] = render_snippet
 
 
-def abstract_cell(value):
+def abstract_cell(value: str) -> Markup:
     return Markup('<div class="abstract">{}</div>').format(render_html(value))
 
 
@@ -170,7 +183,9 @@ kept_abstract_cell = KeptRenderings(abstract_cell, ABSTRACTS_KEPT_BYTES)
 kept_linked_names = KeptRenderings(linked_names, LINKS_KEPT_BYTES)
 
 
-def affiliation_cell(value, datasette, database):
+def affiliation_cell(
+    value: str, datasette: "Datasette", database: str
+) -> str | None | Callable[[], Awaitable[str | None]]:
     """A papers row's affiliations under the names the build gave them (a source's own, or
     derived from a slug), read from the affiliations table: kept like the other lists, so the
     query runs the first time a worker shows the cell."""
@@ -182,7 +197,7 @@ def affiliation_cell(value, datasette, database):
     if not slugs:  # no name to read: not a list, or an empty one
         return kept_linked_names(*key)
 
-    async def render():
+    async def render() -> str | None:
         rows = await datasette.get_database(database).execute(
             AFFILIATION_NAMES_SQL, {"slugs": json.dumps(slugs)}
         )
@@ -204,7 +219,9 @@ RENDERED_COLUMNS = frozenset(
 )
 
 
-def render_cell(row, value, column, table, database, datasette):
+def render_cell(
+    row: Any, value: Any, column: str, table: str | None, database: str, datasette: "Datasette"
+) -> Any:
     if value is None or column not in RENDERED_COLUMNS or not is_catalog(datasette, database):
         return None
     if column == "abstract" and table in ("papers", None) and isinstance(value, str):

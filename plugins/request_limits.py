@@ -21,6 +21,8 @@ It is the outermost of the plugin's wrappers (last of plugins/hooks.py ASGI_WRAP
 so no other wrapper reads an unbounded query first.
 """
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 from urllib.parse import unquote_plus
 
 from datasette.utils.asgi import Request
@@ -28,6 +30,11 @@ from datasette.views.base import DatasetteError
 
 from loader.web.catalog_scope import in_catalog_scope
 from loader.web.error_pages import default_error_page
+
+if TYPE_CHECKING:
+    from datasette.app import Datasette
+
+    from loader.serve.asgi_types import ASGIApp, Receive, Scope, Send
 
 # far above the URLs the site's own links make; common servers and proxies refuse longer
 # request lines too (nginx's and Apache's defaults are about 8 KiB)
@@ -83,8 +90,8 @@ def limit_problem(raw_path: bytes, query_string: bytes) -> str | None:
     return None
 
 
-def bounded_requests(app, datasette):
-    async def bounded(scope, receive, send):
+def bounded_requests(app: "ASGIApp", datasette: "Datasette") -> "ASGIApp":
+    async def bounded(scope: "Scope", receive: "Receive", send: "Send") -> None:
         if scope["type"] == "http" and in_catalog_scope(datasette, scope["path"]):
             # some clients (httpx's ASGI transport, Datasette's own client) put the query in
             # raw_path too, as Datasette's Request allows
@@ -101,5 +108,5 @@ def bounded_requests(app, datasette):
     return bounded
 
 
-def asgi_wrapper(datasette):
+def asgi_wrapper(datasette: "Datasette") -> Callable[["ASGIApp"], "ASGIApp"]:
     return lambda app: bounded_requests(app, datasette)

@@ -20,14 +20,22 @@ can make a page larger than its count, so as a second line a non-streamed body l
 cap is replaced by the same 400 before it is sent.
 """
 
+import sqlite3
 import weakref
+from collections.abc import Awaitable, Callable, Sequence
 from json.encoder import encode_basestring_ascii
+from typing import TYPE_CHECKING, Any
 
 from datasette.utils.asgi import Request
 from datasette.views.base import DatasetteError
 
 from loader.web.catalog_scope import in_catalog_scope, is_catalog
 from loader.web.error_pages import default_error_page
+
+if TYPE_CHECKING:
+    from datasette.app import Datasette
+
+    from loader.serve.asgi_types import ASGIApp, Message, Receive, Scope, Send
 
 # the largest page the catalog serves is max_returned_rows papers of a few KB each, so 16 MiB
 # is far above any legitimate result and far below what exhausts the server
@@ -53,7 +61,7 @@ class ResponseTooLarge(Exception):
     """A query result passed MAX_RESPONSE_BYTES."""
 
 
-def rough_bytes(values):
+def rough_bytes(values: Sequence[Any]) -> int:
     """A row's characters and bytes, a number as NUMBER_BYTES: cheap, by length. Its JSON is at
     most six times this (a control or non-ASCII character, or a blob byte, as a \\uXXXX escape),
     twelve for a character outside the BMP."""
@@ -64,7 +72,7 @@ def rough_bytes(values):
     return total
 
 
-def json_bytes(values):
+def json_bytes(values: Sequence[Any]) -> int:
     """A row's values as Datasette's JSON writes them (blob bytes as escapes)."""
     total = 0
     for value in values:
@@ -84,15 +92,17 @@ class ResultCount:
 
     __slots__ = ("exact", "fixed", "rough", "rows")
 
-    def __init__(self, description):
+    def __init__(self, description: Sequence[Sequence[Any]]) -> None:
         # column names and cell allowances, the same in every row
         self.fixed = sum(len(column[0]) + CELL_ALLOWANCE for column in description)
         self.rough = 0
-        self.exact = None
-        self.rows = []
+        self.exact: int | None = None
+        self.rows: list[Sequence[Any]] | None = []
 
-    def add(self, values, cap):
+    def add(self, values: Sequence[Any], cap: int) -> None:
         if self.exact is None:
+            # the rows are kept until the count is exact
+            assert self.rows is not None
             self.rough += rough_bytes(values) + self.fixed
             self.rows.append(values)
             if self.rough <= cap // MEASURE_FROM_FRACTION:
@@ -105,12 +115,12 @@ class ResultCount:
             raise ResponseTooLarge(REFUSAL.format(cap=cap))
 
 
-def counting_row_factory(row_class, cap):
+def counting_row_factory(row_class: Any, cap: int) -> Callable[[sqlite3.Cursor, Any], Any]:
     """A row factory that makes row_class rows and counts each cursor's rows against cap."""
     # one count per cursor (one query), forgotten with it
-    counts = weakref.WeakKeyDictionary()
+    counts: weakref.WeakKeyDictionary[sqlite3.Cursor, ResultCount] = weakref.WeakKeyDictionary()
 
-    def make_row(cursor, values):
+    def make_row(cursor: sqlite3.Cursor, values: Any) -> Any:
         count = counts.get(cursor)
         if count is None:
             count = counts[cursor] = ResultCount(cursor.description)
@@ -120,35 +130,37 @@ def counting_row_factory(row_class, cap):
     return make_row
 
 
-def prepare_connection(conn, database, datasette):
+def prepare_connection(conn: sqlite3.Connection, database: str, datasette: "Datasette") -> None:
     if not is_catalog(datasette, database):
         return
     # Datasette has set sqlite3.Row; keep it, counted
     conn.row_factory = counting_row_factory(conn.row_factory, MAX_RESPONSE_BYTES)
 
 
-def refusal_error():
+def refusal_error() -> DatasetteError:
     return DatasetteError(
         REFUSAL.format(cap=MAX_RESPONSE_BYTES), title="Response too large", status=400
     )
 
 
-def handle_exception(datasette, request, exception):
+def handle_exception(
+    datasette: "Datasette", request: Request | None, exception: BaseException
+) -> Callable[[], Awaitable[Any]] | None:
     if isinstance(exception, ResponseTooLarge) and request is not None:
         return default_error_page(datasette, request, refusal_error())
     return None
 
 
-def cap_bodies(app, datasette):
+def cap_bodies(app: "ASGIApp", datasette: "Datasette") -> "ASGIApp":
     """Replace a one-piece response body longer than the cap with the 400; streams pass."""
 
-    async def capped(scope, receive, send):
+    async def capped(scope: "Scope", receive: "Receive", send: "Send") -> None:
         if scope["type"] != "http" or not in_catalog_scope(datasette, scope["path"]):
             await app(scope, receive, send)
             return
-        start = None
+        start: Message | None = None
 
-        async def guarded_send(message):
+        async def guarded_send(message: "Message") -> None:
             nonlocal start
             if message["type"] == "http.response.start":
                 start = message
@@ -170,5 +182,5 @@ def cap_bodies(app, datasette):
     return capped
 
 
-def asgi_wrapper(datasette):
+def asgi_wrapper(datasette: "Datasette") -> Callable[["ASGIApp"], "ASGIApp"]:
     return lambda app: cap_bodies(app, datasette)

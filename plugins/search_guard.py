@@ -3,24 +3,31 @@ syntax: empty or blank (`escape_fts('')`), only quotes (`"`, `""`), a NUL byte, 
 phrase broken by a newline. Clean such parameters before the request reaches Datasette, so a
 user gets rows, not an error page."""
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urlencode
 
 from datasette.utils import escape_fts
 
 from loader.web.catalog_scope import in_catalog_scope
 
+if TYPE_CHECKING:
+    from datasette.app import Datasette
 
-def is_search(key):
+    from loader.serve.asgi_types import ASGIApp, Receive, Scope, Send
+
+
+def is_search(key: str) -> bool:
     return key == "_search" or key.startswith("_search_")
 
 
-def clean_search(value):
+def clean_search(value: str) -> str:
     """Whitespace (newlines included) collapsed and NUL bytes dropped: escape_fts() only
     balances quotes on one line and passes NUL through to FTS5."""
     return " ".join(value.replace("\0", " ").split())
 
 
-def cleaned_query_string(query_string):
+def cleaned_query_string(query_string: bytes) -> bytes | None:
     """The query string with every _search/_search_<column> value cleaned, and dropped when
     nothing searchable is left; None when nothing needed changing."""
     pairs = parse_qsl(query_string.decode("latin-1"), keep_blank_values=True)
@@ -36,8 +43,8 @@ def cleaned_query_string(query_string):
     return urlencode(kept).encode("latin-1")
 
 
-def guard_search(app, datasette):
-    async def guarded(scope, receive, send):
+def guard_search(app: "ASGIApp", datasette: "Datasette") -> "ASGIApp":
+    async def guarded(scope: "Scope", receive: "Receive", send: "Send") -> None:
         if (
             scope["type"] == "http"
             and b"_search" in scope.get("query_string", b"")
@@ -51,5 +58,5 @@ def guard_search(app, datasette):
     return guarded
 
 
-def asgi_wrapper(datasette):
+def asgi_wrapper(datasette: "Datasette") -> Callable[["ASGIApp"], "ASGIApp"]:
     return lambda app: guard_search(app, datasette)

@@ -6,11 +6,14 @@
 loader/web/search_request.py.
 """
 
+import sqlite3
 import weakref
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from datasette.database import QueryInterrupted
-from datasette.utils.asgi import Response
+from datasette.utils.asgi import Request, Response
 from markupsafe import Markup, escape
 
 from loader.web import facet_counts as facet_memory
@@ -18,12 +21,17 @@ from loader.web import search_request as search
 from loader.web import search_results as search_run
 from loader.web.catalog_scope import catalog_database, catalog_name, serves_catalog
 from loader.web.datasette_api import jinja_environment
+from loader.web.export_stream import AbortingStream
 from loader.web.request_scope import mark_incomplete
 from loader.web.search_exports import export_response, order_time_limit
 
+if TYPE_CHECKING:
+    from datasette.app import Datasette
+    from jinja2 import Environment
+
 PAGE_LINKS_AROUND = 2
 # per Datasette instance: a synchronous overlay of its template environment (render_partial)
-PARTIALS = weakref.WeakKeyDictionary()
+PARTIALS: "weakref.WeakKeyDictionary[Datasette, Environment]" = weakref.WeakKeyDictionary()
 # metadata.yml `plugins:` key of this page's settings
 PLUGIN = "paper-catalog-search"
 # counting authors costs time for every match: up to this many the page counts them itself,
@@ -35,7 +43,7 @@ class Searcher:
     """Runs one request's statements on the catalog, each batch in one call on one of
     Datasette's SQL threads (loader/web/search_results.py)."""
 
-    def __init__(self, datasette, request):
+    def __init__(self, datasette: "Datasette", request: search.SearchRequest) -> None:
         self.datasette = datasette
         self.db = catalog_database(datasette)
         self.request = request
@@ -43,10 +51,10 @@ class Searcher:
             datasette.setting("sql_time_limit_ms"), datasette.setting("facet_time_limit_ms")
         )
 
-    async def run(self, work):
+    async def run(self, work: Callable[[sqlite3.Connection], Any]) -> Any:
         return await self.db.execute_fn(work)
 
-    async def answer(self, link_facets_up_to):
+    async def answer(self, link_facets_up_to: int | None) -> search_run.Answer:
         # the worker's facet table in memory, once read (plugins/facets.py starts the read)
         combos = facet_memory.combos_read(self.db)
         return await self.run(
@@ -55,7 +63,7 @@ class Searcher:
             )
         )
 
-    async def export(self, extension, http_request):
+    async def export(self, extension: str, http_request: Request) -> AbortingStream:
         """Every match as a download; QueryInterrupted before it starts."""
         config = self.datasette.plugin_config(PLUGIN)
         return await export_response(
@@ -69,7 +77,7 @@ class Searcher:
         )
 
 
-def link_facets_up_to(datasette, request):
+def link_facets_up_to(datasette: "Datasette", request: Request) -> int | None:
     """Matches up to which the author and affiliation facets come with the page; `_facets=all`
     counts them however many match (the link the page shows instead, and its script)."""
     if request.args.get("_facets") == "all":
@@ -78,13 +86,13 @@ def link_facets_up_to(datasette, request):
     return config.get("link_facets_up_to", LINK_FACETS_UP_TO)
 
 
-def public_result(result, base_url):
+def public_result(result: Mapping[str, Any], base_url: str) -> dict[str, Any]:
     shown = {key: value for key, value in result.items() if key != "abstract"}
     shown["page"] = base_url + result["id"]
     return shown
 
 
-def query_url(datasette, pairs, **changes):
+def query_url(datasette: "Datasette", pairs: Sequence[tuple[str, str]], **changes: Any) -> str:
     """This search's URL with some parameters changed (None removes one)."""
     kept = [(name, value) for name, value in pairs if name not in changes]
     for name, value in changes.items():
@@ -96,7 +104,7 @@ def query_url(datasette, pairs, **changes):
     return datasette.urls.path("/search") + ("?" + query if query else "")
 
 
-def request_pairs(request):
+def request_pairs(request: Request) -> list[tuple[str, str]]:
     pairs = []
     for name in ["q", *search.FILTERS, "sort", "size"]:
         for value in request.args.getlist(name):
@@ -104,7 +112,13 @@ def request_pairs(request):
     return pairs
 
 
-def facet_links(datasette, pairs, name, items, chosen):
+def facet_links(
+    datasette: "Datasette",
+    pairs: Sequence[tuple[str, str]],
+    name: str,
+    items: Iterable[Mapping[str, Any]],
+    chosen: Iterable[Any],
+) -> list[dict[str, Any]]:
     """Each facet value with the URL that adds it to the filters, or removes it when chosen."""
     links = []
     path = datasette.urls.path("/search")
@@ -121,12 +135,12 @@ def facet_links(datasette, pairs, name, items, chosen):
     return links
 
 
-def page_numbers(page, last):
+def page_numbers(page: int, last: int) -> list[int]:
     shown = {1, last, *range(page - PAGE_LINKS_AROUND, page + PAGE_LINKS_AROUND + 1)}
     return [number for number in sorted(shown) if 1 <= number <= last]
 
 
-async def search_view(datasette, request):
+async def search_view(datasette: "Datasette", request: Request) -> Response:
     extension = request.url_vars.get("format")
     try:
         parsed = search.parse_search(
@@ -243,7 +257,7 @@ async def search_view(datasette, request):
     return Response.html(await datasette.render_template("search.html", context, request=request))
 
 
-def render_partial(datasette, name, **context):
+def render_partial(datasette: "Datasette", name: str, **context: Any) -> Markup:
     """A part of the page rendered without Jinja's async mode, which Datasette's environment
     uses: it awaits every expression, and the results and facets hold hundreds; the same
     templates, filters and escaping run synchronously in much less time."""
@@ -253,7 +267,7 @@ def render_partial(datasette, name, **context):
     return Markup(environment.get_template(name).render(**context))
 
 
-def author_links(datasette, result):
+def author_links(datasette: "Datasette", result: Mapping[str, Any]) -> Markup:
     """A result's authors as links, built here: in the template's loop, an awaited step an
     author, they were a large part of a page's rendering."""
     base = str(datasette.urls.row(catalog_name(datasette), "authors", ""))
@@ -265,7 +279,12 @@ def author_links(datasette, result):
     )
 
 
-def facet_sections(datasette, pairs, parsed, facets):
+def facet_sections(
+    datasette: "Datasette",
+    pairs: Sequence[tuple[str, str]],
+    parsed: search.SearchRequest,
+    facets: Mapping[str, Any],
+) -> list[dict[str, Any]]:
     """The facets in the order pages show them, each value with its link."""
     return [
         {
@@ -278,7 +297,12 @@ def facet_sections(datasette, pairs, parsed, facets):
     ]
 
 
-def deferred_facets(datasette, pairs, parsed, names):
+def deferred_facets(
+    datasette: "Datasette",
+    pairs: Sequence[tuple[str, str]],
+    parsed: search.SearchRequest,
+    names: list[str],
+) -> dict[str, Any] | None:
     """What stands in for facets left for a second request: their titles, the page's own URL
     counting them (without script), and the fragment its script fetches instead."""
     if not names:
@@ -291,7 +315,7 @@ def deferred_facets(datasette, pairs, parsed, names):
     }
 
 
-async def facets_fragment(datasette, request):
+async def facets_fragment(datasette: "Datasette", request: Request) -> Response:
     """The author and affiliation facets alone, as HTML for the page's script to put in."""
     try:
         parsed = search.parse_search(
@@ -314,12 +338,14 @@ async def facets_fragment(datasette, request):
     return Response.html(html)
 
 
-def pairs_for_export(pairs, extension):
+def pairs_for_export(pairs: Sequence[tuple[str, str]], extension: str) -> list[tuple[str, str]]:
     kept = [(name, value) for name, value in pairs if name not in ("size",)]
     return kept + ([("_all", "1")] if extension == "json" else [])
 
 
-async def error_response(datasette, request, extension, message):
+async def error_response(
+    datasette: "Datasette", request: Request, extension: str | None, message: str
+) -> Response:
     if extension in ("json", "csv", "bib"):
         return Response.json({"ok": False, "error": message, "status": 400}, status=400)
     html = await datasette.render_template(
@@ -328,7 +354,7 @@ async def error_response(datasette, request, extension, message):
     return Response.html(html, status=400)
 
 
-def register_routes(datasette):
+def register_routes(datasette: "Datasette") -> list[tuple[str, Callable[..., Any]]] | None:
     if not serves_catalog(datasette):
         return None
     return [

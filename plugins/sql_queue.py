@@ -11,20 +11,27 @@ its own; queued itself too, it would hold a place while its pages wait for one.
 """
 
 import asyncio
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl
 
 from loader.web.catalog_scope import in_catalog_scope
 
+if TYPE_CHECKING:
+    from datasette.app import Datasette
 
-def writes_own_sql(query_string):
+    from loader.serve.asgi_types import ASGIApp, Receive, Scope, Send
+
+
+def writes_own_sql(query_string: bytes) -> bool:
     keys = {key for key, _ in parse_qsl(query_string.decode("latin-1"), keep_blank_values=True)}
     return "sql" in keys or ("_where" in keys and "_stream" not in keys)
 
 
-def queue_own_sql(app, datasette):
-    slots = None
+def queue_own_sql(app: "ASGIApp", datasette: "Datasette") -> "ASGIApp":
+    slots: asyncio.Semaphore | None = None
 
-    async def queued(scope, receive, send):
+    async def queued(scope: "Scope", receive: "Receive", send: "Send") -> None:
         nonlocal slots
         query_string = scope.get("query_string", b"") if scope["type"] == "http" else b""
         if not (b"sql=" in query_string or b"_where=" in query_string):
@@ -46,5 +53,5 @@ def queue_own_sql(app, datasette):
     return queued
 
 
-def asgi_wrapper(datasette):
+def asgi_wrapper(datasette: "Datasette") -> Callable[["ASGIApp"], "ASGIApp"]:
     return lambda app: queue_own_sql(app, datasette)

@@ -5,19 +5,28 @@ download costs 100k trips through the server and the client. Gathering the body 
 at least CHUNK_BYTES keeps the bytes and the order exactly the same and the memory bounded.
 """
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 from loader.web.catalog_scope import in_catalog_scope
+
+if TYPE_CHECKING:
+    from datasette.app import Datasette
+
+    from loader.serve.asgi_types import ASGIApp, Message, Receive, Scope, Send
 
 CHUNK_BYTES = 64 * 1024
 
 
-def buffer_body(app, datasette):
-    async def wrapped(scope, receive, send):
+def buffer_body(app: "ASGIApp", datasette: "Datasette") -> "ASGIApp":
+    async def wrapped(scope: "Scope", receive: "Receive", send: "Send") -> None:
         if scope["type"] != "http" or not in_catalog_scope(datasette, scope["path"]):
             await app(scope, receive, send)
             return
+        pending: list[bytes]
         pending, size = [], 0
 
-        async def buffered_send(message):
+        async def buffered_send(message: "Message") -> None:
             nonlocal pending, size
             if message["type"] != "http.response.body":
                 await send(message)
@@ -39,5 +48,5 @@ def buffer_body(app, datasette):
     return wrapped
 
 
-def asgi_wrapper(datasette):
+def asgi_wrapper(datasette: "Datasette") -> Callable[["ASGIApp"], "ASGIApp"]:
     return lambda app: buffer_body(app, datasette)

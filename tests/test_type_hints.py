@@ -1,4 +1,4 @@
-"""Every public function and method of the typed parts of loader/ has its hints.
+"""Every public function and method of plugins/ and the typed parts of loader/ has its hints.
 
 mypy checks the hints that are there; this says they are there. Public: a name without a leading
 underscore, in a module and class whose names have none; a function nested in another is the
@@ -21,6 +21,7 @@ TYPED = [
     "loader/build",
     "loader/web",
     "loader/serve",
+    "plugins",
 ]
 
 
