@@ -18,7 +18,7 @@ from loader.web.catalog_scope import catalog_name, serves_catalog
 if TYPE_CHECKING:
     from datasette.app import Datasette
 
-    from loader.serve.asgi_types import ASGIApp, Message, Receive, Scope, Send
+    from loader.web.asgi_types import ASGIApp, Message, Receive, Scope, Send
 
 TABLE = "papers"
 # paper ids are 16 hex digits (normalize.paper_id); anything else is no alias

@@ -25,7 +25,7 @@ from loader.web.rendering import name_key
 if TYPE_CHECKING:
     from datasette.app import Datasette
 
-    from loader.serve.asgi_types import ASGIApp, Receive, Scope, Send
+    from loader.web.asgi_types import ASGIApp, Receive, Scope, Send
 
 AUTHORS = "authors"
 RANKED = b"_sort_desc=paper_count"

@@ -33,7 +33,7 @@ from loader.web.error_pages import default_error_page
 if TYPE_CHECKING:
     from datasette.app import Datasette
 
-    from loader.serve.asgi_types import ASGIApp, Receive, Scope, Send
+    from loader.web.asgi_types import ASGIApp, Receive, Scope, Send
 
 BOOLEANS = {"on", "off", "true", "false", "1", "0"}
 # an integer as int() reads it: spaces around, a sign, digits with single underscores between

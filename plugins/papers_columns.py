@@ -25,7 +25,7 @@ from loader.web.catalog_scope import catalog_database, catalog_name, serves_cata
 if TYPE_CHECKING:
     from datasette.app import Datasette
 
-    from loader.serve.asgi_types import ASGIApp, Receive, Scope, Send
+    from loader.web.asgi_types import ASGIApp, Receive, Scope, Send
 
 TABLE = "papers"
 ALWAYS_HIDDEN = ("abstract_plain", "abstract_text")

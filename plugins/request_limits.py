@@ -34,7 +34,7 @@ from loader.web.error_pages import default_error_page
 if TYPE_CHECKING:
     from datasette.app import Datasette
 
-    from loader.serve.asgi_types import ASGIApp, Receive, Scope, Send
+    from loader.web.asgi_types import ASGIApp, Receive, Scope, Send
 
 # far above the URLs the site's own links make; common servers and proxies refuse longer
 # request lines too (nginx's and Apache's defaults are about 8 KiB)

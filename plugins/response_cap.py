@@ -35,7 +35,7 @@ from loader.web.error_pages import default_error_page
 if TYPE_CHECKING:
     from datasette.app import Datasette
 
-    from loader.serve.asgi_types import ASGIApp, Message, Receive, Scope, Send
+    from loader.web.asgi_types import ASGIApp, Message, Receive, Scope, Send
 
 # the largest page the catalog serves is max_returned_rows papers of a few KB each, so 16 MiB
 # is far above any legitimate result and far below what exhausts the server

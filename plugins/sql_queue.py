@@ -20,7 +20,7 @@ from loader.web.catalog_scope import in_catalog_scope
 if TYPE_CHECKING:
     from datasette.app import Datasette
 
-    from loader.serve.asgi_types import ASGIApp, Receive, Scope, Send
+    from loader.web.asgi_types import ASGIApp, Receive, Scope, Send
 
 
 def writes_own_sql(query_string: bytes) -> bool:

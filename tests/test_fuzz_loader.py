@@ -606,7 +606,7 @@ def damaged_folders(draw):
 def frozen_heap():
     """The objects this process holds before the module, out of the cyclic garbage collector's
     reach while it runs (gc.freeze): a build ends in a full collection
-    (loader/build/catalog.py cyclic_collector_paused), and over all a test process holds by
+    (loader/build/collector.py collector_paused), and over all a test process holds by
     then (Datasette, hypothesis, the files run before) each took a tenth of a second or more:
     after two other files, 16 s of collections in this module, 3 s frozen. What the tests here
     leave is still collected."""

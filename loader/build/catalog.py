@@ -6,16 +6,16 @@ entries written (writer.py), versions merged, shared labels told apart and autho
 
 import contextlib
 import functools
-import gc
 import os
 import sqlite3
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 
 import sqlite_utils
 
 from loader.build import atomic
 from loader.build.atomic import TargetRefused
+from loader.build.collector import collector_paused
 from loader.build.consolidate import (
     distinguish_labels,
     merge_versions,
@@ -237,25 +237,6 @@ def store_public_paths(db: sqlite_utils.Database) -> None:
         db.execute("drop table public_paths")
 
 
-@contextlib.contextmanager
-def cyclic_collector_paused(paused: bool) -> Iterator[None]:
-    """Python's cyclic garbage collector off while `paused`, on again after (and a collection).
-
-    With workers parsing, or every entry from the cache, this process only writes rows (and
-    decodes the JSON of workers and cache: no cycles either), and what it drops goes by reference
-    count (a handful of objects in cycles, where parsing in-process leaves some for every
-    entry). The collector's passes would be over the writer's growing maps, again and again."""
-    if not paused or not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-        gc.collect()
-
-
 def write_rows(
     db: sqlite_utils.Database,
     files: Iterable[InputPath],
@@ -280,7 +261,10 @@ def write_rows(
     )
     left_out = 0
     # paused unless this process parses (no workers, files the cache does not hold)
-    with db.atomic(), cyclic_collector_paused(workers > 0 or not unread):
+    # With workers parsing, or every entry from the cache, this process only writes rows and
+    # decodes JSON (no cycles): what it drops goes by reference count, and the collector's
+    # passes would be over the writer's growing maps, again and again
+    with db.atomic(), collector_paused(workers > 0 or not unread, collect_after=True):
         # closed as soon as the last file is read: the parsing workers exit then, before
         # the merge and finish() grow this process (left to the garbage collector, they
         # would live on through it)

@@ -24,7 +24,6 @@ never remove a temporary another build is still writing)."""
 import contextlib
 import fcntl
 import functools
-import gc
 import hashlib
 import hmac
 import json
@@ -37,6 +36,7 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
+from loader.build.collector import collector_paused
 from loader.read.sources import InputFile, display_path, open_regular
 from loader.records import Affiliation, LeftOut, PreparedEntry, Problem, Track
 
@@ -171,30 +171,17 @@ def read_item(value: Any) -> PreparedItem:
     return PreparedEntry._make(value)
 
 
-@contextlib.contextmanager
-def gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector paused while a frame is decoded: a frame is thousands of
-    tuples and none in a cycle, and the collections their allocation would start visit all
-    the build's objects."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
 def decode_items(payload: bytes) -> list[PreparedItem]:
     """The items encode_items wrote."""
-    with gc_paused():
+    # a frame is thousands of tuples and none in a cycle
+    with collector_paused():
         return [read_item(value) for value in json.loads(payload)]
 
 
 def decode_piece(payload: bytes) -> tuple[list[PreparedItem], list[int]]:
     """The items and record keys encode_piece wrote."""
-    with gc_paused():
+    # a frame is thousands of tuples and none in a cycle
+    with collector_paused():
         piece = json.loads(payload)
         return [read_item(value) for value in piece["items"]], piece["keys"]
 

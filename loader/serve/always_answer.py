@@ -15,7 +15,7 @@ that returns with its body unfinished is closed the same way by uvicorn.
 
 import logging
 
-from loader.serve.asgi_types import ASGIApp, Message, Receive, Scope, Send
+from loader.web.asgi_types import ASGIApp, Message, Receive, Scope, Send
 
 FAILURE_STATUS = 500
 FAILURE_BODY = b"Server error: this request could not be answered. Try again later.\n"

@@ -23,13 +23,13 @@ from datasette.utils import parse_metadata
 from datasette.version import __version__ as datasette_version
 
 from loader.serve.always_answer import AlwaysAnswer
-from loader.serve.asgi_types import ASGIApp, Receive, Scope, Send
 from loader.serve.datasette_config import datasette_arguments
 from loader.serve.etag import BuildETag
 from loader.serve.response_cache import ResponseCache
 from loader.serve.security_headers import SecurityHeaders
 from loader.serve.settings import SETTINGS
 from loader.serve.site_files import plugin_files
+from loader.web.asgi_types import ASGIApp, Receive, Scope, Send
 from loader.web.catalog_scope import DEFAULT_DATABASE
 from loader.web.datasette_api import jinja_environment
 

@@ -9,7 +9,7 @@ seen at once and no page older than one already seen is shown from a browser's c
 
 from collections.abc import Sequence
 
-from loader.serve.asgi_types import ASGIApp, Header, Message, Receive, Scope, Send
+from loader.web.asgi_types import ASGIApp, Header, Message, Receive, Scope, Send
 from loader.web.request_scope import header, is_personal
 
 REVALIDATE = b"no-cache"

@@ -12,7 +12,7 @@ it again: a popular page asked by many visitors at once costs one build, not one
 import asyncio
 from collections import OrderedDict
 
-from loader.serve.asgi_types import ASGIApp, Message, Receive, Scope, Send
+from loader.web.asgi_types import ASGIApp, Message, Receive, Scope, Send
 from loader.web.request_scope import INCOMPLETE, header, is_personal
 
 # bytes an entry costs besides its body and headers: the key, the tuples, the dict slot

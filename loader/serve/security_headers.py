@@ -20,7 +20,7 @@ allows nothing, since such an answer is a line of plain text.
 import asyncio
 from typing import TYPE_CHECKING
 
-from loader.serve.asgi_types import ASGIApp, Header, Message, Receive, Scope, Send
+from loader.web.asgi_types import ASGIApp, Header, Message, Receive, Scope, Send
 from loader.web.content_policy import content_security_policy
 
 if TYPE_CHECKING:
