@@ -43,6 +43,10 @@ INTEGER_TOO_LARGE = "Python int too large to convert to SQLite INTEGER"
 TOO_LONG = "SQL query took too long; the time limit is {limit} ms."
 # the title of Datasette's time-limit error page
 INTERRUPTED = "SQL Interrupted"
+# Datasette's facets whose value (or JSON config) names a column of the table
+COLUMN_FACETS = ("_facet", "_facet_array", "_facet_date")
+# what SQLite reads as a table's rowid, a column of no table_info()
+ROWID_NAMES = {"rowid", "oid", "_rowid_"}
 
 
 def parsed_json(value):
@@ -136,6 +140,41 @@ def query_problem(query_string, table_page=False):
     return None
 
 
+def faceted_columns(query_string: bytes) -> list[str]:
+    """The columns a query string's column, array and date facets name (none for an empty
+    value, which Datasette ignores)."""
+    columns = []
+    for key, value in parse_qsl(query_string.decode("latin-1"), keep_blank_values=True):
+        if key in COLUMN_FACETS and value:
+            column = facet_column(parsed_json(value)) if value.startswith("{") else value
+            if isinstance(column, str):
+                columns.append(column)
+    return columns
+
+
+async def missing_facet_column(datasette, path: str, query_string: bytes) -> str | None:
+    """`no such column: X` when a facet of a table page names a column the table lacks, as
+    Datasette 0.65 refuses it (its facet SQL fails); 1.0 answered a 500, or, where SQLite reads
+    the double-quoted name as a string (`title; drop table papers`), counted that text."""
+    columns = faceted_columns(query_string)
+    if not columns:
+        return None
+    base_url = datasette.setting("base_url")
+    if base_url != "/" and path.startswith(base_url):
+        path = "/" + path[len(base_url) :]
+    route, _, table = path.strip("/").partition("/")
+    try:
+        db = datasette.get_database(route=tilde_decode(route))
+    except KeyError:
+        return None
+    # no columns: no such table or view (Datasette's 404), or a canned query's name
+    known = {name.lower() for name in await db.table_columns(tilde_decode(table.split(".")[0]))}
+    if not known:
+        return None
+    missing = [column for column in columns if column.lower() not in known | ROWID_NAMES]
+    return f"no such column: {missing[0]}" if missing else None
+
+
 async def send_error(datasette, scope, receive, send, error):
     """Datasette's own error page (HTML) or error object (.json) for error."""
     request = Request(scope, receive)
@@ -152,6 +191,9 @@ def check_parameters(app, datasette):
         ):
             table_page = is_table_path(datasette, scope["path"])
             problem = query_problem(scope["query_string"], table_page)
+            if not problem and table_page:
+                path, query_string = scope["path"], scope["query_string"]
+                problem = await missing_facet_column(datasette, path, query_string)
             if problem:
                 error = DatasetteError(problem, title="Bad request", status=400)
                 await send_error(datasette, scope, receive, send, error)
