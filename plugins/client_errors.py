@@ -45,8 +45,10 @@ TOO_LONG = "SQL query took too long; the time limit is {limit} ms."
 INTERRUPTED = "SQL Interrupted"
 # Datasette's facets whose value (or JSON config) names a column of the table
 COLUMN_FACETS = ("_facet", "_facet_array", "_facet_date")
-# what SQLite reads as a table's rowid, a column of no table_info()
+# what SQLite reads as a table's rowid, a column of no table_info(); not for an array facet,
+# whose SQL reads its column from a subquery, which has no rowid
 ROWID_NAMES = {"rowid", "oid", "_rowid_"}
+ARRAY_FACET = "_facet_array"
 
 
 def parsed_json(value):
@@ -140,15 +142,15 @@ def query_problem(query_string, table_page=False):
     return None
 
 
-def faceted_columns(query_string: bytes) -> list[str]:
-    """The columns a query string's column, array and date facets name (none for an empty
-    value, which Datasette ignores)."""
+def faceted_columns(query_string: bytes) -> list[tuple[str, str]]:
+    """(facet parameter, column) for each column, array and date facet of a query string (none
+    for an empty value, which Datasette ignores)."""
     columns = []
     for key, value in parse_qsl(query_string.decode("latin-1"), keep_blank_values=True):
         if key in COLUMN_FACETS and value:
             column = facet_column(parsed_json(value)) if value.startswith("{") else value
             if isinstance(column, str):
-                columns.append(column)
+                columns.append((key, column))
     return columns
 
 
@@ -171,8 +173,10 @@ async def missing_facet_column(datasette, path: str, query_string: bytes) -> str
     known = {name.lower() for name in await db.table_columns(tilde_decode(table.split(".")[0]))}
     if not known:
         return None
-    missing = [column for column in columns if column.lower() not in known | ROWID_NAMES]
-    return f"no such column: {missing[0]}" if missing else None
+    for key, column in columns:
+        if column.lower() not in (known if key == ARRAY_FACET else known | ROWID_NAMES):
+            return f"no such column: {column}"
+    return None
 
 
 async def send_error(datasette, scope, receive, send, error):
