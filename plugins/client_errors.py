@@ -26,6 +26,7 @@ from datasette.utils import tilde_decode, urlsafe_components
 from datasette.utils.asgi import Request
 from datasette.views.base import DatasetteError
 
+from loader.web.absent_columns import absent_facet_column
 from loader.web.catalog_scope import in_catalog_scope
 
 BOOLEANS = {"on", "off", "true", "false", "1", "0"}
@@ -45,10 +46,6 @@ TOO_LONG = "SQL query took too long; the time limit is {limit} ms."
 INTERRUPTED = "SQL Interrupted"
 # Datasette's facets whose value (or JSON config) names a column of the table
 COLUMN_FACETS = ("_facet", "_facet_array", "_facet_date")
-# what SQLite reads as a table's rowid, a column of no table_info(); not for an array facet,
-# whose SQL reads its column from a subquery, which has no rowid
-ROWID_NAMES = {"rowid", "oid", "_rowid_"}
-ARRAY_FACET = "_facet_array"
 
 
 def parsed_json(value):
@@ -154,31 +151,6 @@ def faceted_columns(query_string: bytes) -> list[tuple[str, str]]:
     return columns
 
 
-async def missing_facet_column(datasette, path: str, query_string: bytes) -> str | None:
-    """`no such column: X` when a facet of a table page names a column the table lacks, as
-    Datasette 0.65 refuses it (its facet SQL fails); 1.0 answered a 500, or, where SQLite reads
-    the double-quoted name as a string (`title; drop table papers`), counted that text."""
-    columns = faceted_columns(query_string)
-    if not columns:
-        return None
-    base_url = datasette.setting("base_url")
-    if base_url != "/" and path.startswith(base_url):
-        path = "/" + path[len(base_url) :]
-    route, _, table = path.strip("/").partition("/")
-    try:
-        db = datasette.get_database(route=tilde_decode(route))
-    except KeyError:
-        return None
-    # no columns: no such table or view (Datasette's 404), or a canned query's name
-    known = {name.lower() for name in await db.table_columns(tilde_decode(table.split(".")[0]))}
-    if not known:
-        return None
-    for key, column in columns:
-        if column.lower() not in (known if key == ARRAY_FACET else known | ROWID_NAMES):
-            return f"no such column: {column}"
-    return None
-
-
 async def send_error(datasette, scope, receive, send, error):
     """Datasette's own error page (HTML) or error object (.json) for error."""
     request = Request(scope, receive)
@@ -196,8 +168,8 @@ def check_parameters(app, datasette):
             table_page = is_table_path(datasette, scope["path"])
             problem = query_problem(scope["query_string"], table_page)
             if not problem and table_page:
-                path, query_string = scope["path"], scope["query_string"]
-                problem = await missing_facet_column(datasette, path, query_string)
+                facets = faceted_columns(scope["query_string"])
+                problem = await absent_facet_column(datasette, scope["path"], facets)
             if problem:
                 error = DatasetteError(problem, title="Bad request", status=400)
                 await send_error(datasette, scope, receive, send, error)
