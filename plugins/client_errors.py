@@ -44,8 +44,6 @@ INTEGER_TOO_LARGE = "Python int too large to convert to SQLite INTEGER"
 TOO_LONG = "SQL query took too long; the time limit is {limit} ms."
 # the title of Datasette's time-limit error page
 INTERRUPTED = "SQL Interrupted"
-# Datasette's facets whose value (or JSON config) names a column of the table
-COLUMN_FACETS = ("_facet", "_facet_array", "_facet_date")
 
 
 def parsed_json(value):
@@ -139,18 +137,6 @@ def query_problem(query_string, table_page=False):
     return None
 
 
-def faceted_columns(query_string: bytes) -> list[tuple[str, str]]:
-    """(facet parameter, column) for each column, array and date facet of a query string (none
-    for an empty value, which Datasette ignores)."""
-    columns = []
-    for key, value in parse_qsl(query_string.decode("latin-1"), keep_blank_values=True):
-        if key in COLUMN_FACETS and value:
-            column = facet_column(parsed_json(value)) if value.startswith("{") else value
-            if isinstance(column, str):
-                columns.append((key, column))
-    return columns
-
-
 async def send_error(datasette, scope, receive, send, error):
     """Datasette's own error page (HTML) or error object (.json) for error."""
     request = Request(scope, receive)
@@ -168,8 +154,8 @@ def check_parameters(app, datasette):
             table_page = is_table_path(datasette, scope["path"])
             problem = query_problem(scope["query_string"], table_page)
             if not problem and table_page:
-                facets = faceted_columns(scope["query_string"])
-                problem = await absent_facet_column(datasette, scope["path"], facets)
+                path, query_string = scope["path"], scope["query_string"]
+                problem = await absent_facet_column(datasette, path, query_string)
             if problem:
                 error = DatasetteError(problem, title="Bad request", status=400)
                 await send_error(datasette, scope, receive, send, error)
