@@ -69,8 +69,9 @@ TRACE_PREAMBLE = (
 )
 TRACE_POSTAMBLE = "</textarea></body></html>"
 NO_QUERY = "A CSV of a database needs a query: add ?sql=select ..."
-# the title of Datasette's error for a query past its time limit
+# the title of Datasette's error for a query past its time limit, and what its HTML message holds
 INTERRUPTED = "SQL Interrupted"
+INTERRUPTED_MARKUP = "<textarea"
 ONE_EXPRESSION = "Each _where must be one SQL expression: its parentheses must balance"
 # a `_next` value below every value of a primary key column of this affinity, as Datasette
 # binds it (text, which SQLite converts for a numeric column: -infinity); a column without
@@ -331,10 +332,13 @@ def error_message(response: Any) -> str:
         body = None
     if not isinstance(body, dict) or not body.get("error"):
         return f"Error {response.status_code}"
-    if body.get("title") == INTERRUPTED:
-        # Datasette's message is HTML (a link, the SQL in a textarea, a script)
+    message = str(body["error"])
+    if INTERRUPTED_MARKUP in message:
+        # Datasette's own message for a query past its time limit is HTML (a link, the SQL in a
+        # textarea, a script), titled so in 0.65's JSON, untitled in 1.0's; the site's
+        # (plugins/client_errors.py) is a sentence, passed on as it is
         return f"{INTERRUPTED}: a query took longer than the site's time limit"
-    return str(body["error"])
+    return message
 
 
 class RefusedCsv(Base400):
