@@ -27,6 +27,7 @@ from datasette.utils import tilde_decode, urlsafe_components
 from datasette.utils.asgi import Request
 from datasette.views.base import DatasetteError
 
+from loader.web.absent_columns import absent_facet_column
 from loader.web.catalog_scope import in_catalog_scope
 from loader.web.error_pages import default_error_page
 
@@ -161,6 +162,9 @@ def check_parameters(app: "ASGIApp", datasette: "Datasette") -> "ASGIApp":
         ):
             table_page = is_table_path(datasette, scope["path"])
             problem = query_problem(scope["query_string"], table_page)
+            if not problem and table_page:
+                path, query_string = scope["path"], scope["query_string"]
+                problem = await absent_facet_column(datasette, path, query_string)
             if problem:
                 error = DatasetteError(problem, title="Bad request", status=400)
                 await send_error(datasette, scope, receive, send, error)

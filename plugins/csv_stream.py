@@ -42,6 +42,7 @@ from datasette.utils import (
     escape_sqlite,
     path_from_row_pks,
     path_with_format,
+    tilde_decode,
     tilde_encode,
 )
 from datasette.utils.asgi import BadRequest, Base400, Request, Response
@@ -49,13 +50,15 @@ from markupsafe import escape
 
 from loader.web.catalog_scope import catalog_name, serves_catalog
 from loader.web.csv_cells import CHECKED_STARTS, HIGHLIGHTS, safe_row, safe_text
+from loader.web.datasette_api import as_065_json, json_extras, query_path, table_config
 from loader.web.export_names import attachment, export_file_name
 from loader.web.export_stream import AbortingStream, DownloadRefused, StreamStopped
 
 CHUNK_CHARACTERS = 64 * 1024
-# the catalog's database, table (or canned query) and row CSV routes: plugin routes are
-# matched before Datasette's own
+# the catalog's database, SQL query, table (or canned query) and row CSV routes: plugin
+# routes are matched before Datasette's own
 DATABASE_CSV_ROUTE = r"/(?P<database>{route})\.csv$"
+QUERY_CSV_ROUTE = r"{query}\.csv$"
 TABLE_CSV_ROUTE = r"/(?P<database>{route})/(?P<table>[^\/\.]+)\.csv$"
 ROW_CSV_ROUTE = r"/(?P<database>{route})/(?P<table>[^/]+?)/(?P<pks>[^/]+?)\.csv$"
 # what makes csv.writer's excel dialect (QUOTE_MINIMAL) quote a field
@@ -66,8 +69,9 @@ TRACE_PREAMBLE = (
 )
 TRACE_POSTAMBLE = "</textarea></body></html>"
 NO_QUERY = "A CSV of a database needs a query: add ?sql=select ..."
-# the title of Datasette's error for a query past its time limit
+# the title of Datasette's error for a query past its time limit, and what its HTML message holds
 INTERRUPTED = "SQL Interrupted"
+INTERRUPTED_MARKUP = "<textarea"
 ONE_EXPRESSION = "Each _where must be one SQL expression: its parentheses must balance"
 # a `_next` value below every value of a primary key column of this affinity, as Datasette
 # binds it (text, which SQLite converts for a numeric column: -infinity); a column without
@@ -90,8 +94,9 @@ JSON_ONLY = {
     "_facet_size",
 }
 # what the JSON is asked for on top of the CSV's parameters: no facets, no count (as
-# Datasette's CSV), infinite floats as they are (not null)
-ADDED = [("_nofacet", "1"), ("_nocount", "1"), ("_json_infinity", "1")]
+# Datasette's CSV), infinite floats as they are (not null), rows as lists (0.65's default
+# shape, which 1.0 gives when asked)
+ADDED = [("_nofacet", "1"), ("_nocount", "1"), ("_json_infinity", "1"), ("_shape", "arrays")]
 # what tells Datasette who asks (its actor_from_request hooks read these)
 CREDENTIALS = ("cookie", "authorization")
 # SQLite's tokens as far as parentheses go: quoted names and strings, comments (an unclosed one
@@ -239,19 +244,35 @@ def json_pairs(request: Request, stream: bool) -> list[tuple[str, str]]:
 
 
 def json_path(request: Request) -> str:
-    """The JSON of the CSV's URL: its database, table and row as the URL spells them."""
+    """The JSON of the CSV's URL: its database, table and row as the URL spells them; the
+    database's SQL query page for a query."""
     url_vars = request.url_vars
     parts = [url_vars["database"]] + [url_vars[k] for k in ("table", "pks") if url_vars.get(k)]
+    if len(parts) == 1:
+        return query_path(url_vars["database"]) + ".json"
     return "/" + "/".join(parts) + ".json"
+
+
+async def json_keys(datasette: Any, request: Request) -> list[tuple[str, str]]:
+    """What the JSON is asked for to carry the keys the view reads (`columns`, `table`...)."""
+    table = request.url_vars.get("table")
+    return await json_extras(
+        datasette,
+        catalog_name(datasette),
+        tilde_decode(table) if table else None,
+        row=bool(request.url_vars.get("pks")),
+    )
 
 
 class RowSource:
     """The pages of the CSV's rows, as Datasette's JSON gives them to the visitor."""
 
-    def __init__(self, datasette: Any, request: Request, stream: bool) -> None:
+    def __init__(
+        self, datasette: Any, request: Request, stream: bool, keys: list[tuple[str, str]]
+    ) -> None:
         self.datasette = datasette
         self.path = json_path(request)
-        self.pairs = json_pairs(request, stream)
+        self.pairs = json_pairs(request, stream) + keys
         self.headers = {
             name: request.headers[name] for name in CREDENTIALS if name in request.headers
         }
@@ -262,7 +283,7 @@ class RowSource:
             f"{self.path}?{urlencode(pairs)}", headers=self.headers
         )
         if response.status_code == 200:
-            data: dict[str, Any] = json.loads(response.content)
+            data: dict[str, Any] = as_065_json(json.loads(response.content), pairs)
             if any(isinstance(row, dict) for row in data["rows"]):
                 # rows with `_labels` come as objects
                 columns = data["columns"]
@@ -311,10 +332,13 @@ def error_message(response: Any) -> str:
         body = None
     if not isinstance(body, dict) or not body.get("error"):
         return f"Error {response.status_code}"
-    if body.get("title") == INTERRUPTED:
-        # Datasette's message is HTML (a link, the SQL in a textarea, a script)
+    message = str(body["error"])
+    if INTERRUPTED_MARKUP in message:
+        # Datasette's own message for a query past its time limit is HTML (a link, the SQL in a
+        # textarea, a script), titled so in 0.65's JSON, untitled in 1.0's; the site's
+        # (plugins/client_errors.py) is a sentence, passed on as it is
         return f"{INTERRUPTED}: a query took longer than the site's time limit"
-    return str(body["error"])
+    return message
 
 
 class RefusedCsv(Base400):
@@ -343,12 +367,14 @@ def column_affinity(declared: str | None) -> str:
     return "NUMERIC"
 
 
-def sort_of(datasette: Any, request: Request, database: str, table: str) -> tuple[str | None, bool]:
+async def sort_of(
+    datasette: Any, request: Request, database: str, table: str
+) -> tuple[str | None, bool]:
     """(column, descending) a table's rows are sorted by, as Datasette reads it; (None, False)."""
     sort, sort_desc = request.args.get("_sort"), request.args.get("_sort_desc")
     if not sort and not sort_desc:
-        metadata = datasette.table_metadata(database, table)
-        sort, sort_desc = metadata.get("sort"), metadata.get("sort_desc")
+        config = await table_config(datasette, database, table)
+        sort, sort_desc = config.get("sort"), config.get("sort_desc")
     return (sort_desc, True) if sort_desc else (sort, False)
 
 
@@ -370,7 +396,7 @@ async def sorted_stream_start(datasette: Any, request: Request, data: dict[str, 
     table = data.get("table")
     if not table or data.get("is_view") or not data["rows"]:
         return None
-    column, descending = sort_of(datasette, request, data["database"], table)
+    column, descending = await sort_of(datasette, request, data["database"], table)
     if not column:
         return None
     db = datasette.get_database(data["database"])
@@ -401,6 +427,15 @@ async def sorted_stream_start(datasette: Any, request: Request, data: dict[str, 
 def is_blob(cell: Any) -> bool:
     """A blob as Datasette's JSON writes it."""
     return isinstance(cell, dict) and cell.get("$base64") is True
+
+
+def blob_text(cell: dict[str, Any]) -> str | None:
+    """A blob's text when it is valid UTF-8, else None: Datasette 0.65's JSON gives such a
+    blob as its text, 1.0's in base64 as any other; the CSV writes its text on both."""
+    try:
+        return b64decode(cell["encoded"]).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def blob_url(
@@ -486,15 +521,19 @@ class Lines:
                     pass
             if any(is_blob(cell) for cell in row):
                 row = [
-                    blob_url(self.datasette, self.request, data, row, column, cell)
-                    if is_blob(cell)
-                    else cell
+                    self.blob(data, row, column, cell) if is_blob(cell) else cell
                     for column, cell in zip(columns, row)
                 ]
             if expanded:
                 row = labelled_cells(columns, expanded, row)
             lines.append(self.encoder.line(row))
         return lines
+
+    def blob(self, data: dict[str, Any], row: list[Any], column: str, cell: Any) -> str:
+        text = blob_text(cell)
+        if text is not None:
+            return text
+        return blob_url(self.datasette, self.request, data, row, column, cell)
 
 
 def row_keys(data: dict[str, Any]) -> set[tuple[Any, ...]]:
@@ -583,7 +622,7 @@ async def csv_view(request: Request, datasette: Any) -> Any:
             raise BadRequest("CSV streaming is disabled")
         if request.args.get("_next"):
             raise BadRequest("_next not allowed for CSV streaming")
-    source = RowSource(datasette, request, stream)
+    source = RowSource(datasette, request, stream, await json_keys(datasette, request))
     try:
         data = await first_page(datasette, request, source, stream)
     except Redirect as redirect:
@@ -641,11 +680,12 @@ View = Callable[[Request, Any], Awaitable[Any]]
 
 
 def csv_routes(datasette: Any) -> list[tuple[str, View]]:
-    """The catalog's database, table and row CSV routes."""
-    return [
-        (csv_route(datasette, template), csv_view)
-        for template in (DATABASE_CSV_ROUTE, TABLE_CSV_ROUTE, ROW_CSV_ROUTE)
-    ]
+    """The catalog's database, SQL query (1.0's has a path of its own), table and row CSV
+    routes: the query's before the row's, which would take `/<db>/-/query.csv`."""
+    query = QUERY_CSV_ROUTE.format(query=query_path(r"(?P<database>{route})"))
+    templates = (DATABASE_CSV_ROUTE, query, TABLE_CSV_ROUTE, ROW_CSV_ROUTE)
+    routes = dict.fromkeys(csv_route(datasette, template) for template in templates)
+    return [(route, csv_view) for route in routes]
 
 
 def register_routes(datasette: Any) -> list[tuple[str, View]] | None:

@@ -25,7 +25,7 @@ from datasette.utils import tilde_decode
 from datasette.utils.asgi import NotFound, Request, Response
 
 from loader.web.catalog_scope import catalog_database, serves_catalog
-from loader.web.datasette_api import canned_query, jinja_environment
+from loader.web.datasette_api import canned_query, index_tables, jinja_environment
 from loader.web.kept_renderings import KeptRenderings
 from loader.web.permissions import can_view, ensure_view, table_visibility
 from loader.web.related import WordScores, kept_counts, kept_scores, related_within
@@ -349,8 +349,9 @@ async def database_summary(datasette: Any, name: str, db: Any, actor: Any) -> di
     a lock on those others may not see (as Datasette's index says them)."""
     if not await can_view(datasette, actor, name):
         return None
-    hidden = set(await db.hidden_table_names())
-    names = [table for table in await db.table_names() if table not in hidden]
+    tables = await index_tables(datasette, name, actor)
+    hidden = set(await db.hidden_table_names()) & set(tables)
+    names = [table for table in tables if table not in hidden]
     counts = await db.table_counts(COUNT_LIMIT_MS)
     counted = all(count is not None for count in counts.values())
     largest = sorted(names, key=lambda table: (-(counts.get(table) or 0), table))

@@ -115,6 +115,12 @@ async def table_json(datasette, path, params=None):
     return data
 
 
+def index_databases(data):
+    """Datasette's index JSON (`/.json`) as 0.65 gives it, the databases by name: 1.0 lists
+    them under `databases`, each with the same keys."""
+    return {db["name"]: db for db in data["databases"]} if DATASETTE_1 else data
+
+
 def query_path(database="catalog", format=""):
     """The path of a database's SQL query page: /catalog.json?sql=... in Datasette 0.65,
     /catalog/-/query.json?sql=... in 1.0 (which redirects the old path there)."""

@@ -102,7 +102,8 @@ async def test_load_problems_page_is_the_canned_query(datasette):
     """The canned query of the same name takes the table's URL: same rows, file and line order."""
     page = (await datasette.client.get("/catalog/load_problems")).text
     assert METADATA["databases"]["catalog"]["queries"]["load_problems"]["title"] in page
-    data = (await datasette.client.get("/catalog/load_problems.json")).json()
+    # Datasette 1.0 gives a query's columns when asked (0.65 always, the parameter unread)
+    data = (await datasette.client.get("/catalog/load_problems.json?_extra=columns")).json()
     assert data["columns"] == ["id", "file", "line", "message"]
 
 

@@ -24,7 +24,7 @@ from loader.web.content_policy import (
 )
 
 from .browser import new_page, requires_chromium
-from .conftest import DATASETTE_1, served_app
+from .conftest import DATASETTE_1, query_path, served_app
 
 FIXED = {
     "x-frame-options": "DENY",
@@ -59,8 +59,9 @@ def page_kinds(catalog):
         "search JSON": "/search.json?q=learning",
         "search CSV": "/search.csv?q=learning",
         "search facets": "/search/facets?q=learning",
-        "SQL query": "/catalog?sql=" + quote("select id, label from papers limit 3"),
+        "SQL query": query_path() + "?sql=" + quote("select id, label from papers limit 3"),
         "SQL CSV": "/catalog.csv?sql=" + quote("select 1 as one"),
+        "SQL query CSV": query_path(format="csv") + "?sql=" + quote("select 2 as two"),
         "canned query": "/catalog/search?q=learning",
         "canned CSV": "/catalog/search.csv?q=learning",
         "charts": "/-/charts",
@@ -70,7 +71,8 @@ def page_kinds(catalog):
         "plugin static file": "/-/static-plugins/paper-catalog/search.js",
         "not found": "/catalog/no_such_table",
         "bad request": "/catalog/papers.json?_facet=%7B%22a%22%3A1%7D",
-        "time limit": "/catalog?sql="
+        "time limit": query_path()
+        + "?sql="
         + quote(
             "with recursive c(x) as (select 1 union all select x + 1 from c) select count(*) from c"
         ),
