@@ -2,8 +2,12 @@
 name alone (loader/web/catalog_scope.py), and a catalog under plain `datasette` needs no
 metadata of ours (plugins/catalog_queries.py)."""
 
+import json
+import re
 import shutil
 import sqlite3
+import subprocess
+import sys
 
 import pytest
 from datasette.app import Datasette
@@ -84,3 +88,57 @@ async def test_other_databases_keep_their_paths_beside_the_catalog(not_a_catalog
     assert catalog_name(ds) == "papers2024"
     databases = {db["name"]: db for db in (await ds.client.get("/-/databases.json")).json()}
     assert databases["catalog"]["path"] == str(not_a_catalog)
+
+
+STOCK_PAGES = """
+import asyncio, json, sys
+sys._called_from_test = True  # Datasette then loads no installed plugin: stock
+from datasette.app import Datasette
+datasette = Datasette([sys.argv[1]])
+async def pages():
+    return {path: [(r := await datasette.client.get(path)).status_code, r.text]
+            for path in json.loads(sys.argv[2])}
+print(json.dumps(asyncio.run(pages())))
+"""
+IMPOSTOR_PAGES = [
+    "/",
+    "/.json",
+    "/catalog",
+    "/catalog/papers",
+    "/catalog/papers?_facet=title",
+    "/catalog/papers.json?_facet=title",
+    "/catalog/papers.csv",
+    "/catalog/papers/a",
+    "/catalog/papers/a.json",
+    "/catalog?sql=select+*+from+papers",
+    "/catalog.csv?sql=select+*+from+papers",
+    "/catalog/facet_combos",
+    "/catalog/nothing",
+    "/-/databases.json",
+]
+
+
+def untimed(text: str) -> str:
+    return re.sub(r'"query_ms": [0-9.e-]+|[0-9.]+ ?ms', "", text)
+
+
+@pytest.fixture(scope="module")
+def stock_pages(not_a_catalog):
+    """IMPOSTOR_PAGES as stock Datasette answers them, in a process that loads no plugin."""
+    command = [sys.executable, "-c", STOCK_PAGES, str(not_a_catalog), json.dumps(IMPOSTOR_PAGES)]
+    return json.loads(subprocess.run(command, capture_output=True, text=True, check=True).stdout)
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_a_database_named_catalog_that_is_not_one_is_byte_for_byte_stock(
+    not_a_catalog, stock_pages
+):
+    """The same pages of stock Datasette and of a Datasette with the plugin: every page, the
+    facet boxes and the error pages included."""
+    stock = stock_pages
+    ds = Datasette([str(not_a_catalog)])
+    for path in IMPOSTOR_PAGES:
+        response = await ds.client.get(path)
+        status, text = stock[path]
+        assert response.status_code == status, path
+        assert untimed(response.text) == untimed(text), path
