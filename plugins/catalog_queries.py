@@ -35,14 +35,8 @@ def shipped_queries() -> dict[str, dict[str, Any]]:
 
 
 def served_query_names(datasette: "Datasette", database: str) -> set[str]:
-    """The names of the queries the served metadata (or, in Datasette 1.0, configuration)
-    already gives this database."""
-    names: set[str] = set()
-    config = getattr(datasette, "config", None) or {}
-    for source in (datasette.metadata(), config):
-        queries = ((source or {}).get("databases") or {}).get(database, {}).get("queries")
-        names.update(queries or {})
-    return names
+    """The names of the queries the served metadata (Datasette 0.65's) gives this database."""
+    return set(datasette.metadata("queries", database=database, fallback=False) or {})
 
 
 def canned_queries(datasette: "Datasette", database: str) -> dict[str, dict[str, Any]] | None:

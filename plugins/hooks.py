@@ -185,22 +185,30 @@ def extra_template_vars(
     return merged
 
 
+def page_urls(
+    concerns: tuple[Concern, ...],
+    template: str | None,
+    database: str | None,
+    request: "Request | None",
+    datasette: "Datasette",
+) -> Callable[[], Awaitable[list[Any]]] | None:
+    """The stylesheets or scripts the concerns add to a page, as one list."""
+    found = answers(
+        concerns, template=template, database=database, request=request, datasette=datasette
+    )
+    return functools.partial(joined_lists, found) if found else None
+
+
 def extra_css_urls(
     template: str | None, database: str | None, request: "Request | None", datasette: "Datasette"
 ) -> Callable[[], Awaitable[list[Any]]] | None:
-    found = answers(
-        CSS_URLS, template=template, database=database, request=request, datasette=datasette
-    )
-    return functools.partial(joined_lists, found) if found else None
+    return page_urls(CSS_URLS, template, database, request, datasette)
 
 
 def extra_js_urls(
     template: str | None, database: str | None, request: "Request | None", datasette: "Datasette"
 ) -> Callable[[], Awaitable[list[Any]]] | None:
-    found = answers(
-        JS_URLS, template=template, database=database, request=request, datasette=datasette
-    )
-    return functools.partial(joined_lists, found) if found else None
+    return page_urls(JS_URLS, template, database, request, datasette)
 
 
 def handle_exception(

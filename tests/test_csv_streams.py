@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 
 import pytest
 
+from .asgi_requests import get_scope
 from .conftest import served_app
 from .test_exports_real_size import drive
 
@@ -64,20 +65,7 @@ async def bounded_get(app, path, query, limit):
         if not message.get("more_body", False):
             done.append(True)
 
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "GET",
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "query_string": query.encode(),
-        "root_path": "",
-        "headers": [(b"host", b"site")],
-        "client": ("127.0.0.1", 50000),
-        "server": ("site", 80),
-    }
+    scope = get_scope(path, query)
     try:
         await app(scope, receive, send)
     except TooLong:

@@ -29,6 +29,7 @@ from loader.web import search_exports
 from loader.web import search_request as search
 from loader.web import search_results as search_run
 
+from .asgi_requests import get_scope
 from .conftest import ROOT, served_app
 from .plugin_files import load_plugin
 from .test_serve import served
@@ -317,20 +318,7 @@ async def drive(app, path, query="", on_first_body=None, leave_after_first_body=
             if on_first_body is not None:
                 on_first_body()
 
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "GET",
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "query_string": query.encode(),
-        "root_path": "",
-        "headers": [(b"host", b"site"), (b"accept-encoding", b"gzip")],
-        "client": ("127.0.0.1", 50000),
-        "server": ("site", 80),
-    }
+    scope = get_scope(path, query, headers=((b"accept-encoding", b"gzip"),))
     await app(scope, receive, send)
     return answer
 

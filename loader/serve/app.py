@@ -8,17 +8,19 @@ matching If-None-Match costs nothing), the response cache (a repeated GET costs 
 look-up), gzip, then Datasette.
 """
 
+import atexit
 import hashlib
 import json
 import os
+import shutil
+import tempfile
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Self
 
 from asgi_gzip import GZipMiddleware
-from datasette.app import Datasette, DatasetteClient
-from datasette.database import Database
+from datasette.app import Datasette
 from datasette.utils import parse_metadata
 from datasette.version import __version__ as datasette_version
 
@@ -85,12 +87,26 @@ def load_inspect_data(inspect_file: str | None) -> dict[str, dict[str, Any]] | N
     return {DATABASE_NAME: next(iter(data.values()))} if data else None
 
 
+def served_path(db: str) -> str:
+    """A path to the catalog whose file is named as the catalog is served. Datasette names a
+    database after its file, and URLs, metadata and plugins all say `catalog`: a snapshot of
+    `paper-catalog serve` is already called so; any other file (a test's, a benchmark's) is
+    given a link of that name in a private folder of its own, removed when the process ends."""
+    if Path(db).stem == DATABASE_NAME:
+        return db
+    folder = Path(tempfile.mkdtemp(prefix="paper-catalog-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    link = folder / f"{DATABASE_NAME}.db"
+    link.symlink_to(Path(db).resolve())
+    return str(link)
+
+
 def create_datasette(site: Site) -> Datasette:
     """Datasette on the catalog, with the site's metadata and settings; its plugins, templates
     and static files are the installed paper-catalog's (its `datasette` entry points). The one
     metadata.yml is given as the installed Datasette reads it (datasette_config.py)."""
     datasette = Datasette(
-        immutables=[site.db],
+        immutables=[served_path(site.db)],
         inspect_data=load_inspect_data(site.inspect_file),
         settings=SETTINGS,
         secret=site.secret,
@@ -99,13 +115,6 @@ def create_datasette(site: Site) -> Datasette:
     # a worker's templates are the site's files as it started (a deploy starts new workers,
     # site_fingerprint): no stat() of each template file on every render
     jinja_environment(datasette).auto_reload = False
-    name = next(n for n, db in datasette.databases.items() if db.path == site.db)
-    if name != DATABASE_NAME:
-        # URLs, metadata and plugins all say `catalog`, whatever the file is called
-        datasette.remove_database(name)
-        datasette.add_database(Database(datasette, site.db, is_mutable=False), DATABASE_NAME)
-        # the constructor's client routed the file's name: route the catalog's
-        datasette.client = DatasetteClient(datasette)
     return datasette
 
 
