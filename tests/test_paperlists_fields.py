@@ -147,7 +147,9 @@ def catalog(tmp_path_factory) -> sqlite3.Connection:
 
 
 def test_sources_dated_by_sources_yml(catalog):
-    dates = {Path(path).name: as_of for path, as_of in catalog.execute("select path, as_of from sources")}
+    dates = {
+        Path(path).name: as_of for path, as_of in catalog.execute("select path, as_of from sources")
+    }
     assert dates["iclr2018.json"] == "2025-06-02"
     assert dates["colm2025.json"] == "2025-08"
 
