@@ -11,7 +11,7 @@ import pytest
 
 from loader.build.catalog import build_catalog
 from loader.read.paperlists import parse_paperlists, read_rating
-from loader.read.sources import plan_inputs
+from loader.read.sources import plan_inputs, read_source
 from loader.records import LINK_KINDS, Entry
 
 from .conftest import FIXTURES
@@ -234,4 +234,52 @@ def test_as_of_must_be_a_date(tmp_path: Path):
     problems = plan_inputs([tmp_path])[0].config_problems
     assert [str(p).split(": ", 1)[1] for p in problems] == [
         "as_of 'last week' is not a date such as 2025-11 or 2025-11-03"
+    ]
+
+
+def test_openreview_notes_keep_pdf_and_tldr():
+    # real API v1 notes (tests/fixtures/dumps/SOURCE.md): `pdf` is a path on openreview.net
+    path = FIXTURES / "dumps" / "openreview" / "nips2018-workshop-notes.json"
+    dropout, pruning = [e for e in read_source(path)[1] if isinstance(e, Entry)]
+    assert dropout.links == {
+        "pdf": "https://openreview.net/pdf/1e9b22c08d7651c60362b60af660c1f92d304b7c.pdf",
+        "openreview": "https://openreview.net/forum?id=HkghWScuoQ",
+    }
+    assert dropout.tldr is None
+    assert pruning.tldr and pruning.tldr.startswith("In network pruning, fine-tuning")
+
+
+def test_arxiv_records_link_their_abstract_page_and_doi():
+    path = FIXTURES / "dumps" / "arxiv" / "arxiv-metadata-oai-snapshot.json"
+    first, second = [e for e in read_source(path)[1] if isinstance(e, Entry)][:2]
+    assert first.links == {
+        "arxiv": "https://arxiv.org/abs/0704.0001",
+        "doi": "https://doi.org/10.1103/PhysRevD.76.013009",  # as written, case kept
+    }
+    assert second.links == {"arxiv": "https://arxiv.org/abs/0704.0002"}
+
+
+def test_json_lines_links_and_signals_checked(tmp_path: Path):
+    path = tmp_path / "papers.jsonl"
+    base = {"abstract": "An abstract.", "authors": ["Ann Lee"]}
+    lines = [
+        dict(base, links={"code": "github.com/ann/fast"}, arxiv_id="2101.00001", tldr=" Fast. "),
+        dict(base, links={"slides": "https://example.org/s.pdf"}),
+        dict(base, links={"pdf": "not a link"}),
+        dict(base, citations=-1),
+        dict(base, rating="high"),
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    items = list(read_source(path)[1])
+    assert isinstance(items[0], Entry)
+    assert items[0].links == {
+        "code": "https://github.com/ann/fast",
+        "arxiv": "https://arxiv.org/abs/2101.00001",
+    }
+    assert items[0].tldr == "Fast."
+    assert [str(item).split(f"{path}:", 1)[1] for item in items[1:]] == [
+        "2: links: unknown kind 'slides' (expected pdf, code, project, openreview, arxiv, doi, oa)",
+        "3: links: pdf 'not a link' is not a URL",
+        "4: citations must be a whole number, 0 or more",
+        "5: rating must be a number",
     ]
