@@ -35,6 +35,9 @@ class Entry:
     # a dump record's id as a 64-bit digest (loader.read.dumps): a later record with the
     # same one is the same paper, skipped, also where the dump is read in pieces
     record_key: int | None = None
+    # the authors' ids, aligned with `authors` ({} where none): "openreview" (a profile id
+    # with its tilde), "orcid", "dblp" (a pid); see loader.read.author_ids
+    author_ids: list[dict[str, str]] = field(default_factory=list)
 
 
 class EntryFields(TypedDict, total=False):
@@ -72,6 +75,8 @@ class LeftOut(NamedTuple):
 
 # (name key, spelling): the key says which author it is, the spelling is how this entry wrote it
 AuthorName = tuple[str, str]
+# an author's ids as (kind, value) pairs in the order of loader.read.author_ids.KINDS
+AuthorIds = tuple[tuple[str, str], ...]
 
 
 class Track(NamedTuple):
@@ -114,6 +119,8 @@ class PreparedEntry(NamedTuple):
     title_key: int | None  # the TITLE key among them, which tells titles apart
     keywords: tuple[str, ...]
     categories: tuple[str, ...]  # arXiv's, the primary one first
+    # aligned with `authors`: each one's ids, () where the source gives none
+    author_ids: tuple[AuthorIds, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)  # slots: the writer holds one per repeated entry
