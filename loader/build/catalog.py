@@ -26,6 +26,7 @@ from loader.build.consolidate import (
 from loader.build.full_text import SHADOW_TABLES as FTS_SHADOW_TABLES
 from loader.build.full_text import CatalogCheckFailed, SideIndex
 from loader.build.marker import is_older_catalog, is_paper_catalog
+from loader.build.persons import join_persons
 from loader.build.prepare import (
     InputPath,
     Progress,
@@ -289,8 +290,10 @@ def write_rows(
             cache.prune()
         db.execute(f"pragma cache_size = -{CACHE_KB}")
         writer.end_stream()
+        joined = join_persons(writer)
         merged, replaced = merge_versions(writer)
-        unlisted = unlisted_authors(writer, replaced)
+        merged |= joined.papers
+        unlisted = unlisted_authors(writer, replaced | joined.replaced)
         distinguish_labels(writer)
         renamed = name_authors(writer)
         name_affiliations(writer)

@@ -140,6 +140,12 @@ SCHEMA: dict[str, tuple[dict[str, type], dict[str, Any]]] = {
         {"author_id": int, "name": str, "paper_count": int},
         {"pk": ("author_id", "name"), "foreign_keys": [("author_id", "authors", "id")]},
     ),
+    # a person's ids (loader/read/author_ids.py): kind "openreview", "orcid" or "dblp"; an id
+    # is one person's
+    "author_ids": (
+        {"author_id": int, "kind": str, "value": str},
+        {"pk": ("kind", "value"), "foreign_keys": [("author_id", "authors", "id")]},
+    ),
     # ids of merged versions: links made before a merge lead to the paper
     "paper_aliases": (
         {"alias": str, "paper_id": str},
@@ -156,6 +162,7 @@ WITHOUT_ROWID = {
     "paper_sources",
     "author_tracks",
     "author_variants",
+    "author_ids",
     "paper_aliases",
 }
 # the plain text is stored only where it differs from the abstract (markup, spacing): for
@@ -185,7 +192,14 @@ def insert_statement(name: str, target: str | None = None) -> str:
 
 INSERTS = {
     name: insert_statement(name)
-    for name in (*STREAMED[:-1], "authors", "author_variants", "categories", MARKER_TABLE)
+    for name in (
+        *STREAMED[:-1],
+        "authors",
+        "author_variants",
+        "author_ids",
+        "categories",
+        MARKER_TABLE,
+    )
 }
 # where a papers row (INSERTS["papers"] order) holds what the full-text index reads
 LABEL, AUTHORS, ABSTRACT, ABSTRACT_PLAIN = (

@@ -16,6 +16,7 @@ import sqlite_utils
 from loader.build.facet_table import FacetValues, add_facet_table
 from loader.build.full_text import SideIndex
 from loader.build.id_set import IdSet
+from loader.build.persons import IdentifiedAuthors
 from loader.build.schema import (
     ABSTRACT,
     ABSTRACT_PLAIN,
@@ -44,7 +45,16 @@ from loader.build.schema import (
     index_foreign_keys,
     index_name,
 )
-from loader.records import Affiliation, AuthorName, Paper, PreparedEntry, Problem, Track, Version
+from loader.records import (
+    Affiliation,
+    AuthorIds,
+    AuthorName,
+    Paper,
+    PreparedEntry,
+    Problem,
+    Track,
+    Version,
+)
 
 BATCH_SIZE = 2000
 # a row of a streamed table, its values in the order of the table's insert statement
@@ -111,7 +121,10 @@ class CatalogWriter:
         # int(paper id, 16) of every paper row written
         self.paper_ids = IdSet()
         self.duplicates: dict[str, list[Version]] = {}  # paper id -> its entries after the first
-        self.author_keys: dict[str, int] = {}  # name key -> author id
+        self.author_keys: dict[str, int] = {}  # name key -> author id (of no ids)
+        # the authors the sources give ids for: persons, apart from the name-keyed ones
+        self.identified = IdentifiedAuthors()
+        self.keys_by_id: dict[int, str] | None = None  # author_key_of()
         # author id -> first spelling seen (then the display name)
         self.author_names: list[str] = [""]
         self.author_entries = array.array("L", [0])  # author id -> entries naming them
@@ -206,6 +219,57 @@ class CatalogWriter:
         self.author_entries[author_id] += 1
         return author_id
 
+    def person_id(self, author: AuthorName, ids: AuthorIds) -> int:
+        """The author of these ids (a person, persons.py), counting the spelling once for the
+        entry that uses it; a name without ids is author_id()'s."""
+        if not ids:
+            return self.author_id(author)
+        key, written = author
+        author_id = self.identified.find(ids)
+        if author_id is None:
+            author_id = len(self.author_names)
+            self.identified.add(author_id, key, ids)
+            self.author_names.append(written)
+            self.author_entries.append(0)
+        elif written != self.author_names[author_id]:
+            others = self.other_spellings.setdefault(author_id, collections.Counter())
+            others[written] += 1
+        self.author_entries[author_id] += 1
+        return author_id
+
+    def key_of(self, author_id: int) -> str:
+        """The name key an author was first found by (a person's: its first spelling's)."""
+        key = self.identified.keys.get(author_id)
+        if key is None:
+            key = self.author_key_of().get(author_id, "")
+        return key
+
+    def author_key_of(self) -> dict[int, str]:
+        """author id -> name key of the name-keyed authors (made once, after the stream)."""
+        if self.keys_by_id is None:
+            self.keys_by_id = {i: key for key, i in self.author_keys.items()}
+        return self.keys_by_id
+
+    def move_entries(self, gone: int, kept: int, entries: int) -> None:
+        """`entries` entries naming `gone` name `kept` now (persons.join_persons): counted
+        for `kept`, under `gone`'s spelling."""
+        self.author_entries[gone] -= entries
+        self.author_entries[kept] += entries
+        spelled = self.author_names[gone]
+        if spelled != self.author_names[kept]:
+            others = self.other_spellings.setdefault(kept, collections.Counter())
+            others[spelled] += entries
+        gone_others = self.other_spellings.get(gone)
+        if gone_others:  # the moved entries' spellings are not known: take from the most used
+            first = self.author_entries[gone] - sum(gone_others.values())
+            while first < 0 and gone_others:
+                name, count = gone_others.most_common(1)[0]
+                taken = min(count, -first)
+                gone_others[name] -= taken
+                first += taken
+                if not gone_others[name]:
+                    del gone_others[name]
+
     def track_row(self, track: Track) -> tuple[int, str, str]:
         """(id, name, area) of a track."""
         known = self.tracks.get(track.name)
@@ -243,7 +307,13 @@ class CatalogWriter:
         self.pending["version_keys"].extend(
             (key, kind, pid, entry.title_key) for kind, key in entry.version_keys
         )
-        links = [(self.author_id(a), p) for a, p in zip(entry.authors, entry.positions)]
+        if entry.author_ids:
+            links = [
+                (self.person_id(a, ids), p)
+                for a, p, ids in zip(entry.authors, entry.positions, entry.author_ids)
+            ]
+        else:
+            links = [(self.author_id(a), p) for a, p in zip(entry.authors, entry.positions)]
         affiliations = {a.slug: self.affiliation_id(a) for a in entry.affiliations}
         categories = [self.category_id(name) for name in entry.categories]
         track = entry.track
@@ -589,10 +659,14 @@ class CatalogWriter:
             INSERTS["authors"],
             (
                 (author_id, self.author_names[author_id], key, 0)
-                for key, author_id in self.author_keys.items()
+                for key, author_id in itertools.chain(
+                    self.author_keys.items(),
+                    ((key, i) for i, key in self.identified.keys.items()),
+                )
                 if author_id not in unlisted
             ),
         )
+        self.db.conn.executemany(INSERTS["author_ids"], self.identified.rows())
         self.db.conn.executemany(
             INSERTS["author_variants"],
             (row for row in self.variant_rows(renamed) if row[0] not in unlisted),
@@ -631,7 +705,7 @@ class CatalogWriter:
         add_facet_table(self.db.conn, self.facet_rows())
         return Summary(
             len(self.paper_ids) - self.aliases,
-            len(self.author_keys) - len(unlisted),
+            len(self.author_keys) + len(self.identified.keys) - len(unlisted),
             len(self.tracks),
             len(self.affiliations),
             self.problems,
