@@ -7,7 +7,10 @@ an ORCID, a DBLP pid: loader.read.author_ids).
   `~Yang_Liu3`), and two people whose ids of one kind disagree are never made one, whatever
   else they share. The kinds are ranked (RANK): where a record's ids point to two people,
   its strongest id that someone holds decides, and its weaker ids become that person's too
-  (a profile that lists a second DBLP pid is still one person).
+  (a profile that lists a second DBLP pid is still one person). An id given beside two
+  people who disagree is disputed: Paper Copilot's `orcid` and `dblp` lists are now and
+  then a slot off their names (Andreas Geiger's ORCID beside Zeynep Akata), so such an id
+  is no one's.
 - A name without ids joins a person of the same name key only when exactly one such person
   shares a co-author or an affiliation with the paper that names it; else it stays the
   name-keyed author it is without ids.
@@ -43,6 +46,9 @@ class PersonIds:
     def __init__(self) -> None:
         self.owner: dict[tuple[str, str], int] = {}  # (kind, value) -> person
         self.held: dict[int, dict[str, list[str]]] = {}  # person -> {kind: [values]}
+        # ids given beside two people who disagree (a list shifted by a slot in the source):
+        # no one's, never shown, never used to find anyone again
+        self.disputed: set[tuple[str, str]] = set()
 
     def find(self, ids: AuthorIds) -> tuple[int | None, list[int]]:
         """(the person these ids are, or None for a new person; other persons the ids show
@@ -52,6 +58,7 @@ class PersonIds:
         stronger kind the ids give (then it is someone else: `~Yang_Liu3` is not the holder
         of `~Yang_Liu1` whatever DBLP pid the two share). The holders of the other ids are
         the same person when no kind's ids disagree (disagree())."""
+        ids = tuple(pair for pair in ids if pair not in self.disputed)
         chosen = None
         stronger: set[str] = set()  # kinds of ids no one holds yet, stronger than the holder's
         for kind, value in sorted(ids, key=lambda pair: RANK[pair[0]]):
@@ -62,11 +69,9 @@ class PersonIds:
                 chosen = person
                 break
         if chosen is None:
+            self.dispute(ids, None, [])
             return None, []
-        wanted: dict[str, list[str]] = {}
-        for kind, value in ids:
-            wanted.setdefault(kind, []).append(value)
-        joined = []
+        joined: list[int] = []
         held = {kind: list(values) for kind, values in self.held[chosen].items()}
         for pair in ids:
             person = self.owner.get(pair)
@@ -76,13 +81,21 @@ class PersonIds:
                 joined.append(person)
                 for kind, values in self.held[person].items():
                     held.setdefault(kind, []).extend(values)
+        self.dispute(ids, chosen, joined)
         return chosen, joined
+
+    def dispute(self, ids: AuthorIds, chosen: int | None, joined: list[int]) -> None:
+        """The ids of `ids` that another person holds than the one they are: disputed."""
+        for pair in ids:
+            person = self.owner.get(pair)
+            if person is not None and person != chosen and person not in joined:
+                self.disputed.add(pair)
 
     def add(self, person: int, ids: AuthorIds) -> None:
         """Give `person` the ids no one holds yet (find() chose it for them)."""
         held = self.held.setdefault(person, {})
         for kind, value in ids:
-            if (kind, value) not in self.owner:
+            if (kind, value) not in self.owner and (kind, value) not in self.disputed:
                 held.setdefault(kind, []).append(value)
                 self.owner[kind, value] = person
 
@@ -100,7 +113,8 @@ class PersonIds:
         for person in sorted(self.held):
             for kind, values in self.held[person].items():
                 for value in values:
-                    yield person, kind, value
+                    if (kind, value) not in self.disputed:
+                        yield person, kind, value
 
 
 def person_for_name(
