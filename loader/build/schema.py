@@ -50,7 +50,11 @@ SCHEMA: dict[str, tuple[dict[str, type], dict[str, Any]]] = {
         {"id": int, "name": str, "area": str, "subarea": str, "paper_count": int},
         {"pk": "id"},
     ),
-    "authors": ({"id": int, "name": str, "key": str, "paper_count": int}, {"pk": "id"}),
+    # ids: the person's ids as a JSON object {kind: [values]} (author_ids' rows), or null
+    "authors": (
+        {"id": int, "name": str, "key": str, "paper_count": int, "ids": str},
+        {"pk": "id"},
+    ),
     "affiliations": (
         {"id": int, "slug": str, "name": str, "paper_count": int},
         {"pk": "id"},

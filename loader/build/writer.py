@@ -655,10 +655,20 @@ class CatalogWriter:
         for name, rows in (("sources", self.source_rows), ("load_problems", self.problem_rows)):
             records = cast(list[dict[str, Any]], rows)
             self.db.table(name).insert_all(records, batch_size=BATCH_SIZE)
+        id_rows = list(self.identified.rows())
+        ids: dict[int, dict[str, list[str]]] = {}
+        for author_id, kind, value in id_rows:
+            ids.setdefault(author_id, {}).setdefault(kind, []).append(value)
         self.db.conn.executemany(
             INSERTS["authors"],
             (
-                (author_id, self.author_names[author_id], key, 0)
+                (
+                    author_id,
+                    self.author_names[author_id],
+                    key,
+                    0,
+                    json.dumps(ids[author_id], ensure_ascii=False) if author_id in ids else None,
+                )
                 for key, author_id in itertools.chain(
                     self.author_keys.items(),
                     ((key, i) for i, key in self.identified.keys.items()),
@@ -666,7 +676,7 @@ class CatalogWriter:
                 if author_id not in unlisted
             ),
         )
-        self.db.conn.executemany(INSERTS["author_ids"], self.identified.rows())
+        self.db.conn.executemany(INSERTS["author_ids"], id_rows)
         self.db.conn.executemany(
             INSERTS["author_variants"],
             (row for row in self.variant_rows(renamed) if row[0] not in unlisted),
