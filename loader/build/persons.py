@@ -101,11 +101,11 @@ def papers_of(writer: "CatalogWriter", authors: Iterable[int]) -> dict[int, list
     return found
 
 
-def join_persons(writer: "CatalogWriter") -> Joined:
+def join_persons(writer: "CatalogWriter", identified: IdentifiedAuthors) -> Joined:
     """After the stream, before the merge stage: the persons an entry showed to be one are
-    one, and names without ids join the one person the rule gives them (rules/persons.py)."""
+    one, and names without ids join the one person the rule gives them (rules/persons.py).
+    `identified`: the writer's persons."""
     joined = Joined()
-    identified = writer.identified
     for kept, gone in identified.joins:
         for paper in papers_of(writer, [gone]).get(gone, []):
             move_link(writer, paper, gone, kept, joined)

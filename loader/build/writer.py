@@ -9,14 +9,13 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from json.encoder import encode_basestring
-from typing import Any, TypedDict, cast
+from typing import Any, Protocol, TypedDict, cast
 
 import sqlite_utils
 
 from loader.build.facet_table import FacetValues, add_facet_table
 from loader.build.full_text import SideIndex
 from loader.build.id_set import IdSet
-from loader.build.persons import IdentifiedAuthors
 from loader.build.schema import (
     ABSTRACT,
     ABSTRACT_PLAIN,
@@ -87,6 +86,19 @@ def to_json(strings: Iterable[str]) -> str:
     return "[" + ", ".join(map(encode_basestring, strings)) + "]"
 
 
+class Persons(Protocol):
+    """The authors the sources give ids for (loader/build/persons.py IdentifiedAuthors, which
+    applies the rule: the writer imports none)."""
+
+    keys: dict[int, str]  # author id -> name key
+
+    def find(self, ids: AuthorIds) -> int | None: ...
+
+    def add(self, author_id: int, key: str, ids: AuthorIds) -> None: ...
+
+    def rows(self) -> Iterable[tuple[int, str, str]]: ...
+
+
 @dataclass
 class Summary:
     papers: int = 0
@@ -115,7 +127,9 @@ class CatalogWriter:
     entries until they are merged. The keys that find versions (8-byte hashes) go to a
     temporary table, so finding versions costs SQLite's sorter, not memory."""
 
-    def __init__(self, db: sqlite_utils.Database, full_text: SideIndex) -> None:
+    def __init__(
+        self, db: sqlite_utils.Database, full_text: SideIndex, identified: Persons
+    ) -> None:
         self.db = db
         self.full_text = full_text
         # int(paper id, 16) of every paper row written
@@ -123,7 +137,7 @@ class CatalogWriter:
         self.duplicates: dict[str, list[Version]] = {}  # paper id -> its entries after the first
         self.author_keys: dict[str, int] = {}  # name key -> author id (of no ids)
         # the authors the sources give ids for: persons, apart from the name-keyed ones
-        self.identified = IdentifiedAuthors()
+        self.identified = identified
         self.keys_by_id: dict[int, str] | None = None  # author_key_of()
         # author id -> first spelling seen (then the display name)
         self.author_names: list[str] = [""]
