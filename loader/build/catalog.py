@@ -301,4 +301,6 @@ def write_rows(
         # returning drops the writer: its id and name maps are freed for indexes and FTS
         summary = writer.finish(merged, renamed, unlisted)
         summary.left_out = left_out
+        summary.names_joined = joined.names_joined
+        summary.disputed_ids = len(identified.ids.disputed)
         return summary

@@ -117,9 +117,7 @@ def join_persons(writer: "CatalogWriter", identified: IdentifiedAuthors) -> Join
         keys = {key} | {name_key(s) for s in writer.other_spellings.get(person, ())}
         for one in keys:
             by_key[one].append(person)
-    named = {
-        author: by_key[key] for key, author in writer.author_keys.items() if key in by_key
-    }
+    named = {author: by_key[key] for key, author in writer.author_keys.items() if key in by_key}
     if not named:
         return joined
     persons = {person for candidates in named.values() for person in candidates}
@@ -172,4 +170,3 @@ def lists_of(
     ):
         listed[paper][1].add(affiliation)
     return listed
-

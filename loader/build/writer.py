@@ -109,6 +109,11 @@ class Summary:
     categories: int = 0
     # records a category filter left out (catalog.py counts them)
     left_out: int = 0
+    # authors the sources give ids for, and the names without ids that joined one of them
+    # (catalog.py counts the joins: loader/build/persons.py)
+    persons: int = 0
+    names_joined: int = 0
+    disputed_ids: int = 0  # ids given beside two people who disagree (rules/persons.py)
 
     def __str__(self) -> str:
         left_out = f", {self.left_out} records left out by category" if self.left_out else ""
@@ -734,6 +739,7 @@ class CatalogWriter:
             len(self.affiliations),
             self.problems,
             len(self.categories),
+            persons=len(self.identified.keys),
         )
 
     def count_papers(self) -> None:

@@ -8,8 +8,8 @@ from collections.abc import Iterable, Iterator
 from typing import Literal, TypedDict
 from urllib.parse import SplitResult, parse_qs, urlsplit
 
-from loader.read.json_stream import invalid_value
 from loader.read.author_ids import KINDS, aligned_ids
+from loader.read.json_stream import invalid_value
 from loader.read.lines import (
     NAME_SEPARATOR,
     Names,
@@ -89,7 +89,8 @@ def jsonl_author_ids(authors: object, given: object) -> list[dict[str, str]]:
         return []
     slots = [slot for slot, name in enumerate(authors) if explicit_name(name)]
     return aligned_ids(
-        slots, {kind: [i.get(kind) if isinstance(i, dict) else None for i in given] for kind in KINDS}
+        slots,
+        {kind: [i.get(kind) if isinstance(i, dict) else None for i in given] for kind in KINDS},
     )
 
 

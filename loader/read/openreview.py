@@ -13,6 +13,7 @@ import os
 import re
 from collections.abc import Iterator
 
+from loader.read.author_ids import aligned_ids
 from loader.read.dumps import (
     RecordProblem,
     json_type,
@@ -23,7 +24,6 @@ from loader.read.dumps import (
     text_value,
     venue_name,
 )
-from loader.read.author_ids import aligned_ids
 from loader.read.jsonl import OPENREVIEW_ID
 from loader.records import Entry, Problem
 

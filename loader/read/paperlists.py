@@ -11,6 +11,7 @@ import os
 import re
 from collections.abc import Iterator
 
+from loader.read.author_ids import aligned_ids, split_ids
 from loader.read.dumps import (
     keyword_list,
     person_slots,
@@ -20,7 +21,6 @@ from loader.read.dumps import (
     unique,
     venue_name,
 )
-from loader.read.author_ids import aligned_ids, split_ids
 from loader.read.jsonl import DatesAndIdentifiers, identifiers_from_url, normalize_identifier
 from loader.records import Entry, Problem
 

@@ -23,7 +23,6 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 
 from loader.records import AuthorIds
 
-
 # the kinds, strongest first: an OpenReview profile is the source's own account of who wrote
 # the paper; ORCIDs and DBLP pids in the dumps are copied from those profiles, and their
 # holders edit them (one real profile, ~Hannaneh_Hajishirzi1, comes with two DBLP pids)
