@@ -52,6 +52,9 @@ class Entry:
     # a dump record's id as a 64-bit digest (loader.read.dumps): a later record with the
     # same one is the same paper, skipped, also where the dump is read in pieces
     record_key: int | None = None
+    # the authors' ids, aligned with `authors` ({} where none): "openreview" (a profile id
+    # with its tilde), "orcid", "dblp" (a pid); see loader.read.author_ids
+    author_ids: list[dict[str, str]] = field(default_factory=list)
 
 
 class EntryFields(TypedDict, total=False):
@@ -89,6 +92,8 @@ class LeftOut(NamedTuple):
 
 # (name key, spelling): the key says which author it is, the spelling is how this entry wrote it
 AuthorName = tuple[str, str]
+# an author's ids as (kind, value) pairs in the order of loader.read.author_ids.KINDS
+AuthorIds = tuple[tuple[str, str], ...]
 
 
 class Track(NamedTuple):
@@ -138,6 +143,8 @@ class PreparedEntry(NamedTuple):
     citations_source: str | None = None
     rating: float | None = None
     rating_count: int | None = None
+    # aligned with `authors`: each one's ids, () where the source gives none
+    author_ids: tuple[AuthorIds, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)  # slots: the writer holds one per repeated entry

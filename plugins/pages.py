@@ -28,6 +28,7 @@ from loader.web.catalog_scope import catalog_database, serves_catalog
 from loader.web.datasette_api import canned_query, index_tables, jinja_environment
 from loader.web.kept_renderings import KeptRenderings
 from loader.web.permissions import can_view, ensure_view, table_visibility
+from loader.web.persons import person_context
 from loader.web.related import WordScores, kept_counts, kept_scores, related_within
 from loader.web.rendering import title_html
 from loader.web.request_scope import mark_incomplete
@@ -241,6 +242,12 @@ def author_page(
         # the canned coauthors query (the link to all of them) stops at this many rows
         "query_row_limit": max_returned_rows,
         "author_tracks": rows(AUTHOR_TRACKS_SQL),
+        # their ids as links, and the other people of their name told apart
+        **person_context(
+            connection,
+            author,
+            lambda sql, params: read_rows(connection, sql, params, time_limit_ms),
+        ),
     }
 
 

@@ -81,7 +81,8 @@ async def test_internals_hidden_and_tables_listed(datasette):
     assert visible == {
         "papers", "authors", "tracks", "affiliations", "categories", "sources",
         "load_problems", "paper_authors", "paper_affiliations", "paper_categories",
-        "paper_sources", "paper_links", "author_tracks", "author_variants", "paper_aliases",
+        "paper_sources", "paper_links", "author_tracks", "author_variants", "author_ids",
+        "paper_aliases",
     }  # fmt: skip
 
 

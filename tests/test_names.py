@@ -31,8 +31,12 @@ build_fixtures = merge_fixtures.build_fixtures
         ("Geoffrey E Hinton", "Geoffrey E. Hinton"),  # ICLR 2018 / NeurIPS 2017
         ("Tieyan Liu", "Tie-yan Liu"),  # ICML 2018 / NeurIPS 2008: a hyphen written as nothing
         ("Xian-Sheng Hua", "Xiansheng Hua"),  # AAAI 2022 / ECCV 2020
-        ("Anh “Totti” Nguyen", "Anh Totti Nguyen"),  # WACV 2024 / 2025
-        ('Chiyu "Max" Jiang', "Chiyu Max Jiang"),  # ICCV 2019 / ECCV 2022
+        # a nickname in quotes or brackets folds to the name without it (an unquoted one,
+        # "Anh Totti Nguyen", is a word of the name: only a shared id makes it the person)
+        ("Anh “Totti” Nguyen", "Anh Nguyen"),  # WACV 2024
+        ('Chiyu "Max" Jiang', "Chiyu Jiang"),  # ICCV 2019
+        ("Junbo (Jake) Zhao", "Junbo Zhao"),  # tests/fixtures/real/pages
+        ("Huazhe(Harry) Xu", "Huazhe Xu"),
         ("Nicol‘o Cesa-Bianchi", "Nicolò Cesa-Bianchi"),  # COLT 2016: TeX's \`o as a quote
         ('Dagmar Kainm"uller', "Dagmar Kainmüller"),  # CVPR 2019: TeX's \"u without \\
         ("Nicholas Vining\u200f", "Nicholas Vining"),  # SIGGRAPH 2015: a right-to-left mark
@@ -41,6 +45,8 @@ build_fixtures = merge_fixtures.build_fixtures
         # the issue's shapes
         ("Ana B. Costa", "Ana B Costa"),
         ("Wei “Will” Zhang", 'Wei "Will" Zhang'),
+        ("Wenjie (Jack) Zhao", "Wenjie Zhao"),
+        ('Lin "Lily" Xu', "Lin Xu"),
         ("\u202aAna Costa\u202c", "Ana Costa"),
         ("Chia-Wei Lin", "Chia Wei Lin"),
         ("Chia-Wei Lin", "Chiawei Lin"),
@@ -119,9 +125,9 @@ def test_given_names_joined_by_a_hyphen_a_space_or_nothing_are_one_name(given_na
     st.sampled_from(["Bob", "Will", "Max"]),
     st.sampled_from(["“{}”", '"{}"', "‘{}’", "`{}'", "``{}''", "({})"]),
 )
-def test_nickname_quote_styles_never_count(name, nickname, quotes):
+def test_a_nickname_in_brackets_or_quotes_folds_to_the_name_without_it(name, nickname, quotes):
     first, _, rest = name.partition(" ")
-    plain = f"{first} {nickname} {rest}"
+    plain = f"{first} {rest}"
     assert name_key(f"{first} {quotes.format(nickname)} {rest}") == name_key(plain)
 
 
@@ -222,8 +228,6 @@ def test_one_person_spelled_with_and_without_punctuation_is_one_author(build_fix
     for spelling in (
         "Geoffrey E. Hinton",
         "Tie-yan Liu",
-        "Anh “Totti” Nguyen",
-        'Chiyu "Max" Jiang',
         "Nicolò Cesa-Bianchi",
         "Dagmar Kainmüller",
     ):
@@ -231,6 +235,14 @@ def test_one_person_spelled_with_and_without_punctuation_is_one_author(build_fix
             "select paper_count from authors where key = ?", [name_key(spelling)]
         ).fetchall()
         assert rows == [(2,)], spelling
+    # a quoted nickname folds to the name without it ("Anh Nguyen": 21 of 54 real nickname
+    # spellings have that form, 6 the nickname as a word): the one written as a plain word
+    # stays another name unless an id joins them (docs/names.md, "People by their ids")
+    for spelling in ("Anh “Totti” Nguyen", 'Chiyu "Max" Jiang'):
+        rows = db.execute(
+            "select paper_count from authors where key = ?", [name_key(spelling)]
+        ).fetchall()
+        assert rows == [(1,)], spelling
 
 
 @pytest.mark.asyncio

@@ -26,6 +26,7 @@ from loader.build.consolidate import (
 from loader.build.full_text import SHADOW_TABLES as FTS_SHADOW_TABLES
 from loader.build.full_text import CatalogCheckFailed, SideIndex
 from loader.build.marker import is_older_catalog, is_paper_catalog
+from loader.build.persons import IdentifiedAuthors, join_persons
 from loader.build.prepare import (
     InputPath,
     Progress,
@@ -248,7 +249,8 @@ def write_rows(
     cache: PreparedCache | None = None,
 ) -> Summary:
     """Read, normalize (prepare), write, merge, finish: each stage once, in that order."""
-    writer = CatalogWriter(db, full_text)
+    identified = IdentifiedAuthors()  # persons by their ids (persons.py)
+    writer = CatalogWriter(db, full_text, identified)
     # sorted: the same inputs in any order give the same ids and rows
     files = sorted(files, key=str)
     planned = plan_files(files, cache)
@@ -290,12 +292,16 @@ def write_rows(
             cache.prune()
         db.execute(f"pragma cache_size = -{CACHE_KB}")
         writer.end_stream()
+        joined = join_persons(writer, identified)
         merged, replaced = merge_versions(writer)
-        unlisted = unlisted_authors(writer, replaced)
+        merged |= joined.papers
+        unlisted = unlisted_authors(writer, replaced | joined.replaced)
         distinguish_labels(writer)
         renamed = name_authors(writer)
         name_affiliations(writer)
         # returning drops the writer: its id and name maps are freed for indexes and FTS
         summary = writer.finish(merged, renamed, unlisted)
         summary.left_out = left_out
+        summary.names_joined = joined.names_joined
+        summary.disputed_ids = len(identified.ids.disputed)
         return summary

@@ -201,6 +201,8 @@ def name_authors(writer: CatalogWriter) -> dict[int, str]:
         if name != first:
             writer.name_author(author_id, name)
             renamed[author_id] = first
+            if author_id in writer.identified.keys:  # a person's key is their name's
+                writer.identified.keys[author_id] = name_key(name)
     return renamed
 
 

@@ -29,11 +29,13 @@ from loader.build.prepared_cache import (
     encode_piece,
 )
 from loader.lifetime import die_with_parent
+from loader.read.author_ids import as_author_ids
 from loader.read.dump_chunks import LinePieces, Piece, line_dump_format, read_piece
 from loader.read.lines import MAX_CACHED_NAME_LENGTH, NAME_CACHE_SIZE
 from loader.read.sources import InputFile, Source, display_path, read_source
 from loader.records import (
     Affiliation,
+    AuthorIds,
     AuthorName,
     Entry,
     LeftOut,
@@ -75,7 +77,7 @@ def prepare_entry(item: Entry | Problem | LeftOut) -> PreparedEntry | Problem | 
         return item
     text = plain_text(item.abstract)
     keys = version_keys(item, text)
-    authors, positions = author_links(item)
+    authors, positions, ids = author_links(item)
     return PreparedEntry(
         entry_paper_id(item),
         item.line,
@@ -103,6 +105,7 @@ def prepare_entry(item: Entry | Problem | LeftOut) -> PreparedEntry | Problem | 
         item.citations_source,
         item.rating,
         item.rating_count,
+        ids,
     )
 
 
@@ -111,10 +114,15 @@ def entry_paper_id(entry: Entry) -> str:
     return paper_id(entry.abstract, identifying_title(entry.title))
 
 
-def author_links(entry: Entry) -> tuple[tuple[AuthorName, ...], tuple[int | None, ...]]:
-    """(authors, their positions), one author a name key, in the order the source lists
-    them; the profile owner last with no position when the cut-short list does not show
-    them."""
+def author_links(
+    entry: Entry,
+) -> tuple[tuple[AuthorName, ...], tuple[int | None, ...], tuple[AuthorIds, ...]]:
+    """(authors, their positions, their ids), one author a name key (a name key and ids
+    where the source gives ids: one name with two ids is two people), in the order the
+    source lists them; the profile owner last with no position when the cut-short list does
+    not show them. The ids are () when no author has one."""
+    if entry.author_ids:
+        return identified_author_links(entry)
     authors: list[AuthorName] = []
     positions: list[int | None] = []
     seen = set()
@@ -133,7 +141,36 @@ def author_links(entry: Entry) -> tuple[tuple[AuthorName, ...], tuple[int | None
         if author[0] not in seen:
             authors.append(author)
             positions.append(None)
-    return tuple(authors), tuple(positions)
+    return tuple(authors), tuple(positions), ()
+
+
+def identified_author_links(
+    entry: Entry,
+) -> tuple[tuple[AuthorName, ...], tuple[int | None, ...], tuple[AuthorIds, ...]]:
+    """author_links of an entry whose source gives ids: a name repeated with the same ids
+    (or none) is listed once, the same name with other ids is another person."""
+    authors: list[AuthorName] = []
+    positions: list[int | None] = []
+    ids: list[AuthorIds] = []
+    seen: dict[str, set[AuthorIds]] = {}  # name key -> the ids it came with
+    for position, (name, given) in enumerate(
+        zip(entry.authors, as_author_ids(entry.author_ids)), start=1
+    ):
+        author = read_author_name(name)
+        before = seen.get(author[0])
+        if before is not None and (not given or given in before or () in before):
+            continue
+        seen.setdefault(author[0], set()).add(given)
+        authors.append(author)
+        positions.append(position)
+        ids.append(given)
+    if entry.owner:
+        author = read_author_name(entry.owner)
+        if author[0] not in seen:
+            authors.append(author)
+            positions.append(None)
+            ids.append(())
+    return tuple(authors), tuple(positions), tuple(ids)
 
 
 def read_author_name(name: str) -> AuthorName:

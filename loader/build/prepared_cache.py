@@ -139,7 +139,7 @@ def encode_piece(items: Sequence[PreparedItem], keys: Iterable[int]) -> bytes:
 
 
 # where a PreparedEntry's fields that JSON gives back as arrays are in its array
-AUTHORS, POSITIONS, TRACK, AFFILIATIONS, VERSION_KEYS, KEYWORDS, CATEGORIES, LINKS = (
+AUTHORS, POSITIONS, TRACK, AFFILIATIONS, VERSION_KEYS, KEYWORDS, CATEGORIES, LINKS, AUTHOR_IDS = (
     PreparedEntry._fields.index(name)
     for name in (
         "authors",
@@ -150,6 +150,7 @@ AUTHORS, POSITIONS, TRACK, AFFILIATIONS, VERSION_KEYS, KEYWORDS, CATEGORIES, LIN
         "keywords",
         "categories",
         "links",
+        "author_ids",
     )
 )
 
@@ -173,6 +174,12 @@ def read_item(value: Any) -> PreparedItem:
         value[LINKS] = tuple(map(tuple, value[LINKS]))
     else:
         value[LINKS] = ()
+    if value[AUTHOR_IDS]:
+        value[AUTHOR_IDS] = tuple(
+            tuple([(kind, id) for kind, id in ids]) for ids in value[AUTHOR_IDS]
+        )
+    else:
+        value[AUTHOR_IDS] = ()
     return PreparedEntry._make(value)
 
 

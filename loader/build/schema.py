@@ -60,7 +60,11 @@ SCHEMA: dict[str, tuple[dict[str, type], dict[str, Any]]] = {
         {"id": int, "name": str, "area": str, "subarea": str, "paper_count": int},
         {"pk": "id"},
     ),
-    "authors": ({"id": int, "name": str, "key": str, "paper_count": int}, {"pk": "id"}),
+    # ids: the person's ids as a JSON object {kind: [values]} (author_ids' rows), or null
+    "authors": (
+        {"id": int, "name": str, "key": str, "paper_count": int, "ids": str},
+        {"pk": "id"},
+    ),
     "affiliations": (
         {"id": int, "slug": str, "name": str, "paper_count": int, "country": str},
         {"pk": "id"},
@@ -173,6 +177,12 @@ SCHEMA: dict[str, tuple[dict[str, type], dict[str, Any]]] = {
         {"author_id": int, "name": str, "paper_count": int},
         {"pk": ("author_id", "name"), "foreign_keys": [("author_id", "authors", "id")]},
     ),
+    # a person's ids (loader/read/author_ids.py): kind "openreview", "orcid" or "dblp"; an id
+    # is one person's
+    "author_ids": (
+        {"author_id": int, "kind": str, "value": str},
+        {"pk": ("kind", "value"), "foreign_keys": [("author_id", "authors", "id")]},
+    ),
     # ids of merged versions: links made before a merge lead to the paper
     "paper_aliases": (
         {"alias": str, "paper_id": str},
@@ -190,6 +200,7 @@ WITHOUT_ROWID = {
     "paper_links",
     "author_tracks",
     "author_variants",
+    "author_ids",
     "paper_aliases",
 }
 # the plain text is stored only where it differs from the abstract (markup, spacing): for
@@ -220,7 +231,14 @@ def insert_statement(name: str, target: str | None = None) -> str:
 
 INSERTS = {
     name: insert_statement(name)
-    for name in (*STREAMED[:-1], "authors", "author_variants", "categories", MARKER_TABLE)
+    for name in (
+        *STREAMED[:-1],
+        "authors",
+        "author_variants",
+        "author_ids",
+        "categories",
+        MARKER_TABLE,
+    )
 }
 # where a papers row (INSERTS["papers"] order) holds what the full-text index reads
 LABEL, AUTHORS, ABSTRACT, ABSTRACT_PLAIN = (

@@ -9,7 +9,7 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from json.encoder import encode_basestring
-from typing import Any, TypedDict, cast
+from typing import Any, Protocol, TypedDict, cast
 
 import sqlite_utils
 
@@ -46,6 +46,7 @@ from loader.build.schema import (
 )
 from loader.records import (
     Affiliation,
+    AuthorIds,
     AuthorName,
     Links,
     Paper,
@@ -96,6 +97,19 @@ def links_json(links: Links) -> str | None:
     return "{" + ", ".join(pairs) + "}"
 
 
+class Persons(Protocol):
+    """The authors the sources give ids for (loader/build/persons.py IdentifiedAuthors, which
+    applies the rule: the writer imports none)."""
+
+    keys: dict[int, str]  # author id -> name key
+
+    def find(self, ids: AuthorIds) -> int | None: ...
+
+    def add(self, author_id: int, key: str, ids: AuthorIds) -> None: ...
+
+    def rows(self) -> Iterable[tuple[int, str, str]]: ...
+
+
 @dataclass
 class Summary:
     papers: int = 0
@@ -106,6 +120,11 @@ class Summary:
     categories: int = 0
     # records a category filter left out (catalog.py counts them)
     left_out: int = 0
+    # authors the sources give ids for, and the names without ids that joined one of them
+    # (catalog.py counts the joins: loader/build/persons.py)
+    persons: int = 0
+    names_joined: int = 0
+    disputed_ids: int = 0  # ids given beside two people who disagree (rules/persons.py)
 
     def __str__(self) -> str:
         left_out = f", {self.left_out} records left out by category" if self.left_out else ""
@@ -124,13 +143,18 @@ class CatalogWriter:
     entries until they are merged. The keys that find versions (8-byte hashes) go to a
     temporary table, so finding versions costs SQLite's sorter, not memory."""
 
-    def __init__(self, db: sqlite_utils.Database, full_text: SideIndex) -> None:
+    def __init__(
+        self, db: sqlite_utils.Database, full_text: SideIndex, identified: Persons
+    ) -> None:
         self.db = db
         self.full_text = full_text
         # int(paper id, 16) of every paper row written
         self.paper_ids = IdSet()
         self.duplicates: dict[str, list[Version]] = {}  # paper id -> its entries after the first
-        self.author_keys: dict[str, int] = {}  # name key -> author id
+        self.author_keys: dict[str, int] = {}  # name key -> author id (of no ids)
+        # the authors the sources give ids for: persons, apart from the name-keyed ones
+        self.identified = identified
+        self.keys_by_id: dict[int, str] | None = None  # author_key_of()
         # author id -> first spelling seen (then the display name)
         self.author_names: list[str] = [""]
         self.author_entries = array.array("L", [0])  # author id -> entries naming them
@@ -234,6 +258,57 @@ class CatalogWriter:
         self.author_entries[author_id] += 1
         return author_id
 
+    def person_id(self, author: AuthorName, ids: AuthorIds) -> int:
+        """The author of these ids (a person, persons.py), counting the spelling once for the
+        entry that uses it; a name without ids is author_id()'s."""
+        if not ids:
+            return self.author_id(author)
+        key, written = author
+        author_id = self.identified.find(ids)
+        if author_id is None:
+            author_id = len(self.author_names)
+            self.identified.add(author_id, key, ids)
+            self.author_names.append(written)
+            self.author_entries.append(0)
+        elif written != self.author_names[author_id]:
+            others = self.other_spellings.setdefault(author_id, collections.Counter())
+            others[written] += 1
+        self.author_entries[author_id] += 1
+        return author_id
+
+    def key_of(self, author_id: int) -> str:
+        """The name key an author was first found by (a person's: its first spelling's)."""
+        key = self.identified.keys.get(author_id)
+        if key is None:
+            key = self.author_key_of().get(author_id, "")
+        return key
+
+    def author_key_of(self) -> dict[int, str]:
+        """author id -> name key of the name-keyed authors (made once, after the stream)."""
+        if self.keys_by_id is None:
+            self.keys_by_id = {i: key for key, i in self.author_keys.items()}
+        return self.keys_by_id
+
+    def move_entries(self, gone: int, kept: int, entries: int) -> None:
+        """`entries` entries naming `gone` name `kept` now (persons.join_persons): counted
+        for `kept`, under `gone`'s spelling."""
+        self.author_entries[gone] -= entries
+        self.author_entries[kept] += entries
+        spelled = self.author_names[gone]
+        if spelled != self.author_names[kept]:
+            others = self.other_spellings.setdefault(kept, collections.Counter())
+            others[spelled] += entries
+        gone_others = self.other_spellings.get(gone)
+        if gone_others:  # the moved entries' spellings are not known: take from the most used
+            first = self.author_entries[gone] - sum(gone_others.values())
+            while first < 0 and gone_others:
+                name, count = gone_others.most_common(1)[0]
+                taken = min(count, -first)
+                gone_others[name] -= taken
+                first += taken
+                if not gone_others[name]:
+                    del gone_others[name]
+
     def track_row(self, track: Track) -> tuple[int, str, str]:
         """(id, name, area) of a track."""
         known = self.tracks.get(track.name)
@@ -293,7 +368,13 @@ class CatalogWriter:
         self.pending["version_keys"].extend(
             (key, kind, pid, entry.title_key) for kind, key in entry.version_keys
         )
-        links = [(self.author_id(a), p) for a, p in zip(entry.authors, entry.positions)]
+        if entry.author_ids:
+            links = [
+                (self.person_id(a, ids), p)
+                for a, p, ids in zip(entry.authors, entry.positions, entry.author_ids)
+            ]
+        else:
+            links = [(self.author_id(a), p) for a, p in zip(entry.authors, entry.positions)]
         affiliations = {a.slug: self.affiliation_id(a) for a in entry.affiliations}
         categories = [self.category_id(name) for name in entry.categories]
         track = entry.track
@@ -672,14 +753,28 @@ class CatalogWriter:
         for name, rows in (("sources", self.source_rows), ("load_problems", self.problem_rows)):
             records = cast(list[dict[str, Any]], rows)
             self.db.table(name).insert_all(records, batch_size=BATCH_SIZE)
+        id_rows = list(self.identified.rows())
+        ids: dict[int, dict[str, list[str]]] = {}
+        for author_id, kind, value in id_rows:
+            ids.setdefault(author_id, {}).setdefault(kind, []).append(value)
         self.db.conn.executemany(
             INSERTS["authors"],
             (
-                (author_id, self.author_names[author_id], key, 0)
-                for key, author_id in self.author_keys.items()
+                (
+                    author_id,
+                    self.author_names[author_id],
+                    key,
+                    0,
+                    json.dumps(ids[author_id], ensure_ascii=False) if author_id in ids else None,
+                )
+                for key, author_id in itertools.chain(
+                    self.author_keys.items(),
+                    ((key, i) for i, key in self.identified.keys.items()),
+                )
                 if author_id not in unlisted
             ),
         )
+        self.db.conn.executemany(INSERTS["author_ids"], id_rows)
         self.db.conn.executemany(
             INSERTS["author_variants"],
             (row for row in self.variant_rows(renamed) if row[0] not in unlisted),
@@ -724,11 +819,12 @@ class CatalogWriter:
         add_facet_table(self.db.conn, self.facet_rows())
         return Summary(
             len(self.paper_ids) - self.aliases,
-            len(self.author_keys) - len(unlisted),
+            len(self.author_keys) + len(self.identified.keys) - len(unlisted),
             len(self.tracks),
             len(self.affiliations),
             self.problems,
             len(self.categories),
+            persons=len(self.identified.keys),
         )
 
     def count_papers(self) -> None:

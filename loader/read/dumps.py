@@ -123,12 +123,18 @@ def required_abstract(value: object) -> str:
 def person_names(key: str, written: Iterable[object]) -> list[str]:
     """Names in order, empty slots and slots with no letter skipped; kept even when they do
     not look like a name (the dump says they are), tidied as the text formats' names are."""
+    return [name for _, name in person_slots(key, written)]
+
+
+def person_slots(key: str, written: Iterable[object]) -> list[tuple[int, str]]:
+    """(slot, name) of person_names' names: the slot tells which id of a list given beside
+    the names (loader.read.author_ids) is the name's."""
     names = []
-    for value in written:
+    for slot, value in enumerate(written):
         text = text_value(key, value)
         name = explicit_name(text) if text else None
         if name:
-            names.append(name)
+            names.append((slot, name))
     if not names:
         raise RecordProblem("record has no authors")
     return names

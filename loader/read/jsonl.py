@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator
 from typing import Literal, TypedDict
 from urllib.parse import SplitResult, parse_qs, urlsplit
 
+from loader.read.author_ids import KINDS, aligned_ids
 from loader.read.json_stream import invalid_value
 from loader.read.lines import (
     NAME_SEPARATOR,
@@ -97,6 +98,23 @@ def parse_names(value: object) -> Names | None:
     # formats; a slot with no letter (".") is no name, skipped like an empty one
     names = [name for name in map(explicit_name, value) if name]
     return (names, truncated) if names else None
+
+
+def jsonl_author_ids(authors: object, given: object) -> list[dict[str, str]]:
+    """`author_ids`: a list one item a slot of `authors`, each an object of ids
+    ({"openreview": "~Ann_Lee1", "orcid": "...", "dblp": "..."}) or null. Another shape, or
+    another length than the names', is not read (loader.read.author_ids)."""
+    if not isinstance(given, list):
+        return []
+    if isinstance(authors, str):
+        authors = NAME_SEPARATOR.split(strip_truncation(authors)[0])
+    if not isinstance(authors, list) or len(authors) != len(given):
+        return []
+    slots = [slot for slot, name in enumerate(authors) if explicit_name(name)]
+    return aligned_ids(
+        slots,
+        {kind: [i.get(kind) if isinstance(i, dict) else None for i in given] for kind in KINDS},
+    )
 
 
 def parse_year(value: object) -> int | None:
@@ -289,6 +307,7 @@ def parse_jsonl_line(path: str, number: int, line: str) -> Entry | Problem:
         line=number,
         abstract=abstract.strip(),
         authors=names,
+        author_ids=jsonl_author_ids(record.get("authors"), record.get("author_ids")),
         truncated=truncated or bool(record.get("authors_truncated")),
         affiliations=[a.strip() for a in affiliations if a.strip()],
         **fields,

@@ -17,12 +17,13 @@ import os
 import re
 from collections.abc import Iterator
 
+from loader.read.author_ids import aligned_ids
 from loader.read.dumps import (
     UNSTORABLE,
     RecordProblem,
     json_type,
     keyword_list,
-    person_names,
+    person_slots,
     read_dump,
     required_abstract,
     text_value,
@@ -169,11 +170,17 @@ def map_note(name: str, line: int, note: dict[str, object]) -> tuple[str, Entry 
     if not isinstance(authors, list):
         raise RecordProblem(f"authors must be a list of names, not {json_type(authors)}")
     venue, year, status = venue_year_status(note, content)
+    slots = person_slots("authors", authors)
+    # `authorids`: one a name, a profile id ("~Ann_Lee1") or, in older venues, an e-mail
+    # address (no person's id: loader.read.author_ids)
+    authorids = content_value(content, "authorids")
+    given = authorids if isinstance(authorids, list) and len(authorids) == len(authors) else None
     return paper_id, Entry(
         path=name,
         line=line,
         abstract=abstract,
-        authors=person_names("authors", authors),
+        authors=[written for _, written in slots],
+        author_ids=aligned_ids([slot for slot, _ in slots], {"openreview": given}),
         truncated=False,
         title=text_value("title", content_value(content, "title")),
         url=FORUM_URL.format(paper_id),

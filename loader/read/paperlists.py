@@ -21,10 +21,11 @@ import os
 import re
 from collections.abc import Iterator
 
+from loader.read.author_ids import aligned_ids, split_ids
 from loader.read.dumps import (
     UNSTORABLE,
     keyword_list,
-    person_names,
+    person_slots,
     read_dump,
     required_abstract,
     text_value,
@@ -242,6 +243,17 @@ def affiliation_countries(
             if countries.setdefault(index, country) != country:
                 conflicting.add(index)
     return {index: country for index, country in countries.items() if index not in conflicting}
+def paperlists_author_ids(
+    record: dict[str, object], slots: list[tuple[int, str]], width: int
+) -> list[dict[str, str]]:
+    """The authors' ids: `authorids` ("~Name1;~Name2", OpenReview profile ids; e-mails and
+    other sites' ids are left out, loader.read.author_ids), `orcid` and `dblp`, each one slot
+    a name of `author`, blanks where none."""
+    lists = {
+        kind: split_ids(record.get(field), width)
+        for kind, field in (("openreview", "authorids"), ("orcid", "orcid"), ("dblp", "dblp"))
+    }
+    return aligned_ids([slot for slot, _ in slots], lists)
 
 
 def map_paperlists_record(
@@ -249,7 +261,7 @@ def map_paperlists_record(
 ) -> tuple[str | None, Entry]:
     abstract = required_abstract(record.get("abstract"))
     author = text_value("author", record.get("author"))
-    authors = person_names("author", split_field(author))
+    slots = person_slots("author", (author or "").split(SEPARATOR))
     affiliations, countries = read_affiliations(record)
     track = text_value("track", record.get("track"))
     if track and track.lower() == MAIN_TRACK:
@@ -265,7 +277,8 @@ def map_paperlists_record(
         path=name,
         line=line,
         abstract=abstract,
-        authors=authors,
+        authors=[written for _, written in slots],
+        author_ids=paperlists_author_ids(record, slots, (author or "").count(SEPARATOR) + 1),
         truncated=False,
         affiliations=affiliations,
         title=text_value("title", record.get("title")),

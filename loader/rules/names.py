@@ -47,6 +47,16 @@ ASCII_KEY_SEPARATORS = re.compile(r"[^a-z0-9]+")
 QUOTES = "'\"`´‘’‚‛“”„‟′″ʹʺʼˈ＇＂"
 QUOTE_IN_WORD = re.compile(rf"(?<=[^\W_])[{QUOTES}]+(?=[^\W_])")
 ASCII_QUOTE_IN_WORD = re.compile(r"(?<=[a-z0-9])['\"`]+(?=[a-z0-9])")
+# a nickname between a name's words, in brackets ("Wenjie (Jack) Zhao", "Huazhe(Harry) Xu")
+# or quotes ("Lin "Lily" Xu", "Anh “Totti” Nguyen", "Ann ``Bo'' Lee"): not part of the
+# name's key, so the name with it and without it are one name (the spelling stays as written)
+NICKNAME_QUOTES = "\"'`‘’“”„«»"
+NICKNAME = re.compile(
+    r"(?<=\S)\s*(?:\([^()]*\)|\[[^\[\]]*\]|（[^（）]*）)(?=\s)"
+    rf"|(?<=\S)\s[{NICKNAME_QUOTES}]+[^\s{NICKNAME_QUOTES}]+(?:\s[^\s{NICKNAME_QUOTES}]+)?"
+    rf"[{NICKNAME_QUOTES}]+(?=\s)"
+)
+NICKNAME_MARKS = frozenset("([（" + NICKNAME_QUOTES)
 ROMAN_NUMERAL = re.compile(r"^(?:I{1,3}|IV|V|VI{1,3}|IX|X)\.?$")
 
 
@@ -60,13 +70,16 @@ def without_accents(text: str) -> str:
 def name_key(name: str) -> str:
     """One key for the spellings of one name.
 
-    Case, Unicode form, diacritics, invisible format characters, punctuation and the spacing
-    of the given names do not count: 'Florian Tramèr' = 'florian tramer', 'Ana B. Costa' =
-    'Ana B Costa', 'Wei “Will” Zhang' = 'Wei "Will" Zhang', and a hyphen written as a space or
+    Case, Unicode form, diacritics, invisible format characters, punctuation, a nickname in
+    brackets or quotes between the words and the spacing of the given names do not count:
+    'Florian Tramèr' = 'florian tramer', 'Ana B. Costa' = 'Ana B Costa', 'Wei “Will” Zhang'
+    = 'Wei (Will) Zhang' = 'Wei Zhang', and a hyphen written as a space or
     as nothing is one name ('Chia-Wei Lin' = 'Chia Wei Lin' = 'Chiawei Lin': the words before
     the last are joined). Word order and initials do count: 'Chen Pin-Yu', 'P. Chen' and
     'Ana Costa' / 'Ana B. Costa' are other keys, since they are often other people; an
     initial stays a word of its own, so 'Ana B. Costa' is not 'Anab Costa'."""
+    if not NICKNAME_MARKS.isdisjoint(name):
+        name = NICKNAME.sub("", name)
     if name.isascii():  # most names: the same rules, without the Unicode work
         text = name.lower()
         if "'" in text or '"' in text or "`" in text:

@@ -1,0 +1,172 @@
+"""People by their ids in the build (the rule: loader/rules/persons.py).
+
+While the entries stream, an author the source gives ids for is found by them (IdentifiedAuthors,
+held by the writer): every spelling with one of a person's ids gets that person's author id,
+and a name with ids of its own is a person apart from the name-keyed author of its name.
+After the stream, join_persons() makes one person of two that an entry showed to be one, and
+gives each name without ids to the one person of its name key that shares a co-author or an
+affiliation with its paper (as many rows as that moves: a name-keyed author's papers stay
+theirs otherwise). Nothing is parsed again: the pass reads paper_authors and
+paper_affiliations back."""
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from loader.records import AuthorIds
+from loader.rules.names import name_key
+from loader.rules.persons import PersonIds, person_for_name
+
+if TYPE_CHECKING:
+    from loader.build.writer import CatalogWriter
+
+
+class IdentifiedAuthors:
+    """The persons the sources give ids for: author id -> ids, and the joins an entry showed."""
+
+    def __init__(self) -> None:
+        self.ids = PersonIds()
+        self.keys: dict[int, str] = {}  # author id -> name key of the first spelling seen
+        self.joins: list[tuple[int, int]] = []  # (kept, gone): one person
+
+    def find(self, ids: AuthorIds) -> int | None:
+        """The author id of the person with these ids, or None for a new person (then add())."""
+        person, joined = self.ids.find(ids)
+        if person is None:
+            return None
+        for gone in joined:
+            self.ids.join(person, gone)
+            self.joins.append((person, gone))
+        self.ids.add(person, ids)
+        return person
+
+    def add(self, author_id: int, key: str, ids: AuthorIds) -> None:
+        self.keys[author_id] = key
+        self.ids.add(author_id, ids)
+
+    def rows(self) -> Iterable[tuple[int, str, str]]:
+        """The author_ids rows: (author id, kind, value)."""
+        return self.ids.rows()
+
+
+@dataclass
+class Joined:
+    """What join_persons() changed: the papers whose author lists changed, the authors some
+    paper lists under another id now, and how many links moved."""
+
+    papers: set[str] = field(default_factory=set)
+    replaced: set[int] = field(default_factory=set)
+    names_joined: int = 0
+    persons_joined: int = 0
+
+
+def move_link(writer: "CatalogWriter", paper_id: str, gone: int, kept: int, joined: Joined) -> bool:
+    """Paper `paper_id` lists `kept` where it listed `gone` (its stored row and its repeated
+    entries); not where it lists both (two people of one paper)."""
+    execute = writer.db.conn.execute
+    both = execute(
+        "select count(*) from paper_authors where paper_id = ? and author_id in (?, ?)",
+        [paper_id, gone, kept],
+    ).fetchone()[0]
+    if both == 2:
+        return False
+    execute(
+        "update paper_authors set author_id = ? where paper_id = ? and author_id = ?",
+        [kept, paper_id, gone],
+    )
+    versions = writer.duplicates.get(paper_id)
+    if versions:
+        writer.duplicates[paper_id] = [
+            replace(v, authors=tuple((kept if a == gone else a, p) for a, p in v.authors))
+            for v in versions
+        ]
+    writer.move_entries(gone, kept, 1 + len(versions or ()))
+    joined.papers.add(paper_id)
+    joined.replaced.add(gone)
+    return True
+
+
+def papers_of(writer: "CatalogWriter", authors: Iterable[int]) -> dict[int, list[str]]:
+    """author id -> ids of the papers listing them."""
+    found: dict[int, list[str]] = defaultdict(list)
+    rows = writer.db.conn.execute(
+        "select author_id, paper_id from paper_authors where author_id in "
+        "(select value from json_each(?)) order by author_id, paper_id",
+        [json.dumps(sorted(set(authors)))],
+    )
+    for author, paper in rows:
+        found[author].append(paper)
+    return found
+
+
+def join_persons(writer: "CatalogWriter", identified: IdentifiedAuthors) -> Joined:
+    """After the stream, before the merge stage: the persons an entry showed to be one are
+    one, and names without ids join the one person the rule gives them (rules/persons.py).
+    `identified`: the writer's persons."""
+    joined = Joined()
+    for kept, gone in identified.joins:
+        for paper in papers_of(writer, [gone]).get(gone, []):
+            move_link(writer, paper, gone, kept, joined)
+        identified.keys.pop(gone, None)
+        joined.persons_joined += 1
+    # persons by every name key they are spelled with
+    by_key: dict[str, list[int]] = defaultdict(list)
+    for person, key in identified.keys.items():
+        keys = {key} | {name_key(s) for s in writer.other_spellings.get(person, ())}
+        for one in keys:
+            by_key[one].append(person)
+    named = {author: by_key[key] for key, author in writer.author_keys.items() if key in by_key}
+    if not named:
+        return joined
+    persons = {person for candidates in named.values() for person in candidates}
+    papers = papers_of(writer, [*named, *persons])
+    listed = lists_of(writer, {paper for ids in papers.values() for paper in ids})
+    coauthor_keys: dict[int, set[str]] = {}
+    affiliations_of: dict[int, set[int]] = {}
+    for person in persons:
+        coauthor_keys[person] = set()
+        affiliations_of[person] = set()
+        for paper in papers.get(person, ()):
+            authors, affiliations = listed[paper]
+            coauthor_keys[person].update(k for a, k in authors if a != person)
+            affiliations_of[person].update(affiliations)
+    for author, candidates in sorted(named.items()):
+        own_key = writer.key_of(author)
+        for paper in papers.get(author, ()):
+            authors, affiliations = listed[paper]
+            others = {k for a, k in authors if a != author and k != own_key}
+            found = person_for_name(
+                others,
+                affiliations,
+                candidates,
+                lambda p: coauthor_keys[p],
+                lambda p: affiliations_of[p],
+            )
+            if found is not None and move_link(writer, paper, author, found, joined):
+                joined.names_joined += 1
+    return joined
+
+
+def lists_of(
+    writer: "CatalogWriter", papers: set[str]
+) -> dict[str, tuple[list[tuple[int, str]], set[int]]]:
+    """paper id -> ([(author id, name key)], {affiliation id}) as the stream wrote them."""
+    listed: dict[str, tuple[list[tuple[int, str]], set[int]]] = {
+        paper: ([], set()) for paper in papers
+    }
+    ids = json.dumps(sorted(papers))
+    for paper, author in writer.db.conn.execute(
+        "select paper_id, author_id from paper_authors where paper_id in "
+        "(select value from json_each(?))",
+        [ids],
+    ):
+        listed[paper][0].append((author, writer.key_of(author)))
+    for paper, affiliation in writer.db.conn.execute(
+        "select paper_id, affiliation_id from paper_affiliations where paper_id in "
+        "(select value from json_each(?))",
+        [ids],
+    ):
+        listed[paper][1].add(affiliation)
+    return listed
