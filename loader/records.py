@@ -157,3 +157,4 @@ class Paper:
     source_count: int
     keywords: tuple[str, ...] = ()
     categories: tuple[int, ...] = ()  # category ids, in the order of the versions shown first
+    label: str | None = None  # the title as plain text (labels.title_label); None: no title

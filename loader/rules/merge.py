@@ -31,6 +31,7 @@ import unicodedata
 from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 
 from loader.records import Entry, Paper, Version
+from loader.rules.labels import title_label
 from loader.rules.names import without_accents
 
 # keys that make two entries versions at once (an identifier, or the abstract: ABSTRACT),
@@ -344,10 +345,11 @@ def resolve(versions: Iterable[Version], people: Mapping[int, int] | None = None
         return next((getattr(v, field) for v in ranked if getattr(v, field)), None)
 
     ids = sorted({v.paper_id for v in ranked})
+    title = next((v.title for v in ranked if identifying_title(v.title)), first("title"))
     return Paper(
         id=shown.paper_id,
         aliases=tuple(i for i in ids if i != shown.paper_id),
-        title=next((v.title for v in ranked if identifying_title(v.title)), first("title")),
+        title=title,
         venue=shown.venue,
         year=shown.year,
         status=shown.status,
@@ -359,4 +361,5 @@ def resolve(versions: Iterable[Version], people: Mapping[int, int] | None = None
         source_count=len(ranked),
         keywords=merged_keywords(ranked),
         categories=tuple(dict.fromkeys(c for v in ranked for c in v.categories)),
+        label=title_label(title) if title else None,
     )
