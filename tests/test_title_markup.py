@@ -1,4 +1,4 @@
-"""Titles' LaTeX on real records (tests/fixtures/dumps/latex_titles/, SOURCE.md there, and the
+"""Titles' LaTeX on real records (tests/fixtures/dumps/latex_titles/, see dumps/SOURCE.md, and the
 arXiv sample): read into plain text for the search index and the labels, rendered on pages;
 and math whose source doubles its backslashes read as the macros it names."""
 
@@ -14,7 +14,7 @@ from .conftest import FIXTURES, served_app
 
 LATEX_TITLES = FIXTURES / "dumps" / "latex_titles"
 ARXIV = FIXTURES / "dumps" / "arxiv" / "arxiv-metadata-oai-snapshot.json"
-# no real title of our sources holds \textit{} (SOURCE.md): this one record is ours, in the
+# no real title of our sources holds \textit{} (dumps/SOURCE.md): this one record is ours, in the
 # shape of a real JSON Lines record
 TEXTIT = {
     "title": r"An \textit{in vivo} Study of \emph{Sparse} Coding",
