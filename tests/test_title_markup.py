@@ -67,6 +67,7 @@ def test_labels_are_titles_read_as_plain_text(catalog):
     assert by_start("Relational Gating for ''W") == "Relational Gating for “What If” Reasoning"
     assert by_start("$h$-DBSCAN: A simple fas").startswith("h-DBSCAN: A simple")
     assert by_start(r"Ordered $\mathcal{V}$-inf").startswith("Ordered V-information Growth")
+    assert by_start(r"$q\texttt{POTS}$").startswith("qPOTS: Efficient Batch")
     assert by_start("Placeholder Substructures III").endswith(
         "A Bit-String-Driven “Recipe Theory” for Infinite-Dimensional Zero-Divisor Spaces"
     )

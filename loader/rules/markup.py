@@ -156,7 +156,7 @@ PLAIN_MACROS = (
     "mathcal", "mathbb", "mathbf", "mathrm", "mathsf", "mathit", "mathfrak", "mathscr",
     "mathtt", "boldsymbol", "bm", "mathds", "mathbbm", "operatorname", "text", "textrm",
     "textnormal", "textup", "mbox", "Tilde", "Hat", "Bar", "Vec", "Dot", "widetilde",
-    "widehat", "overline",
+    "widehat", "overline", "texttt", "textsf",
 )  # fmt: skip
 
 
