@@ -90,7 +90,9 @@ async def test_the_words_of_a_title_with_markup_find_it(client, catalog):
     body = (await client.get("/search.json?q=vivo+sparse")).json()
     assert [result["label"] for result in body["results"]] == ["An in vivo Study of Sparse Coding"]
     body = (await client.get('/search.json?q="recipe+theory"')).json()
-    assert [result["id"] for result in body["results"]] == [paper_id(catalog, "Placeholder Substructures III")]
+    assert [result["id"] for result in body["results"]] == [
+        paper_id(catalog, "Placeholder Substructures III")
+    ]
 
 
 @pytest.mark.asyncio
@@ -126,8 +128,10 @@ def test_doubled_backslashes_in_math_read_as_macros(catalog):
                 [
                     "Surrogate regret bounds for generalized classification performance metrics",
                     "OrbitGrasp: SE(3)-Equivariant Grasp Learning",
-                    "Ordered $\\mathcal{V}$-information Growth: A Fresh Perspective on Shared "
-                    "Information",
+                    (
+                        "Ordered $\\mathcal{V}$-information Growth: A Fresh Perspective on "
+                        "Shared Information"
+                    ),
                 ],
             )
         )
