@@ -202,3 +202,4 @@ class Paper:
     citations_as_of: str | None = None
     rating: float | None = None
     rating_count: int | None = None
+    label: str | None = None  # the title as plain text (labels.title_label); None: no title

@@ -42,6 +42,12 @@ AUTHOR_PAPERS_SHOWN = 100
 COAUTHORS_SHOWN = 50
 
 PAPER_SQL = "select * from papers where id = :id"
+# the source titles of a list's papers: the canned queries give labels (titles as plain text),
+# where a list renders the title's markup
+PAPER_TITLES_SQL = (
+    "select id, title from papers where id in (select value from json_each(:ids)) "
+    "and title is not null"
+)
 PAPER_AUTHORS_SQL = """
 select authors.id, authors.name, paper_authors.position
 from paper_authors
@@ -135,6 +141,18 @@ def read_rows(
         return [dict(row) for row in connection.execute(sql, params)]
 
 
+def with_source_titles(
+    connection: sqlite3.Connection, papers: list[dict[str, Any]] | None, time_limit_ms: int | None
+) -> list[dict[str, Any]] | None:
+    """The papers of a list, each with its source title (None for a paper without one)."""
+    if not papers:
+        return papers
+    ids = json.dumps([paper["id"] for paper in papers])
+    found = read_rows(connection, PAPER_TITLES_SQL, {"ids": ids}, time_limit_ms)
+    titles = {row["id"]: row["title"] for row in found}
+    return [dict(paper, title=titles.get(paper["id"])) for paper in papers]
+
+
 def paper_page(
     connection: sqlite3.Connection,
     paper: dict[str, Any],
@@ -165,7 +183,11 @@ def paper_page(
         if len(sources) > 1
         else [],
         # the related_papers canned query's rows (loader/web/related.py), None past the limit
-        "related_papers": related_within(connection, paper["id"], time_limit_ms, *related_kept),
+        "related_papers": with_source_titles(
+            connection,
+            related_within(connection, paper["id"], time_limit_ms, *related_kept),
+            time_limit_ms,
+        ),
     }
 
 
@@ -230,6 +252,7 @@ def author_page(
 
     coauthors = rows(AUTHOR_COAUTHORS_SQL, limit=COAUTHORS_SHOWN)
     papers = rows(papers_sql, author_id=str(author["id"]), limit=AUTHOR_PAPERS_SHOWN)
+    papers = with_source_titles(connection, papers, time_limit_ms) or []
     return {
         "author": author,
         "author_papers": papers,
@@ -302,8 +325,12 @@ def page_lists(datasette: Any) -> Any:
 
 
 def with_titles(papers: list[dict]) -> list[dict]:
-    """Papers of a list, each with its label rendered (math, markup) as its link's text."""
-    return [dict(paper, label_html=kept_title_html(paper["label"])) for paper in papers]
+    """Papers of a list, each with its title (else its label) rendered (math, markup) as its
+    link's text."""
+    return [
+        dict(paper, label_html=kept_title_html(paper.get("title") or paper["label"]))
+        for paper in papers
+    ]
 
 
 async def row_page(datasette: Any, request: Request) -> Response:

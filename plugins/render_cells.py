@@ -148,6 +148,13 @@ def row_url(datasette: "Datasette", database: str, table: str, key: Any) -> str:
     return f"{table_url(datasette, database, table)}/{tilde_encode(str(key))}"
 
 
+def shown_title(row: Any, value: str) -> Markup:
+    """A label cell shows its row's title where the row has one: the label is the title as
+    plain text (the build's), the title keeps its markup (math, emphasis) to render."""
+    title = row_value(row, "title")
+    return title_html(title if isinstance(title, str) and title else value)
+
+
 def query_result_link(
     row: Any, value: Any, column: str, database: str, datasette: "Datasette"
 ) -> Markup | None:
@@ -157,7 +164,7 @@ def query_result_link(
     if column in PAPER_LINK_COLUMNS:
         paper = paper_id_of(row)
         if paper and column in PAPER_LABEL_COLUMNS and isinstance(value, str):
-            return link(row_url(datasette, database, "papers", paper), title_html(value))
+            return link(row_url(datasette, database, "papers", paper), shown_title(row, value))
         if paper and value == paper:
             return link(row_url(datasette, database, "papers", paper), value)
     if column in AUTHOR_LINK_COLUMNS:
@@ -229,7 +236,7 @@ def render_cell(
     if column in PAPER_LABEL_COLUMNS and table == "papers" and isinstance(value, str):
         paper = row_value(row, "id")
         if column == "label" and isinstance(paper, str):
-            return link(row_url(datasette, database, "papers", paper), title_html(value))
+            return link(row_url(datasette, database, "papers", paper), shown_title(row, value))
         return title_html(value)
     if column in PLAIN_TEXT_COLUMNS and table == "papers" and isinstance(value, str):
         return Markup('<div class="abstract-text">{}</div>').format(value)

@@ -159,6 +159,50 @@ def test_tex_quote_shapes(source, text):
     assert plain_text(source) == text
 
 
+def test_two_closing_quotes_opening_a_phrase_open_it():
+    # IJCAI 2021 (tests/fixtures/dumps/latex_titles/ijcai2021.json): '' for `` as well
+    title = "Relational Gating for ''What If'' Reasoning"
+    assert plain_text(title) == "Relational Gating for “What If” Reasoning"
+    assert plain_text("the ``best'' and ''worst''") == "the “best” and “worst”"
+    assert plain_text("don''t") == "don”t"  # inside a word: a closing quote as before
+
+
+LATEX_TITLES = FIXTURES / "dumps" / "latex_titles"
+
+
+def latex_titles_abstract(name):
+    """The abstract of the file's last record (the one with doubled backslashes)."""
+    return json.loads((LATEX_TITLES / name).read_text("utf-8"))[-1]["abstract"]
+
+
+def test_doubled_backslashes_in_real_math_read_as_one():
+    """ACML 2015 doubles every backslash of its math (`$\\\\hat{\\\\theta}$`), AISTATS 2025
+    some: the macros are read, not the words 'hat' and 'theta'."""
+    acml = latex_titles_abstract("acml2015.json")
+    assert "$F_\\\\beta$" in acml and "$\\\\hat{\\\\theta}$" in acml
+    text = plain_text(acml)
+    assert "F_β" in text and "θ̂" in text and not re.search(r"\b(beta|theta|hat)\b", text)
+    html = render_html(acml)
+    assert "<mi>β</mi>" in html and "<mi>θ</mi>" in html and "\\" not in html
+    aistats = plain_text(latex_titles_abstract("aistats2025.json"))
+    assert "Î_V(X → Y)" in aistats and "rightarrow" not in aistats
+    corl = plain_text(latex_titles_abstract("corl2024.json"))
+    assert "SE(3)" in corl and "mathrm" not in corl
+
+
+@pytest.mark.parametrize(
+    "source, tex",
+    [
+        ("$\\\\alpha$", "\\alpha"),
+        ("$a \\\\ b$", "a \\\\ b"),  # TeX's line break before a space stays one
+        ("$\\\\\\alpha$", "\\\\\\alpha"),  # a line break, then a macro
+        ("$\\hat I_{\\\\mathcal{V}}$", "\\hat I_{\\mathcal{V}}"),
+    ],
+)
+def test_doubled_macro_backslashes_shapes(source, tex):
+    assert markup.parse(source) == (markup.Math(tex, False),)
+
+
 def test_backticks_around_math_are_no_code_span():
     """A stray TeX quote pairing with a later backtick (no closing ' between): the marks stay
     text, the math inside is math, never a code span showing raw TeX."""

@@ -3,6 +3,7 @@ catalogs built from the real fixtures of each rule (tests/fixtures/real/merge/).
 
 import json
 import re
+import sqlite3
 import unicodedata
 from pathlib import Path
 
@@ -10,11 +11,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from loader.build.catalog import build_catalog
 from loader.records import Entry
 from loader.rules import merge
 from loader.rules.merge import (
     Version,
     VersionGroups,
+    abstract_matches,
     arxiv_key,
     direct_matches,
     doi_key,
@@ -28,6 +31,7 @@ from loader.rules.merge import (
 from loader.rules.normalize import paper_id, plain_text
 
 from . import merge_fixtures
+from .conftest import FIXTURES
 from .merge_fixtures import records, site
 from .real_texts import REAL_TEXTS, plain_texts
 
@@ -100,6 +104,44 @@ def test_one_abstract_under_two_titles_joins_only_by_author_or_title():
     assert direct_matches([("a", 1, {1}), ("b", 2, {1})]) == [("a", "b")]  # renamed
     assert identifying_title("Withdrawn") is None  # one word tells no paper
     assert identifying_title("Song Learning in Birds") == "song learning in birds"
+
+
+def test_one_abstract_under_two_titles_and_two_ids_of_one_kind_is_two_papers():
+    # a, b: one author's two arXiv papers (two ids of one kind); c: a conference version of
+    # a, retitled, with an OpenReview id only; d: b's title again with another arXiv id
+    arxiv_a, arxiv_b, arxiv_d = (merge.ARXIV, 1), (merge.ARXIV, 2), (merge.ARXIV, 3)
+    forum = (merge.OPENREVIEW, 4)
+    papers = [
+        ("a", 1, {10}, {arxiv_a}),
+        ("b", 2, {10}, {arxiv_b}),
+        ("c", 3, {10}, {forum}),
+        ("d", 2, {10}, {arxiv_d}),
+    ]
+    groups = VersionGroups()
+    for first, second in abstract_matches(papers):
+        groups.union(first, second)
+    # c joins the first group it fits (a's); b and d share their title: versions
+    assert groups.groups() == [["a", "c"], ["b", "d"]]
+    # one title, or the same ids: as direct_matches
+    assert abstract_matches([("a", 1, {1}, {arxiv_a}), ("b", 1, {2}, {arxiv_b})]) == [("a", "b")]
+    assert abstract_matches([("a", 1, {1}, {arxiv_a}), ("b", 2, {1}, {arxiv_a})]) == [("a", "b")]
+    assert abstract_matches([("a", 1, {1}, {arxiv_a}), ("b", 2, {1}, {forum})]) == [("a", "b")]
+
+
+def test_two_arxiv_papers_sharing_an_abstract_stay_two(tmp_path):
+    # real: 0704.0026 and 0704.0112, parts II and III of one series, one abstract and author
+    # (tests/fixtures/dumps/SOURCE.md)
+    db = tmp_path / "catalog.db"
+    build_catalog([FIXTURES / "dumps/arxiv/arxiv-metadata-oai-snapshot.json"], db)
+    with sqlite3.connect(db) as connection:
+        rows = connection.execute(
+            "select title, source_count from papers where title like 'Placeholder Substructures%' "
+            "order by title"
+        ).fetchall()
+    assert [(title.split(":")[0], count) for title, count in rows] == [
+        ("Placeholder Substructures II", 1),
+        ("Placeholder Substructures III", 1),
+    ]
 
 
 def test_version_groups_are_transitive_whatever_the_order():

@@ -11,7 +11,17 @@ from collections.abc import Iterable
 from loader.build.writer import CatalogWriter
 from loader.records import Version
 from loader.rules.labels import distinguished_labels
-from loader.rules.merge import DIRECT, VersionGroups, direct_matches, resolve, title_matches
+from loader.rules.merge import (
+    ABSTRACT,
+    IDENTIFIERS,
+    TITLE,
+    VersionGroups,
+    VersionKey,
+    abstract_matches,
+    direct_matches,
+    resolve,
+    title_matches,
+)
 from loader.rules.names import display_name, name_key
 from loader.rules.normalize import shown_affiliation_name
 from loader.rules.people import one_person_ids
@@ -94,6 +104,21 @@ def paper_authors(writer: CatalogWriter, pid: str) -> set[int]:
     }
 
 
+def identifier_keys(writer: CatalogWriter, pids: Iterable[str]) -> dict[str, set[VersionKey]]:
+    """The (kind, key) identifiers of every entry with these paper ids: one pass over the
+    keys (they have no index, and a placeholder abstract can be many papers')."""
+    found: dict[str, set[VersionKey]] = {pid: set() for pid in pids}
+    rows = writer.db.execute(
+        f"select paper_id, kind, key from temp.version_keys "
+        f"where kind in ({', '.join('?' * len(IDENTIFIERS))}) "
+        f"and paper_id in (select value from json_each(?))",
+        [*IDENTIFIERS, json.dumps(sorted(found))],
+    )
+    for pid, kind, key in rows:
+        found[pid].add((kind, key))
+    return found
+
+
 def version_groups(writer: CatalogWriter) -> list[list[str]]:
     """Sets of paper ids that are versions of one paper (the merge policy's rules)."""
     groups = VersionGroups()
@@ -109,19 +134,32 @@ def version_groups(writer: CatalogWriter) -> list[list[str]]:
         "group by key, kind having min(paper_id) != max(paper_id))) "
         "group by key, kind"
     ).fetchall()
+    # abstracts under two titles or more: rare, so authors and ids are read for them alone
+    retitled: list[dict[str, str]] = []
     for kind, members, titles in shared:
         titled = dict(member.split(" ") for member in members.split(","))
         ids = sorted(titled)
         pairs: Iterable[tuple[str, str]]
-        if kind == DIRECT and titles < 2:
+        if kind == TITLE:
+            pairs = title_matches([(pid, paper_authors(writer, pid)) for pid in ids])
+        elif titles < 2:
             pairs = itertools.pairwise(ids)
-        elif kind == DIRECT:  # two titles among them: rare, so authors are read per paper
+        elif kind == ABSTRACT:
+            retitled.append(titled)
+            continue
+        else:
             pairs = direct_matches(
                 [(pid, titled[pid] or None, paper_authors(writer, pid)) for pid in ids]
             )
-        else:
-            pairs = title_matches([(pid, paper_authors(writer, pid)) for pid in ids])
         for first, second in pairs:
+            groups.union(first, second)
+    identifiers = identifier_keys(writer, (pid for titled in retitled for pid in titled))
+    for titled in retitled:
+        papers = [
+            (pid, titled[pid] or None, paper_authors(writer, pid), identifiers[pid])
+            for pid in sorted(titled)
+        ]
+        for first, second in abstract_matches(papers):
             groups.union(first, second)
     return groups.groups()
 

@@ -43,7 +43,7 @@ from loader.records import (
     Problem,
     Track,
 )
-from loader.rules.labels import derive_label
+from loader.rules.labels import derive_label, title_label
 from loader.rules.markup import plain_text
 from loader.rules.merge import TITLE, identifying_title, version_keys
 from loader.rules.names import name_key, spelling
@@ -81,7 +81,7 @@ def prepare_entry(item: Entry | Problem | LeftOut) -> PreparedEntry | Problem | 
     return PreparedEntry(
         entry_paper_id(item),
         item.line,
-        item.title or derive_label(text),
+        title_label(item.title) if item.title else derive_label(text),
         item.title,
         item.abstract,
         # None where the plain text is the abstract itself: a worker then sends the text once

@@ -562,7 +562,7 @@ class CatalogWriter:
             "rating_count = ? where id = ? returning rowid",
             [
                 paper.title,
-                paper.title,
+                paper.label,
                 track,
                 area,
                 track_id,
@@ -589,8 +589,8 @@ class CatalogWriter:
         self.row_facets[rowid - 1] = self.facet_code(
             (paper.venue, paper.year, paper.status, area, track)
         )
-        if paper.title:
-            self.label_keys[rowid - 1] = hash(paper.title)
+        if paper.label:
+            self.label_keys[rowid - 1] = hash(paper.label)
         return bool(paper.aliases) or authors_changed or affiliations_changed
 
     def write_versions(self, paper_id: str, versions: Iterable[Version]) -> None:

@@ -1,4 +1,5 @@
-"""A label for a paper whose source gives no title, read from the abstract's plain text.
+"""A paper's label: its title as plain text (title_label), or for a paper whose source gives no
+title, a heading read from the abstract's plain text.
 
 The label names the method the paper introduces ('NorMuon: Neuron-wise Normalized Muon'), found
 in the sentence where the authors introduce their work ('we propose', 'this paper presents',
@@ -26,7 +27,7 @@ import re
 from collections import Counter
 from collections.abc import Container, Iterable, Iterator, Sequence
 
-from loader.rules.markup import collapse_spaces, holds_any
+from loader.rules.markup import collapse_spaces, holds_any, plain_text
 
 LABEL_LENGTH = 90
 # a shared label this short is kept whole ahead of what tells it apart ('LLM: ...')
@@ -994,6 +995,14 @@ def readable_text(text: str) -> str:
     if (":" in text and "://" in text) or "github.com" in text:
         text = URL.sub("", text)
     return collapse_spaces(drop_citations(text))
+
+
+def title_label(title: str) -> str:
+    """A title as its label: the words a reader sees, its LaTeX and Markdown read as an
+    abstract's are (`\\textit{in vivo}` -> `in vivo`, ``` ``Factual'' ``` -> `“Factual”`,
+    `$\\mathcal{X}$-Armed` -> `X-Armed`), so that search and labels hold no markup; pages
+    render the title itself. A title that reads as nothing keeps its source text."""
+    return plain_text(title) or collapse_spaces(title)
 
 
 def derive_label(text: str) -> str:

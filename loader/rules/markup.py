@@ -86,6 +86,8 @@ MATH_OR_ESCAPE = re.compile(
     re.VERBOSE | re.DOTALL,
 )
 MATH_OR_ESCAPE_STARTS = "$\\`'"  # the first characters of its branches
+# what comes before an opening quote: the start of a word
+OPENING_CONTEXT = frozenset(" \t\n([{/-\u2014")
 # TeX's single quotes, `word' -> ‘word’: a backtick that starts a word (not a double one, not
 # an accent inside a word: Cornell`a), up to the first ' that ends a word; an apostrophe inside
 # (`don't') stays one. No dollar, backtick or blank line inside, so a pair never takes math
@@ -95,6 +97,10 @@ TEX_SINGLE_QUOTE = re.compile(r"(?<![`\\\w])`(?=[^\s`'$])((?:[^`'$\n]|'(?=\w)){1
 TEX_DOUBLE_QUOTE = re.compile(r"``(?=\S)([^`'$\n]{1,200}?)''")
 DISPLAY_BODY = re.compile(r"((?:[^$\\]|\\.){1,2000}?)\$\$", re.DOTALL)
 INLINE_BODY = re.compile(r"((?:[^$\\]|\\.){1,400}?)\$", re.DOTALL)
+# a macro written with a doubled backslash inside math (`$\\alpha$`, `$\\hat{\\theta}$`: sources
+# that escaped the backslash twice, as real Paper Copilot abstracts do) is the macro: TeX's line
+# break `\\` is followed by a space, a bracket or the end in math, hardly ever by a letter
+DOUBLED_MACRO = re.compile(r"(?<!\\)\\\\(?=[A-Za-z])")
 # `$ \ell_p $` (spaces inside) is math when it reads as TeX; `from $5 to $10` is money
 TEX_MARK = re.compile(r"[\\^_{}=<>|]")
 SHORT_SYMBOL = re.compile(r"[A-Za-z0-9]{1,3}")
@@ -150,7 +156,7 @@ PLAIN_MACROS = (
     "mathcal", "mathbb", "mathbf", "mathrm", "mathsf", "mathit", "mathfrak", "mathscr",
     "mathtt", "boldsymbol", "bm", "mathds", "mathbbm", "operatorname", "text", "textrm",
     "textnormal", "textup", "mbox", "Tilde", "Hat", "Bar", "Vec", "Dot", "widetilde",
-    "widehat", "overline",
+    "widehat", "overline", "texttt", "textsf",
 )  # fmt: skip
 
 
@@ -483,6 +489,14 @@ def reads_as_math(tex: str, tight: bool) -> bool:
     return bool(TEX_MARK.search(body) or SHORT_SYMBOL.fullmatch(body))
 
 
+def math_piece(tex: str, display: bool) -> Math:
+    """A math span's TeX, its doubled macro backslashes read as one (DOUBLED_MACRO)."""
+    tex = tex.strip()
+    if "\\\\" in tex:
+        tex = DOUBLED_MACRO.sub(r"\\", tex)
+    return Math(tex, display)
+
+
 def set_aside(text: str) -> tuple[str, list[Piece]]:
     """Math spans, LaTeX escapes and quotes replaced by placeholders: (text, pieces)."""
     pieces: list[Piece] = []
@@ -503,21 +517,23 @@ def set_aside(text: str) -> tuple[str, list[Piece]]:
         if kind == "display":
             body = DISPLAY_BODY.match(text, end)
             if body and body.group(1).strip():
-                piece, end = Math(body.group(1).strip(), True), body.end()
+                piece, end = math_piece(body.group(1), True), body.end()
         elif kind == "inline":
             body = INLINE_BODY.match(text, end)
             if body:
                 tex = body.group(1)
                 tight = not tex[0].isspace() and not tex[-1].isspace()
                 if reads_as_math(tex, tight):
-                    piece, end = Math(tex.strip(), False), body.end()
+                    piece, end = math_piece(tex, False), body.end()
         elif kind in ("bracket", "paren"):
             if match.group(kind).strip():
-                piece = Math(match.group(kind).strip(), kind == "bracket")
+                piece = math_piece(match.group(kind), kind == "bracket")
         elif kind == "open_quote":
             piece = "“"
         elif kind == "close_quote":
-            piece = "”"
+            # '' opening a phrase (`for ''What If'' Reasoning`: a source's stand-in for ``)
+            opens = match.start() == 0 or text[match.start() - 1] in OPENING_CONTEXT
+            piece = "“" if opens and text[end : end + 1].isalnum() else "”"
         else:
             piece = match.group(0)
         if piece is None:  # a lone dollar: text

@@ -14,8 +14,12 @@ Entries are versions of one paper when
 Where entries sharing an identifier or an abstract carry two different titles, only those
 that share an author or a title are versions (see direct_matches): real sources give
 unrelated papers one placeholder abstract ("Abstract Unavailable", NeurIPS 1987-2001) or the
-abstract of the paper before them. Merges are transitive: if A and B are versions, and B and
-C, all three are one paper.
+abstract of the paper before them. Two titled entries with different titles and different
+identifiers of one kind (two arXiv ids, two DOIs, two OpenReview ids) are never versions on
+their abstract alone, whoever wrote them (see abstract_matches): arXiv holds parts of one
+series under one abstract (0704.0026 and 0704.0112, parts II and III by one author), where a
+preprint and its conference version, retitled, carry no two ids of one kind. Merges are
+transitive: if A and B are versions, and B and C, all three are one paper.
 """
 
 import functools
@@ -27,10 +31,14 @@ import unicodedata
 from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 
 from loader.records import LINK_KINDS, Entry, Links, Paper, Version
+from loader.rules.labels import title_label
 from loader.rules.names import without_accents
 
-# keys that make two entries versions at once, and the title key that also needs an author
-DIRECT, TITLE = 0, 1
+# keys that make two entries versions at once (an identifier, or the abstract: ABSTRACT),
+# and the title key that also needs an author. Each identifier has its kind, so that the
+# merge stage can tell two entries with two ids of one kind (two arXiv papers) apart
+ABSTRACT, TITLE, ARXIV, DOI, OPENREVIEW = range(5)
+IDENTIFIERS = (ARXIV, DOI, OPENREVIEW)
 PREPRINT_VENUES = {"arxiv", "corr"}
 # OpenReview lists rejected and withdrawn submissions, and ICLR offered some rejected papers
 # its workshop track: the version a venue accepted to its main track is shown first
@@ -49,7 +57,7 @@ ASCII_LOWERCASE = bytes.maketrans(string.ascii_uppercase.encode(), string.ascii_
 DOI_PREFIX = re.compile(r"^(?:doi:|https?://(?:dx\.)?doi\.org/)", re.IGNORECASE)
 # (author id, position): position None for a profile owner the list does not show
 AuthorLink = tuple[int, int | None]
-# (DIRECT or TITLE, hash_key)
+# (ABSTRACT, TITLE or an identifier kind, hash_key)
 VersionKey = tuple[int, int]
 
 
@@ -117,22 +125,23 @@ def doi_key(doi: str) -> str:
 
 def version_keys(entry: Entry, text: str) -> list[VersionKey]:
     """(kind, key) pairs of one entry; `text` is its abstract as plain text. Entries sharing
-    a DIRECT key are versions; entries sharing a TITLE key are when they share an author."""
+    an identifier or an ABSTRACT key are versions (see direct_matches, abstract_matches);
+    entries sharing a TITLE key are when they share an author."""
     keys: list[VersionKey] = []
     normal: Callable[[str], str]
-    for kind, value, normal in (
-        ("arxiv", entry.arxiv_id, arxiv_key),
-        ("doi", entry.doi, doi_key),
-        ("openreview", entry.openreview_id, str.strip),
+    for kind, name, value, normal in (
+        (ARXIV, "arxiv", entry.arxiv_id, arxiv_key),
+        (DOI, "doi", entry.doi, doi_key),
+        (OPENREVIEW, "openreview", entry.openreview_id, str.strip),
     ):
         if value and normal(value):
-            keys.append((DIRECT, hash_key(kind, normal(value))))
+            keys.append((kind, hash_key(name, normal(value))))
     loose = letters_and_digits(text)
     if len(loose) >= ABSTRACT_MIN_CHARACTERS:
-        keys.append((DIRECT, hash_key("abstract", loose)))
+        keys.append((ABSTRACT, hash_key("abstract", loose)))
     elif loose:  # a short abstract links only where it is the same text: a titled entry's id
         # holds its title, so this is what joins it to an untitled copy (a listing's)
-        keys.append((DIRECT, hash_key("short abstract", " ".join(text.split()))))
+        keys.append((ABSTRACT, hash_key("short abstract", " ".join(text.split()))))
     words = identifying_title(entry.title)
     if words:
         keys.append((TITLE, hash_key("title", words)))
@@ -164,6 +173,58 @@ def direct_matches(
             if first != paper:
                 pairs.append((first, paper))
     return pairs
+
+
+def abstract_matches(
+    papers: Sequence[tuple[str, Hashable | None, Collection[int], Collection[VersionKey]]],
+) -> list[tuple[str, str]]:
+    """Pairs among [(paper id, title key or None, author ids, identifier keys)] that share an
+    abstract and are versions: as direct_matches, but no group of them holds two titled
+    papers with different titles and two different identifiers of one kind (two arXiv ids):
+    those are two papers, one author's or not. Papers join in id order, each to the groups
+    it shares an author or a title with and holds no such pair with."""
+    if len({title for _, title, _, _ in papers if title is not None}) < 2:
+        return direct_matches([(paper, title, authors) for paper, title, authors, _ in papers])
+    groups: list[list[tuple[str, Hashable | None, Collection[int], Collection[VersionKey]]]] = []
+    pairs: list[tuple[str, str]] = []
+    for member in papers:
+        paper, title, authors, _ = member
+        joined: list[list] = []
+        for group in groups:
+            shares = any(
+                (title is not None and title == other_title) or not set(authors).isdisjoint(others)
+                for _, other_title, others, _ in group
+            )
+            if shares and not any(two_papers(member, other) for other in group):
+                joined.append(group)
+        if not joined:
+            groups.append([member])
+            continue
+        merged = [member]
+        for group in joined:
+            # two groups this paper fits may not fit each other: the first it fits wins
+            if not any(two_papers(one, other) for one in merged for other in group):
+                pairs.append((group[0][0], paper))
+                merged.extend(group)
+                groups.remove(group)
+        groups.append(merged)
+    return pairs
+
+
+def two_papers(
+    first: tuple[str, Hashable | None, Collection[int], Collection[VersionKey]],
+    second: tuple[str, Hashable | None, Collection[int], Collection[VersionKey]],
+) -> bool:
+    """Whether two titled papers have different titles and two ids of one kind, none shared."""
+    _, title, _, keys = first
+    _, other_title, _, other_keys = second
+    if title is None or other_title is None or title == other_title:
+        return False
+    kinds = {kind for kind, _ in keys} & {kind for kind, _ in other_keys}
+    return any(
+        {key for k, key in keys if k == kind}.isdisjoint(key for k, key in other_keys if k == kind)
+        for kind in kinds
+    )
 
 
 def title_matches(papers: Iterable[tuple[str, Iterable[int]]]) -> list[tuple[str, str]]:
@@ -302,10 +363,11 @@ def resolve(versions: Iterable[Version], people: Mapping[int, int] | None = None
     ids = sorted({v.paper_id for v in ranked})
     cited = most_cited(ranked)
     rated = next((v for v in ranked if v.rating is not None), None)
+    title = next((v.title for v in ranked if identifying_title(v.title)), first("title"))
     return Paper(
         id=shown.paper_id,
         aliases=tuple(i for i in ids if i != shown.paper_id),
-        title=next((v.title for v in ranked if identifying_title(v.title)), first("title")),
+        title=title,
         venue=shown.venue,
         year=shown.year,
         status=shown.status,
@@ -324,4 +386,5 @@ def resolve(versions: Iterable[Version], people: Mapping[int, int] | None = None
         citations_as_of=cited.citations_as_of if cited else None,
         rating=rated.rating if rated else None,
         rating_count=rated.rating_count if rated else None,
+        label=title_label(title) if title else None,
     )
