@@ -200,6 +200,29 @@ def count_link_facet(
     return items
 
 
+def read_filter_words(
+    conn: sqlite3.Connection, request: search.SearchRequest
+) -> tuple[search.SearchRequest, list[str]]:
+    """The request with each filter word's value as the catalog stores it (`venue:iclr` is
+    the venue ICLR, as its facet link would ask), and a note for each word saying so."""
+    stored: dict[tuple[str, search.FilterValue], search.FilterValue] = {}
+    notes = []
+    for word in request.query.filters:
+        typed = search.filter_word_value(word)
+        values = [row[0] for row in fetch(conn, search.filter_word_sql(word))]
+        shown = f"{word.name}:{word.value}"
+        if not values:
+            notes.append(f"{shown} is a filter: applied; no paper has this {word.name}.")
+            continue
+        value = typed if typed in values else values[0]
+        stored[(word.name, typed)] = value
+        if value == typed:
+            notes.append(f"{shown} is a filter: applied.")
+        else:
+            notes.append(f"{shown} is a filter: applied as {word.name} {value}.")
+    return request.with_stored_values(stored), list(dict.fromkeys(notes))
+
+
 def is_rare(conn: sqlite3.Connection, word: str) -> bool:
     """Fewer than MIN_PAPERS papers hold the word."""
     return fetch(conn, spelling.papers_holding_sql(word))[0][0] < spelling.MIN_PAPERS
