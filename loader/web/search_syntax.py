@@ -177,9 +177,9 @@ def lexemes(q: str) -> list[Lexeme]:
             position += 1
         filtered = FILTER_PREFIX.match(q, position)
         if filtered:
-            word = filter_word(q, filtered, dash)
-            found.append(Lexeme(filter=word))
-            position = word.end
+            named_filter = filter_word(q, filtered, dash)
+            found.append(Lexeme(filter=named_filter))
+            position = named_filter.end
             continue
         field = None
         named = FIELD_PREFIX.match(q, position)
