@@ -243,6 +243,7 @@ def find_suggestions(conn: sqlite3.Connection, request: search.SearchRequest) ->
     spans = words_to_check(request)
     replacements: dict[str, list[str]] = {}
     checked: set[str] = set()
+    looked_up = 0
     for start, end in spans:
         word = spelling.fold(request.q[start:end])
         if word in checked or not spelling.worth_checking(word):
@@ -250,10 +251,11 @@ def find_suggestions(conn: sqlite3.Connection, request: search.SearchRequest) ->
         checked.add(word)
         if is_known(conn, word):
             continue
+        looked_up += 1
         found = spelling.best_words(word, fetch(conn, spelling.candidates_sql(word)))
         if found:
             replacements[word] = found
-        if len(replacements) == spelling.MAX_MISSPELT:
+        if len(replacements) == spelling.MAX_MISSPELT or looked_up == spelling.MAX_LOOKED_UP:
             break
     return spelling.suggested_queries(request.q, spans, replacements)
 

@@ -28,8 +28,10 @@ from typing import Any
 from loader.build.vocabulary import TABLE as VOCABULARY
 
 SUGGESTIONS = 3
-# misspelt words of one query looked for: each costs two short statements
+# misspelt words of one query replaced, and words looked up (a range of the vocabulary and a
+# walk over it each: a pasted list of 64 rare words costs no more than this many)
 MAX_MISSPELT = 3
+MAX_LOOKED_UP = 8
 # shorter words are never replaced (`of`, `rl`)
 MIN_WORD = 3
 Params = dict[str, Any]
