@@ -9,9 +9,9 @@ so a LaTeX command or markup token (`textbf`, `mathbf`, `frac`) is in it only wh
 write it as a word.
 
 They are counted once, when the catalog is built, by a second FTS5 index over the same text
-with the same tokenizer but no stemmer, contentless and without positions (`detail=none`:
-only which papers hold a word), in SQLite's temporary storage and dropped once read: a
-request reads a few rows of a small table instead of counting a term's papers (fts5vocab
+with the same tokenizer but no stemmer, contentless, without column sizes or positions
+(`detail=none`: only which papers hold a word), in SQLite's temporary storage and dropped
+once read: a request reads a few rows of a small table instead of counting a term's papers (fts5vocab
 reads a term's whole list of papers each time it is asked). A word in fewer papers (a typo in
 one abstract, a rare name) is never suggested.
 """
@@ -33,7 +33,7 @@ def write_search_vocabulary(connection: sqlite3.Connection) -> None:
     with connection:
         connection.execute(
             f"create virtual table temp.vocabulary_words using fts5({columns}, content='',"
-            f" detail=none, tokenize='{TOKENIZER}')"
+            f" detail=none, columnsize=0, tokenize='{TOKENIZER}')"
         )
         connection.execute(
             f"insert into temp.vocabulary_words (rowid, {columns})"
