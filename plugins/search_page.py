@@ -285,8 +285,12 @@ async def search_view(datasette: "Datasette", request: Request) -> Response:
             for name, values in parsed.filters.items()
             for value in values
         ],
+        # a suggestion is q as typed, filter words and all: with the URL's own parameters
         "suggestions": [
-            {"q": suggestion, "url": query_url(datasette, pairs, q=suggestion, page=None)}
+            {
+                "q": suggestion,
+                "url": query_url(datasette, request_pairs(request), q=suggestion, page=None),
+            }
             for suggestion in answer.suggestions
         ],
     }

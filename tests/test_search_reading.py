@@ -113,6 +113,13 @@ async def test_the_page_links_a_filter_word_as_its_facet_would(site):
     assert exports == ["/search.csv?q=learning&venue=ICLR"]
 
 
+async def test_a_suggestion_keeps_the_filter_words_in_q_and_not_twice(site):
+    html = (await site.client.get("/search", params={"q": "lerning venue:ICLR"})).text
+    assert "Did you mean" in html
+    first = next(a["href"] for tag, a in parse(html).tags if "learning" in a.get("href", ""))
+    assert parse_qsl(urlsplit(first).query) == [("q", "learning venue:ICLR")]
+
+
 async def test_exports_of_a_filter_word_hold_its_papers_and_are_named_after_it(site):
     params = {"q": "learning venue:ICLR year:2018"}
     total = (await get_json(site, "/search.json", params))["total"]
