@@ -168,7 +168,6 @@ def parse_search(pairs: Iterable[tuple[str, str]]) -> SearchRequest:
         query = parse_query(q)
     except QueryError as error:
         raise SearchError(str(error)) from None
-    # `venue:ICLR` in q is the filter venue=ICLR: one more value of that parameter
     expression = query.expression
     filters: dict[str, tuple[FilterValue, ...]] = {}
     for name in FILTERS:
@@ -179,10 +178,10 @@ def parse_search(pairs: Iterable[tuple[str, str]]) -> SearchRequest:
             value = filter_value(name, text)
             if value not in chosen:
                 chosen.append(value)
+        # `venue:ICLR` in q is the filter venue=ICLR: one more value of that parameter
         for word in query.filters:
-            value = filter_word_value(word) if word.name == name else None
-            if word.name == name and value not in chosen:
-                chosen.append(value)
+            if word.name == name and filter_word_value(word) not in chosen:
+                chosen.append(filter_word_value(word))
         if chosen:
             filters[name] = tuple(chosen)
     sort = values.get("sort", [""])[-1] or ("relevance" if expression else "newest")
