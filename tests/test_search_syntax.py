@@ -68,7 +68,8 @@ def found(index, q):
 SYNTAX_PIECES = st.sampled_from(
     ['"', "-", "*", ":", "OR", "NOT", "AND", "or", "not", "title:", "author:", "abstract:",
      "Title:", "(", ")", "^", "+", "{", "}", "NEAR", "'", "\\", "é", "e\u0301", "—", "\ue000",
-     "😀", "\u200b", "ǅ", "ab*", "a*", "𝔘", "0", " ", "  ", "\t", "label:", "rank", "x"]
+     "😀", "\u200b", "ǅ", "ab*", "a*", "𝔘", "0", " ", "  ", "\t", "label:", "rank", "x",
+     "venue:", "Year:", "track:", "area:"]
 )  # fmt: skip
 QUERY_TEXT = st.one_of(
     st.text(max_size=60),
