@@ -50,6 +50,17 @@ class Searcher:
         self.limits = search_run.Limits(
             datasette.setting("sql_time_limit_ms"), datasette.setting("facet_time_limit_ms")
         )
+        # how the query was read: its own notes, then the filter words' (read_filters)
+        self.notes = list(request.query.notes)
+
+    async def read_filters(self) -> None:
+        """The filter words of q (`venue:iclr`) as the values the catalog stores."""
+        if not self.request.query.filters:
+            return
+        self.request, notes = await self.run(
+            lambda conn: search_run.read_filter_words(conn, self.request)
+        )
+        self.notes += notes
 
     async def run(self, work: Callable[[sqlite3.Connection], Any]) -> Any:
         return await self.db.execute_fn(work)
@@ -112,6 +123,24 @@ def request_pairs(request: Request) -> list[tuple[str, str]]:
     return pairs
 
 
+def link_pairs(
+    pairs: Sequence[tuple[str, str]], parsed: search.SearchRequest
+) -> list[tuple[str, str]]:
+    """The parameters links of the page start from: q without its filter words, which become
+    the parameters a facet link sets (`q=graph venue:iclr` -> `q=graph&venue=ICLR`), so a
+    filter chosen in q is removed, counted and paged as one chosen from a facet."""
+    if not parsed.query.filters:
+        return list(pairs)
+    kept = [(name, value) for name, value in pairs if name != "q"]
+    kept = ([("q", parsed.words_q)] if parsed.words_q else []) + kept
+    for name, values in parsed.filters.items():
+        for value in values:
+            pair = (name, "" if value is None else str(value))
+            if pair not in kept:
+                kept.append(pair)
+    return kept
+
+
 def facet_links(
     datasette: "Datasette",
     pairs: Sequence[tuple[str, str]],
@@ -149,6 +178,7 @@ async def search_view(datasette: "Datasette", request: Request) -> Response:
     except search.SearchError as error:
         return await error_response(datasette, request, extension, str(error))
     searcher = Searcher(datasette, request=parsed)
+    await searcher.read_filters()
     if extension in ("csv", "bib") or (extension == "json" and request.args.get("_all")):
         try:
             return await searcher.export(extension, request)
@@ -174,6 +204,7 @@ async def search_view(datasette: "Datasette", request: Request) -> Response:
             "results": [public_result(result, base_url) for result in answer.results],
             "facets": answer.facets,
             "suggestions": answer.suggestions,
+            "notes": searcher.notes,
         }
         if answer.timed_out:
             body["facets_timed_out"] = answer.timed_out
@@ -182,11 +213,16 @@ async def search_view(datasette: "Datasette", request: Request) -> Response:
         if answer.unranked:
             body["unranked"] = True
         return Response.json(body)
-    pairs = request_pairs(request)
+    pairs = link_pairs(request_pairs(request), parsed)
     last_page = max(1, -(-answer.total // parsed.size))
     context = {
         "q": parsed.q,
         "parsed": parsed,
+        "notes": searcher.notes,
+        # the filters of the URL's own parameters (those of q stay in q)
+        "hidden": [
+            (name, value) for name, value in request_pairs(request) if name in search.FILTERS
+        ],
         "total": answer.total,
         "results_html": render_partial(
             datasette,
@@ -249,8 +285,12 @@ async def search_view(datasette: "Datasette", request: Request) -> Response:
             for name, values in parsed.filters.items()
             for value in values
         ],
+        # a suggestion is q as typed, filter words and all: with the URL's own parameters
         "suggestions": [
-            {"q": suggestion, "url": query_url(datasette, pairs, q=suggestion, page=None)}
+            {
+                "q": suggestion,
+                "url": query_url(datasette, request_pairs(request), q=suggestion, page=None),
+            }
             for suggestion in answer.suggestions
         ],
     }
@@ -324,15 +364,21 @@ async def facets_fragment(datasette: "Datasette", request: Request) -> Response:
     except search.SearchError as error:
         return Response.text(str(error), status=400)
     searcher = Searcher(datasette, request=parsed)
+    await searcher.read_filters()
     facets, timed_out = await searcher.run(
-        lambda conn: search_run.count_link_facets(conn, parsed, searcher.limits)
+        lambda conn: search_run.count_link_facets(conn, searcher.request, searcher.limits)
     )
     if timed_out:
         mark_incomplete(request.scope, "facets")
     html = render_partial(
         datasette,
         "_search_facets.html",
-        facets=facet_sections(datasette, request_pairs(request), parsed, facets),
+        facets=facet_sections(
+            datasette,
+            link_pairs(request_pairs(request), searcher.request),
+            searcher.request,
+            facets,
+        ),
         timed_out=timed_out,
     )
     return Response.html(html)

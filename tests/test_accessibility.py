@@ -45,6 +45,8 @@ def pages(search_catalog):
         "home": "/",
         "search": "/search?q=learning&venue=ICLR",
         "search-empty": "/search?q=lerning+imitaton",
+        # the lines under the box saying how the query was read
+        "search-notes": "/search?q=learning+or+policy+venue%3AICLR",
         "papers": "/catalog/papers",
         # a chosen facet value: its remove link (✖) in a line of text
         "papers-filtered": f"/catalog/papers?_search=learning&area={quote_plus(area)}",

@@ -102,6 +102,41 @@ def test_a_misspelling_offers_the_right_word(search_site, page):
     screenshot(page, "search-suggestion")
 
 
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_page_says_how_it_read_the_query(search_site, page, width):
+    page.set_viewport_size({"width": WIDTHS[width], "height": 900})
+    box = page.locator("#search-q")
+    for q, note in (
+        ("learning or imitation", "Searching for the word or: write OR for the operator."),
+        ("learning not imitation", "Searching for the word not: write NOT for the operator."),
+        ("learning venue:ICLR", "venue:ICLR is a filter: applied."),
+    ):
+        page.goto(search_site + "/search")
+        page.fill("#search-q", q)
+        page.press("#search-q", "Enter")
+        page.wait_for_load_state()
+        shown = page.locator(".search-notes li")
+        assert shown.all_inner_texts() == [note]
+        # one line under the box, on the first screen, before the results, never wider
+        under, heading = shown.bounding_box(), page.locator("#results-heading").bounding_box()
+        field = box.bounding_box()
+        assert field["y"] + field["height"] <= under["y"] < heading["y"] < 900
+        assert under["height"] < 2.5 * float(
+            shown.evaluate("element => getComputedStyle(element).lineHeight").rstrip("px")
+        ), "a note of one line (two at most on a phone)"
+        assert page.evaluate("document.documentElement.scrollWidth") <= WIDTHS[width]
+        assert box.input_value() == q
+    screenshot(page, f"search-notes-{width}", full_page=False)
+    # the filter word gave exactly the venue filter's papers
+    by_word = total(page)
+    page.goto(search_site + "/search?q=learning&venue=ICLR")
+    assert total(page) == by_word > 0
+    # a query with no word to search for says so, on our page
+    page.goto(search_site + "/search?q=%F0%9F%A4%96")
+    assert "holds no word to search for" in page.get_by_role("alert").inner_text()
+    assert page.errors == []
+
+
 @pytest.fixture(scope="module")
 def deferring_site(search_catalog, tmp_path_factory):
     """The search catalog served with the author and affiliation facets left for a second

@@ -6,15 +6,7 @@ from hypothesis import strategies as st
 
 from loader.web.bibtex import KeyMaker, entry_key, field_text, format_entry
 from loader.web.search_request import SearchError, parse_search
-from loader.web.spelling import (
-    CANDIDATE_STEMS,
-    best_stems,
-    edit_distance,
-    max_edits,
-    next_row,
-    ranked_words,
-    stem_score,
-)
+from loader.web.spelling import SUGGESTIONS, best_words, edit_distance, max_edits
 
 
 def test_parameters_are_checked_and_clamped():
@@ -24,12 +16,23 @@ def test_parameters_are_checked_and_clamped():
     assert parse_search([]).sort == "newest"
     assert parse_search([("q", "x"), ("sort", "relevance")]).sort == "relevance"
     assert parse_search([("sort", "relevance")]).sort == "newest"
-    assert parse_search([("q", '"')]).expression is None
+    assert parse_search([("q", "")]).expression is None
+    # venue:/year: in q are the parameters' filters, one more value of each
+    words = parse_search([("q", "graph venue:ICLR year:2018"), ("venue", "NeurIPS")])
+    assert words.filters == {"venue": ("NeurIPS", "ICLR"), "year": (2018,)}
+    assert (words.expression, words.words_q) == ('"graph"', "graph")
     assert parse_search([("year", "2018"), ("year", "2018"), ("venue", "")]).filters == {
         "venue": (None,),
         "year": (2018,),
     }
-    for bad in ([("page", "two")], [("size", "1e3")], [("sort", "best")], [("year", "soon")]):
+    for bad in (
+        [("page", "two")],
+        [("size", "1e3")],
+        [("sort", "best")],
+        [("year", "soon")],
+        [("q", "year:soon")],
+        [("q", '"')],
+    ):
         with pytest.raises(SearchError):
             parse_search(bad)
 
@@ -59,35 +62,31 @@ def test_bibtex_entries():
 
 def test_edit_distance_counts_swaps_as_one():
     assert edit_distance("modle", "model") == 1
+    assert edit_distance("trasnformer", "transformer") == 1
     assert edit_distance("difusion", "diffusion") == 1
     assert edit_distance("", "abc") == 3
-    # fewest edits first, then the word of more papers
-    papers = {"model": 5670, "modules": 224, "mode": 210, "xyz": 9}
-    assert ranked_words("modle", papers) == ["model", "mode"]
-
-
-def full_table_row(word, stem):
-    rows = [list(range(len(word) + 1))]
-    for _ in stem:
-        rows.append(next_row(word, stem, rows))
-    return rows[-1]
+    # fewest edits to the whole word first, then the word of more papers
+    papers = {"mode": 210, "model": 5670, "modules": 224, "xyz": 9}
+    assert best_words("modle", sorted(papers.items())) == ["model", "mode"]
+    # the whole word decides: `transform` shares more of its start but is two edits away
+    rows = sorted({"transform": 900, "transformer": 300, "transformers": 200}.items())
+    assert best_words("trasnformer", rows) == ["transformer", "transformers"]
 
 
 @given(
     st.text(alphabet="abcd", min_size=3, max_size=10),
     st.lists(st.text(alphabet="abcd", min_size=1, max_size=12), unique=True, max_size=80),
 )
-def test_the_walk_over_stems_finds_what_a_full_table_for_each_finds(word, stems):
-    """best_stems skips stems by their first letters and computes only the cells near the
-    diagonal: it must find what scoring every stem on its whole table finds."""
-    rows = [(stem, len(stem) * 7 % 5 + 3) for stem in sorted(stems)]
-    scored = []
-    for stem, papers in rows:
-        score, cut = stem_score(word, full_table_row(word, stem))
-        if score <= max_edits(word):
-            scored.append((score, -papers, stem, stem + word[cut:]))
-    expected = [(stem, -papers, completed) for _, papers, stem, completed in sorted(scored)]
-    assert best_stems(word, rows) == expected[:CANDIDATE_STEMS]
+def test_the_walk_over_words_finds_what_a_full_table_for_each_finds(word, words):
+    """best_words skips words by their first letters and computes only the cells near the
+    diagonal: it must find what the whole edit distance of every word finds."""
+    rows = [(term, len(term) * 7 % 5 + 3) for term in sorted(words)]
+    scored = sorted(
+        (edit_distance(word, term), -papers, term)
+        for term, papers in rows
+        if term != word and edit_distance(word, term) <= max_edits(word)
+    )
+    assert best_words(word, rows) == [term for _, _, term in scored[:SUGGESTIONS]]
 
 
 def test_bibtex_keys_stay_unique_over_many_copies_of_one_key():

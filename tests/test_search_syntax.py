@@ -68,7 +68,8 @@ def found(index, q):
 SYNTAX_PIECES = st.sampled_from(
     ['"', "-", "*", ":", "OR", "NOT", "AND", "or", "not", "title:", "author:", "abstract:",
      "Title:", "(", ")", "^", "+", "{", "}", "NEAR", "'", "\\", "é", "e\u0301", "—", "\ue000",
-     "😀", "\u200b", "ǅ", "ab*", "a*", "𝔘", "0", " ", "  ", "\t", "label:", "rank", "x"]
+     "😀", "\u200b", "ǅ", "ab*", "a*", "𝔘", "0", " ", "  ", "\t", "label:", "rank", "x",
+     "venue:", "Year:", "track:", "area:"]
 )  # fmt: skip
 QUERY_TEXT = st.one_of(
     st.text(max_size=60),
@@ -201,7 +202,45 @@ def test_queries_that_cannot_be_searched_say_why(q, message):
         parse_query(q)
 
 
-def test_queries_with_no_word_search_everything():
-    for q in ("", '"', '""', "-", "—", "- —", "title:—", ":"):
-        assert parse_query(q).expression is None
+def test_an_empty_query_searches_everything_and_one_with_no_word_is_refused():
+    assert parse_query("").expression is None and parse_query("   ").expression is None
+    for q in ('"', '""', "-", "—", "- —", "title:—", ":", "\U0001f916", "(", "'"):
+        with pytest.raises(QueryError, match="holds no word to search for"):
+            parse_query(q)
     assert parse_query(" ".join(["graph"] * MAX_WORDS)).expression is not None
+
+
+def test_lower_case_operators_between_words_get_a_note():
+    assert parse_query("graph or spectral").notes == (
+        "Searching for the word or: write OR for the operator.",
+    )
+    assert parse_query("graph not neural or tree").notes == (
+        "Searching for the words or and not: write OR / NOT for the operators.",
+    )
+    # not between words, in a phrase, or the operators themselves: nothing to say
+    for q in ("or graph", "graph not", '"graph or tree"', "graph OR tree", "graph NOT tree"):
+        assert parse_query(q).notes == (), q
+
+
+def test_filter_words_are_filters_not_words():
+    query = parse_query('graph venue:ICLR YEAR:2018 track:"Datasets and Benchmarks" status:Oral')
+    assert query.expression == '"graph"'
+    assert [(f.name, f.value) for f in query.filters] == [
+        ("venue", "ICLR"),
+        ("year", "2018"),
+        ("track", "Datasets and Benchmarks"),
+        ("status", "Oral"),
+    ]
+    alone = parse_query("venue:ICLR")
+    assert alone.expression is None and alone.filters[0].value == "ICLR"
+    for q, message in (("venue: ICLR", "needs a value"), ("graph -venue:ICLR", "is a filter")):
+        with pytest.raises(QueryError, match=message):
+            parse_query(q)
+    # other words with a colon are words, as before (area: is not a filter word)
+    assert parse_query("area:vision").expression == '"area:vision"'
+
+
+def test_words_to_check_include_phrases_and_excluded_words():
+    q = 'graph -nueral "reinforcment learning" diff* title:modle'
+    spans = parse_query(q).words_to_check()
+    assert [q[a:b] for a, b in spans] == ["graph", "nueral", "reinforcment", "learning", "modle"]

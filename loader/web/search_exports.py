@@ -88,7 +88,7 @@ def filter_words(name: str, value: search.FilterValue) -> str:
 
 def export_name(request: search.SearchRequest, extension: str) -> str:
     """`papers-diffusion-icml-2023.csv`: the query's words, then each filter's values."""
-    parts = [request.q] if request.q else []
+    parts = [request.words_q] if request.words_q else []
     for name in NAMED_FILTERS:
         parts += [filter_words(name, value) for value in request.chosen(name)]
     return export_file_name(FILE_STEM, parts, extension)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from loader.build.facet_table import COLUMNS as FACET_COLUMNS
-from loader.web.search_syntax import Query, QueryError, parse_query
+from loader.web.search_syntax import FilterWord, Query, QueryError, parse_query
 
 DEFAULT_SIZE = 20
 MAX_SIZE = 100
@@ -91,6 +91,52 @@ class SearchRequest:
     def chosen(self, name: str) -> tuple[FilterValue, ...]:
         return self.filters.get(name, ())
 
+    @property
+    def words_q(self) -> str:
+        """q without its filter words (`graph venue:ICLR` -> `graph`)."""
+        q = self.q
+        for word in sorted(self.query.filters, key=lambda word: word.start, reverse=True):
+            q = q[: word.start] + q[word.end :]
+        return " ".join(q.split())
+
+    def with_stored_values(
+        self, stored: dict[tuple[str, FilterValue], FilterValue]
+    ) -> "SearchRequest":
+        """The filters with the values typed in q (`venue:iclr`) replaced by the values the
+        catalog stores (`ICLR`): (name, typed) -> stored."""
+        filters: dict[str, tuple[FilterValue, ...]] = {}
+        for name, values in self.filters.items():
+            replaced = [stored.get((name, value), value) for value in values]
+            filters[name] = tuple(dict.fromkeys(replaced))
+        return dataclasses.replace(self, filters=filters)
+
+
+def filter_word_value(word: FilterWord) -> FilterValue:
+    """A filter word's value as its parameter's (`year:2023` -> 2023)."""
+    if word.name in INTEGER_FILTERS:
+        try:
+            return int(word.value)
+        except ValueError:
+            raise SearchError(
+                f"{word.name}:{word.value[:40]} names a filter: {word.name} must be a whole"
+                f" number, as in {word.name}:2023."
+            ) from None
+    return word.value
+
+
+def filter_word_sql(word: FilterWord) -> tuple[str, Params]:
+    """The values of the word's column the catalog stores, the case typed aside: the facet
+    table holds each combination once, so this reads a few thousand rows at most."""
+    column = f"facet_combos.{COLUMN_FILTERS[word.name]}"
+    if word.name in INTEGER_FILTERS:
+        test = f"{column} = :value"
+    else:
+        test = f"{column} = :value collate nocase"
+    return (
+        f"select distinct {column} from facet_combos where {test} order by {column}",
+        {"value": filter_word_value(word)},
+    )
+
 
 def clean_query(text: str) -> str:
     """q as FTS5 can take it: control characters (NUL, newlines) are spaces."""
@@ -132,6 +178,10 @@ def parse_search(pairs: Iterable[tuple[str, str]]) -> SearchRequest:
             value = filter_value(name, text)
             if value not in chosen:
                 chosen.append(value)
+        # `venue:ICLR` in q is the filter venue=ICLR: one more value of that parameter
+        for word in query.filters:
+            if word.name == name and filter_word_value(word) not in chosen:
+                chosen.append(filter_word_value(word))
         if chosen:
             filters[name] = tuple(chosen)
     sort = values.get("sort", [""])[-1] or ("relevance" if expression else "newest")

@@ -200,55 +200,62 @@ def count_link_facet(
     return items
 
 
-def is_rare(conn: sqlite3.Connection, word: str) -> bool:
-    """Fewer than MIN_PAPERS papers hold the word."""
-    return fetch(conn, spelling.papers_holding_sql(word))[0][0] < spelling.MIN_PAPERS
-
-
-def is_written(conn: sqlite3.Connection, word: str) -> bool:
-    """Some paper writes this word (not only words the index stems alike)."""
-    return any(
-        spelling.holds_word(row, word) for row in fetch(conn, spelling.literal_uses_sql(word))
-    )
-
-
-def find_replacements(conn: sqlite3.Connection, word: str) -> list[str]:
-    """Words at least MIN_PAPERS papers hold that the reader may have meant, best first."""
-    surfaces: dict[str, int] = {}
-    stems = spelling.best_stems(word, fetch(conn, spelling.candidates_sql(word)))
-    for place, (stem, papers, completed) in enumerate(stems):
-        if completed not in (stem, word) and is_written(conn, completed):
-            surfaces.setdefault(completed, papers)
-        if place >= spelling.HIGHLIGHTED_STEMS:
+def read_filter_words(
+    conn: sqlite3.Connection, request: search.SearchRequest
+) -> tuple[search.SearchRequest, list[str]]:
+    """The request with each filter word's value as the catalog stores it (`venue:iclr` is
+    the venue ICLR, as its facet link would ask), and a note for each word saying so."""
+    stored: dict[tuple[str, search.FilterValue], search.FilterValue] = {}
+    notes = []
+    for word in request.query.filters:
+        typed = search.filter_word_value(word)
+        values = [row[0] for row in fetch(conn, search.filter_word_sql(word))]
+        shown = f"{word.name}:{word.value}"
+        if not values:
+            notes.append(f"{shown} is a filter: applied; no paper has this {word.name}.")
             continue
-        rows = fetch(conn, spelling.surface_words_sql(stem, prefix=False))
-        if not rows:
-            rows = fetch(conn, spelling.surface_words_sql(stem, prefix=True))
-        for row in rows:
-            for surface in spelling.marked_words(row):
-                surfaces.setdefault(surface, papers)
-    # a highlighted word is one the index stems like the candidate, or (re-stemmed) another
-    # stem whose papers were not counted: each one offered is checked
-    ranked = spelling.ranked_words(word, surfaces)
-    return [found for found in ranked[: spelling.SUGGESTIONS * 2] if not is_rare(conn, found)]
+        value = typed if typed in values else values[0]
+        stored[(word.name, typed)] = value
+        if value == typed:
+            notes.append(f"{shown} is a filter: applied.")
+        else:
+            notes.append(f"{shown} is a filter: applied as {word.name} {value}.")
+    return request.with_stored_values(stored), list(dict.fromkeys(notes))
+
+
+def is_known(conn: sqlite3.Connection, word: str) -> bool:
+    """At least MIN_PAPERS papers write the word as typed (search_vocabulary holds it)."""
+    return fetch(conn, spelling.known_sql(word))[0][0] > 0
+
+
+def words_to_check(request: search.SearchRequest) -> list[spelling.Span]:
+    """The spans of q whose spelling is checked: every word to find, in a phrase or not, and
+    every word to leave out (`-nueral` leaves nothing out, however many papers the rest
+    finds); never a LaTeX command typed as one (`\\textbf`)."""
+    return [
+        span for span in request.query.words_to_check() if not spelling.is_markup(request.q, span)
+    ]
 
 
 def find_suggestions(conn: sqlite3.Connection, request: search.SearchRequest) -> list[str]:
-    """q with each word that fewer than MIN_PAPERS papers hold replaced by one more do."""
-    spans = request.query.words_to_find()
+    """q with each word that fewer than MIN_PAPERS papers write replaced by the closest words
+    more do (spelling.py), whatever the search finds."""
+    spans = words_to_check(request)
     replacements: dict[str, list[str]] = {}
     checked: set[str] = set()
+    looked_up = 0
     for start, end in spans:
         word = spelling.fold(request.q[start:end])
         if word in checked or not spelling.worth_checking(word):
             continue
         checked.add(word)
-        if not is_rare(conn, word):
+        if is_known(conn, word):
             continue
-        found = find_replacements(conn, word)
+        looked_up += 1
+        found = spelling.best_words(word, fetch(conn, spelling.candidates_sql(word)))
         if found:
-            replacements[word] = found[: spelling.SUGGESTIONS]
-        if len(replacements) == spelling.MAX_MISSPELT:
+            replacements[word] = found
+        if len(replacements) == spelling.MAX_MISSPELT or looked_up == spelling.MAX_LOOKED_UP:
             break
     return spelling.suggested_queries(request.q, spans, replacements)
 
@@ -321,7 +328,7 @@ def answer_search(
         for name in search.FILTERS
         if answer.facets.get(name) or request.chosen(name)
     }
-    if total < spelling.MIN_PAPERS and request.expression:
+    if request.expression:
         try:
             with within_time_limit(conn, limits.sql_ms):
                 answer.suggestions = find_suggestions(conn, request)

@@ -7,12 +7,15 @@
     AND           the same as a space
     pre*          words starting with pre (at least 2 letters before the *)
     title:a, author:a, abstract:a   a in that field only (a word, "a phrase" or pre*)
+    venue:a, year:a, status:a, track:a   a filter, as the facets set it (not a word to find)
 
 Every other character is part of a word, so no user text ever reaches FTS5 as its syntax:
 each word and phrase is written as one FTS5 string in double quotes, and only this module
 writes operators, column names, parentheses and stars. A query FTS5 could not answer sensibly
 (only exclusions, a dangling operator, a one-letter prefix, too many words) is a QueryError,
-which /search answers with 400 and its message. Pure: no I/O, no SQLite.
+which /search answers with 400 and its message, as is a query with no word to search for (an
+emoji, a lone quote). How the query was read where a reader may have meant otherwise (a
+lower-case `or` between words, a filter word) is said in Query.notes. Pure: no I/O, no SQLite.
 """
 
 import re
@@ -26,6 +29,10 @@ MIN_PREFIX_LETTERS = 2
 FIELDS = {"title": "label", "author": "authors", "abstract": "abstract_text"}
 OPERATORS = ("OR", "NOT", "AND")
 FIELD_PREFIX = re.compile(r"(title|author|abstract):", re.IGNORECASE)
+# filter words: the facet a reader names -> the /search parameter it sets
+FILTER_PREFIX = re.compile(r"(venue|year|status|track):", re.IGNORECASE)
+# lower-case words between words that a reader may have meant as operators
+LOWER_OPERATORS = ("or", "not")
 
 
 class QueryError(ValueError):
@@ -54,11 +61,25 @@ class Term:
 
 
 @dataclass(frozen=True)
+class FilterWord:
+    """`venue:ICLR` as typed: the filter it names, its value and its span in q."""
+
+    name: str  # venue, year, status or track
+    value: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
 class Query:
-    """Papers that match every group (a group: any one of its terms) and no excluded term."""
+    """Papers that match every group (a group: any one of its terms) and no excluded term,
+    and the filters the query names."""
 
     groups: tuple[tuple[Term, ...], ...] = ()
     excluded: tuple[Term, ...] = ()
+    filters: tuple[FilterWord, ...] = ()
+    # one line each on how a query was read where a reader may have meant otherwise
+    notes: tuple[str, ...] = ()
 
     @property
     def expression(self) -> str | None:
@@ -85,13 +106,22 @@ class Query:
         )
 
     def words_to_find(self) -> list[tuple[int, int]]:
-        """Spans in q of the words that must or may match (not excluded, not prefixes):
-        the words a spelling suggestion may replace."""
+        """Spans in q of the words that must or may match (not excluded, not prefixes)."""
         spans = []
         for group in self.groups:
             for term in group:
                 if not term.prefix:
                     spans += [(term.start + a, term.start + b) for a, b in word_spans(term.text)]
+        return sorted(spans)
+
+    def words_to_check(self) -> list[tuple[int, int]]:
+        """Spans in q of every word a spelling suggestion may replace: words to find, in
+        phrases or not, and words to leave out (a typo there excludes nothing); not
+        prefixes."""
+        spans = self.words_to_find()
+        for term in self.excluded:
+            if not term.prefix:
+                spans += [(term.start + a, term.start + b) for a, b in word_spans(term.text)]
         return sorted(spans)
 
 
@@ -122,11 +152,13 @@ def word_spans(text: str) -> list[tuple[int, int]]:
 
 @dataclass(frozen=True)
 class Lexeme:
-    """An operator (`operator` set) or a term, excluded when typed with a leading dash."""
+    """An operator (`operator` set), a filter word or a term, excluded when typed with a
+    leading dash."""
 
     operator: str | None = None
     term: Term | None = None
     dash: bool = False
+    filter: FilterWord | None = None
 
 
 def lexemes(q: str) -> list[Lexeme]:
@@ -143,6 +175,12 @@ def lexemes(q: str) -> list[Lexeme]:
         dash = q[position] == "-" and position + 1 < length and not q[position + 1].isspace()
         if dash:
             position += 1
+        filtered = FILTER_PREFIX.match(q, position)
+        if filtered:
+            named_filter = filter_word(q, filtered, dash)
+            found.append(Lexeme(filter=named_filter))
+            position = named_filter.end
+            continue
         field = None
         named = FIELD_PREFIX.match(q, position)
         if named:
@@ -175,6 +213,32 @@ def lexemes(q: str) -> list[Lexeme]:
             found.append(Lexeme(term=term, dash=dash))
         position = end
     return found
+
+
+def filter_word(q: str, named: re.Match[str], dash: bool) -> FilterWord:
+    """`venue:ICLR` or `track:"Datasets and Benchmarks"` at named's place in q."""
+    name, position, length = named.group(1).lower(), named.end(), len(q)
+    if dash:
+        raise QueryError(
+            f"{named.group(0)} is a filter: it keeps papers, it cannot leave them out"
+            f" (write {name}:value without the dash)."
+        )
+    if position < length and q[position] == '"':
+        close = q.find('"', position + 1)
+        end = length if close == -1 else close
+        value, stop = q[position + 1 : end], min(end + 1, length)
+    else:
+        stop = position
+        while stop < length and not q[stop].isspace() and q[stop] != '"':
+            stop += 1
+        value = q[position:stop]
+    if not value.strip():
+        raise QueryError(
+            f"{named.group(0)} needs a value right after it, as in {name}:"
+            + {"venue": "ICLR", "year": "2023", "status": "Oral", "track": "Main"}[name]
+            + "."
+        )
+    return FilterWord(name, value.strip(), named.start(), stop)
 
 
 def check_prefix(term: Term) -> None:
@@ -216,17 +280,48 @@ def parse_query(q: str) -> Query:
         else:
             groups.append([term])
         joined = False
+    kept = tuple(tuple(t for t in group if word_spans(t.text)) for group in groups)
     query = Query(
-        tuple(tuple(t for t in group if word_spans(t.text)) for group in groups),
+        tuple(group for group in kept if group),
         tuple(term for term in excluded if word_spans(term.text)),
+        tuple(item.filter for item in items if item.filter is not None),
     )
-    query = Query(tuple(group for group in query.groups if group), query.excluded)
     if query.excluded and not query.groups:
         raise QueryError(
             "A search needs a word to find, not only words to leave out (-word, NOT word):"
             " add one, as in graph -neural."
         )
-    return query
+    if q.strip() and not query.groups and not query.filters:
+        raise QueryError(
+            f"{q.strip()[:40]!r} holds no word to search for: search with letters or digits"
+            ' (a word, or a "phrase"), or leave the box empty to list every paper.'
+        )
+    return Query(query.groups, query.excluded, query.filters, read_notes(items))
+
+
+def read_notes(items: list[Lexeme]) -> tuple[str, ...]:
+    """A line for lower-case operators read as words (filter words get theirs once their
+    values are looked up: loader/web/search_results.py)."""
+    notes = []
+    lower = [
+        word
+        for word in LOWER_OPERATORS
+        if any(
+            item.term is not None
+            and item.term.text == word
+            and not (item.term.phrase or item.term.prefix or item.term.field or item.dash)
+            and term_at(items, index - 1) is not None
+            and term_at(items, index + 1) is not None
+            for index, item in enumerate(items)
+        )
+    ]
+    if lower:
+        many = len(lower) > 1
+        notes.append(
+            f"Searching for the word{'s' if many else ''} {' and '.join(lower)}: write"
+            f" {' / '.join(word.upper() for word in lower)} for the operator{'s' if many else ''}."
+        )
+    return tuple(notes)
 
 
 def term_at(items: list[Lexeme], index: int) -> Term | None:

@@ -1,48 +1,39 @@
-"""/search's "Did you mean": a search that finds fewer than MIN_PAPERS papers, with each word
-that fewer papers hold replaced by a word that at least MIN_PAPERS papers hold.
+"""/search's "Did you mean": each word of a query that fewer than MIN_PAPERS papers write as
+typed (it is not in search_vocabulary), replaced by a close word that at least MIN_PAPERS
+papers write. The index's stemmer may still find papers for such a word (`againsts` finds
+those of `against`): the suggestion is offered beside them.
 
-Pure (statements and rules; loader/web/search_results.py runs them). The index holds porter
-stems (`diffus`), not words, so a suggestion takes three steps:
+Pure (statements and rules; loader/web/search_results.py runs them). Two steps a misspelt word:
 
-1. candidates: stems of search_vocabulary (loader/build/vocabulary.py: the index's terms in at
-   least MIN_PAPERS papers) that start as the word does (its first two letters, or those two
-   swapped, or its first and third: `nueral` finds `neural`), each scored by the edits that
-   make it the start of the word (a stem is a word cut short: `imit` for `imitaton`);
-2. the best CANDIDATE_STEMS of them, fewest edits then most papers, become words: the stem
-   with the rest of the typed word (`diffus` + `ion`), kept when some paper writes it, and for
-   the best HIGHLIGHTED_STEMS the words papers write, read from the index's highlight()
-   (`imit` -> imitation, imitate; the way to a word when the typo is in its ending);
-3. those words are ranked by their edit distance to the typed word, then by their stem's
-   papers, and each offered one is checked to be in at least MIN_PAPERS papers itself.
+1. candidates: the words of search_vocabulary (loader/build/vocabulary.py: whole words of the
+   papers' markup-free search text, each in at least MIN_PAPERS papers) that start with the
+   word's first letter, or with its first two swapped (`rpobability`), as long as the word
+   give or take max_edits letters;
+2. ranked by their Damerau-Levenshtein distance to the whole word (an insertion, deletion,
+   substitution or swap of neighbours is one edit: `trasnformer` is one from
+   `transformer`), at most max_edits, then by how many papers hold them.
 
-Suggestions replace words in the query as typed, so phrases, fields, operators, hyphens and
-the rest of the query stay as they were (`self-supervsed -graph` -> `self-supervised -graph`).
+Which words are checked (words_to_check): every word to find, in a phrase or not, and every
+word to leave out (`-nueral` excludes nothing), but not prefixes, and not a LaTeX command typed
+as one (`\\textbf`): markup is never replaced. Suggestions replace words in the query as
+typed, so phrases, fields, operators, hyphens and the rest of the query stay as they were
+(`self-supervsed -graph` -> `self-supervised -graph`).
 """
 
 import bisect
-import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from loader.build.vocabulary import MIN_PAPERS
 from loader.build.vocabulary import TABLE as VOCABULARY
 
-HIGHLIGHT_START = "\ue000"
-HIGHLIGHT_END = "\ue001"
 SUGGESTIONS = 3
-CANDIDATE_STEMS = 8
-# the best candidates whose words are read from highlighted papers, and how many papers each
-HIGHLIGHTED_STEMS = 3
-SURFACE_ROWS = 4
-# papers of a stem searched for the word it makes with the rest of the typed word
-LITERAL_ROWS = 50
-# misspelt words of one query looked for: each costs a few statements
+# misspelt words of one query replaced, and words looked up (a range of the vocabulary and a
+# walk over it each: a pasted list of 64 rare words costs no more than this many)
 MAX_MISSPELT = 3
+MAX_LOOKED_UP = 8
 # shorter words are never replaced (`of`, `rl`)
 MIN_WORD = 3
-# letters a stem may leave off the end of its word without a cost (`ation`, `ing`)
-FREE_SUFFIX = 4
 Params = dict[str, Any]
 # a word's span in the query: (start, end)
 Span = tuple[int, int]
@@ -65,27 +56,27 @@ def worth_checking(word: str) -> bool:
     return len(word) >= MIN_WORD and not word.isdigit()
 
 
-def papers_holding_sql(word: str) -> tuple[str, Params]:
-    """How many papers hold the word, counted up to MIN_PAPERS (a short read for any word)."""
-    return (
-        "select count(*) from (select 1 from papers_fts where papers_fts match :word limit :enough)"
-    ), {"word": '"' + word.replace('"', "") + '"', "enough": MIN_PAPERS}
+def is_markup(q: str, span: Span) -> bool:
+    """The word is typed as a LaTeX command (`\\textbf`): markup, never replaced."""
+    return span[0] > 0 and q[span[0] - 1] == "\\"
+
+
+def known_sql(word: str) -> tuple[str, Params]:
+    """Whether at least MIN_PAPERS papers write the word as typed (one look-up by key)."""
+    return f"select count(*) from {VOCABULARY} where term = :word", {"word": word}
 
 
 def starts(word: str) -> list[str]:
-    """The two letters a stem may start with for this word: its own first two, those two
-    swapped, and its first and third (a letter typed twice or in the wrong place)."""
-    found = [word[:2], word[1::-1]]
-    if len(word) > 2:
-        found.append(word[0] + word[2])
-    return list(dict.fromkeys(found))
+    """What a candidate may start with for this word: its first letter (a typo anywhere
+    after it: `discribe`, `wether`), or its first two letters swapped (`rpobability`)."""
+    return list(dict.fromkeys([word[:1], word[1::-1]]))
 
 
 def candidates_sql(word: str) -> tuple[str, Params]:
-    """The vocabulary's stems that could be this word cut short, with their papers."""
+    """The vocabulary's words that could be this word misspelt, with their papers: a range
+    or two of the table's primary key, as long as the word give or take max_edits letters."""
     params: Params = {
-        # a shorter stem leaves more than FREE_SUFFIX letters off, each an edit
-        "shortest": max(MIN_WORD, len(word) - FREE_SUFFIX - max_edits(word)),
+        "shortest": max(1, len(word) - max_edits(word)),
         "longest": len(word) + max_edits(word),
     }
     ranges = []
@@ -99,24 +90,26 @@ def candidates_sql(word: str) -> tuple[str, Params]:
     ), params
 
 
-def next_row(word: str, stem: str, rows: Sequence[list[int]], cap: int | None = None) -> list[int]:
-    """Row len(rows) of the edit-distance table of `stem` (rows) against `word` (columns),
-    from the rows before it: row[k] is the distance from stem[:len(rows)] to word[:k].
-    Insertions, deletions, substitutions and swaps of neighbours (`modle` -> `model`: 1) each
-    count one. With a cap, distances past it are cap + 1 and only the cells within cap of
-    the diagonal are computed (the others are past it: each row or column apart is an
-    edit)."""
+def next_row(
+    word: str, candidate: str, rows: Sequence[list[int]], cap: int | None = None
+) -> list[int]:
+    """Row len(rows) of the edit-distance table of `candidate` (rows) against `word`
+    (columns), from the rows before it: row[k] is the distance from candidate[:len(rows)] to
+    word[:k]. Insertions, deletions, substitutions and swaps of neighbours (`modle` ->
+    `model`: 1) each count one. With a cap, distances past it are cap + 1 and only the cells
+    within cap of the diagonal are computed (the others are past it: each row or column
+    apart is an edit)."""
     i = len(rows)
-    a = stem[i - 1]
+    a = candidate[i - 1]
     previous = rows[-1]
-    far = len(word) + len(stem) + 1 if cap is None else cap + 1
+    far = len(word) + len(candidate) + 1 if cap is None else cap + 1
     low, high = (1, len(word)) if cap is None else (max(1, i - cap), min(len(word), i + cap))
     current = [far] * (len(word) + 1)
     current[0] = min(i, far)
     for j in range(low, high + 1):
         b = word[j - 1]
         cost = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a != b), far)
-        if i > 1 and j > 1 and a == word[j - 2] and stem[i - 2] == b:
+        if i > 1 and j > 1 and a == word[j - 2] and candidate[i - 2] == b:
             cost = min(cost, rows[-2][j - 2] + 1)
         current[j] = cost
     return current
@@ -130,17 +123,6 @@ def edit_distance(word: str, other: str) -> int:
     return rows[-1][-1]
 
 
-def stem_score(word: str, last_row: Sequence[int]) -> tuple[int, int]:
-    """(edits, cut): the fewest edits that make the stem word[:cut] (the last row of their
-    table gives them for every cut), plus one a letter the stem leaves off beyond FREE_SUFFIX
-    (`the` is far from `thermodinamic`); the longest such start of the word."""
-    costs = [
-        distance + max(0, len(word) - cut - FREE_SUFFIX) for cut, distance in enumerate(last_row)
-    ]
-    fewest = min(costs)
-    return fewest, max(cut for cut, cost in enumerate(costs) if cost == fewest)
-
-
 def common_length(first: str, second: str) -> int:
     length = 0
     for a, b in zip(first, second):
@@ -150,99 +132,40 @@ def common_length(first: str, second: str) -> int:
     return length
 
 
-def best_stems(word: str, rows: Sequence[tuple[str, int]]) -> list[tuple[str, int, str]]:
-    """(stem, papers, the stem with the rest of the word) of the CANDIDATE_STEMS best
-    candidates (rows in the order of their stems): fewest edits, then most papers. The stem
-    with the rest of the word is the word most likely meant when the typo is in the stem
-    (`diffus` + `ion` for `difusion`).
+def best_words(word: str, rows: Sequence[tuple[str, int]]) -> list[str]:
+    """The SUGGESTIONS best candidates (rows of (word, papers) in the order of their words)
+    other than the word itself: fewest edits to the whole word, at most max_edits, then most
+    papers.
 
-    The stems are walked in order as the paths of a trie: the table's rows of the letters a
-    stem shares with the one before are kept, and once a row's smallest distance passes
-    max_edits no stem that starts with those letters can come closer (the smallest distance
-    of a row never falls in the rows below), so they are all skipped at once."""
+    The candidates are walked in order as the paths of a trie: the table's rows of the letters
+    a candidate shares with the one before are kept, and once a row's smallest distance
+    passes max_edits no candidate that starts with those letters can come closer (the
+    smallest distance of a row never falls in the rows below), so they are all skipped at
+    once."""
     bound = max_edits(word)
-    stems = [stem for stem, _ in rows]
+    terms = [term for term, _ in rows]
     table = [list(range(len(word) + 1))]
     smallest = [0]  # each row's smallest distance
     before = ""
     scored = []
     index = 0
     while index < len(rows):
-        stem, papers = rows[index]
-        kept = min(common_length(before, stem), len(table) - 1) + 1
+        term, papers = rows[index]
+        kept = min(common_length(before, term), len(table) - 1) + 1
         del table[kept:], smallest[kept:]
-        before = stem
-        while len(table) <= len(stem) and smallest[-1] <= bound:
-            table.append(next_row(word, stem, table, bound))
+        before = term
+        while len(table) <= len(term) and smallest[-1] <= bound:
+            table.append(next_row(word, term, table, bound))
             smallest.append(min(table[-1]))
         if smallest[-1] > bound:
-            # no stem starting with these letters comes within bound
-            index = bisect.bisect_left(stems, stem[: len(table) - 1] + "\U0010ffff", index)
+            # no candidate starting with these letters comes within bound
+            index = bisect.bisect_left(terms, term[: len(table) - 1] + "\U0010ffff", index)
             continue
-        score, cut = stem_score(word, table[-1])
-        if score <= bound:
-            scored.append((score, -papers, stem, stem + word[cut:]))
+        distance = table[-1][len(word)]
+        if distance <= bound and term != word:
+            scored.append((distance, -papers, term))
         index += 1
-    best = sorted(scored)[:CANDIDATE_STEMS]
-    return [(stem, -papers, completed) for _, papers, stem, completed in best]
-
-
-def surface_words_sql(stem: str, prefix: bool) -> tuple[str, Params]:
-    """A few papers' highlighted uses of the stem: the words as written (`diffusion`).
-
-    The stem as a word (`"model"`) reads one term; FTS5 stems it again, which changes some
-    stems (`diffus` -> `diffu`) and finds nothing: then as a prefix (`"diffus"*`)."""
-    marks = ", ".join(
-        f"highlight(papers_fts, {column}, char(57344), char(57345))" for column in range(3)
-    )
-    return (
-        f"select {marks} from papers_fts where papers_fts match :stem limit :rows",
-        {"stem": f'"{stem}"' + ("*" if prefix else ""), "rows": SURFACE_ROWS},
-    )
-
-
-def literal_uses_sql(word: str) -> tuple[str, Params]:
-    """The texts of a few papers whose index holds the word and whose text holds its letters
-    (LIKE: any case, inside other words too; holds_word() checks the word itself)."""
-    return (
-        "select papers.label, papers.authors, papers.abstract_text from papers"
-        " where papers.rowid in (select rowid from papers_fts where papers_fts match :word"
-        " limit :rows) and (papers.label like :letters or papers.authors like :letters"
-        " or papers.abstract_text like :letters) limit :found"
-    ), {
-        "word": f'"{word}"',
-        "rows": LITERAL_ROWS,
-        "letters": f"%{word}%",
-        "found": MIN_PAPERS,
-    }
-
-
-def holds_word(texts: Iterable[str | None], word: str) -> bool:
-    """Some text holds the word as a whole word, as the index folds it."""
-    pattern = re.compile(r"(?<![^\W_])" + re.escape(word) + r"(?![^\W_])")
-    return any(pattern.search(fold(text or "")) for text in texts)
-
-
-def marked_words(texts: Iterable[str | None]) -> list[str]:
-    """The highlighted words of highlight() outputs, folded, in order."""
-    words = []
-    for text in texts:
-        for piece in (text or "").split(HIGHLIGHT_START)[1:]:
-            word = fold(piece.split(HIGHLIGHT_END, 1)[0])
-            if re.fullmatch(r"[^\W_]+", word):
-                words.append(word)
-    return words
-
-
-def ranked_words(word: str, surfaces: Mapping[str, int]) -> list[str]:
-    """Words (word -> its stem's papers) close enough to the one typed, best first: fewest
-    edits, then most papers."""
-    close = [
-        (edit_distance(word, surface), -papers, surface)
-        for surface, papers in surfaces.items()
-        if surface != word and edit_distance(word, surface) <= max_edits(word)
-    ]
-    return [surface for _, _, surface in sorted(close)]
+    return [term for _, _, term in sorted(scored)[:SUGGESTIONS]]
 
 
 def spelled_like(typed: str, word: str) -> str:
