@@ -137,4 +137,3 @@ def register_routes(datasette: "Datasette") -> list[tuple[str, Callable[..., Any
         return None
     route = re.escape(catalog_database(datasette).route)
     return [(EXPORT_ROUTE.format(route=route), table_export)]
-

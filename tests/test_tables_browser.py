@@ -48,6 +48,8 @@ def test_the_papers_tables_rows_come_first_and_fit(search_site, axe_page, screen
     page = blank_page(axe_page, width, height)
     page.goto(search_site + "/catalog/papers")
     assert first_row_top(page) < height
+    # docs/screenshots/papers-390.png and papers-1280.png
+    screenshot(page, f"tables-papers-{screen}", full_page=False)
     filters = page.locator("details.filters")
     boxes = page.locator("#facets .facet-info")
     assert boxes.count() >= 2
@@ -64,7 +66,6 @@ def test_the_papers_tables_rows_come_first_and_fit(search_site, axe_page, screen
     assert page.evaluate(CELLS_PAST_THEIR_COLUMN) == []
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     assert violations(page) == []
-    screenshot(page, f"tables-papers-{screen}", full_page=False)
     page.goto(search_site + ABSTRACTS_SQL)
     assert page.locator("td.col-abstract").count() > 0
     assert page.evaluate(CELLS_PAST_THEIR_COLUMN) == []
