@@ -255,6 +255,18 @@ async def test_column_facets_and_total_equal_plain_sql(search_catalog, sql):
     assert checked > 20
 
 
+async def test_years_newest_first_and_no_facet_of_none_alone(site):
+    """The real conference papers: 2017 has the most, 2018 is the newest; none of ICLR's has a
+    track or an area, so those facets would list "(none)" alone."""
+    data = await get_json(site, "/search.json?venue=ICLR")
+    assert [item["value"] for item in data["facets"]["year"]] == [2018, 2017]
+    assert "status" in data["facets"]
+    assert "track" not in data["facets"] and "area" not in data["facets"]
+    # a chosen "(none)" stays listed, so it can be taken back
+    data = await get_json(site, "/search.json?venue=ICLR&track=")
+    assert [item["value"] for item in data["facets"]["track"]] == [None]
+
+
 async def test_the_seeds_facets_equal_plain_sql(seed_catalog, query):
     connection = sqlite3.connect(seed_catalog)
     for q in ("", "learning", "optimization"):
