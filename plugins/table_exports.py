@@ -12,7 +12,7 @@ Each page's papers are then read and written as /search's exports write theirs
 import re
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode
 
 from datasette.database import QueryInterrupted
 from datasette.utils.asgi import BadRequest, Request, Response
@@ -44,7 +44,15 @@ SUFFIXES = {"bib": "bib", "json": "all.json"}
 EXPORT_ROUTE = r"^/(?P<database>{route})/(?P<table>papers)\.(?P<suffix>bib|all\.json)$"
 # what the rows' JSON is not asked for: the download reads each paper itself
 ROW_SHAPE = ("_col", "_nocol", "_labels", "_label")
+ID_COLUMN = ("_col", "id")
 TOO_LONG = "This download took too long: add a filter or a search."
+
+
+def without_id_column(location: str) -> str:
+    """A redirect of the rows' JSON, as the download's: without the `_col=id` it was asked."""
+    path, _, query = location.partition("?")
+    pairs = [pair for pair in parse_qsl(query, keep_blank_values=True) if pair != ID_COLUMN]
+    return path + (f"?{urlencode(pairs)}" if pairs else "")
 
 
 def paper_ids(page: dict[str, Any]) -> list[str]:
@@ -61,11 +69,11 @@ async def table_export(request: Request, datasette: "Datasette") -> Any:
     suffix = request.url_vars["suffix"]
     extension = "bib" if suffix == "bib" else "json"
     source = RowSource(datasette, request, True, await json_keys(datasette, request))
-    source.pairs = [pair for pair in source.pairs if pair[0] not in ROW_SHAPE] + [("_col", "id")]
+    source.pairs = [pair for pair in source.pairs if pair[0] not in ROW_SHAPE] + [ID_COLUMN]
     try:
         data = await first_page(datasette, request, source, True)
     except Redirect as redirect:
-        location = csv_location(request, redirect.location, suffix)
+        location = without_id_column(csv_location(request, redirect.location, suffix))
         return Response.redirect(location, status=redirect.status)
     run = catalog_database(datasette).execute_fn
     limit_ms = datasette.setting("sql_time_limit_ms")
