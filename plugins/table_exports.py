@@ -45,6 +45,9 @@ EXPORT_ROUTE = r"^/(?P<database>{route})/(?P<table>papers)\.(?P<suffix>bib|all\.
 # what the rows' JSON is not asked for: the download reads each paper itself
 ROW_SHAPE = ("_col", "_nocol", "_labels", "_label")
 ID_COLUMN = ("_col", "id")
+# the page's parameters that choose or order its rows, besides `_search...` (the rest are the
+# page's own: its size, facets, shape)
+KEPT = {"_where", "_sort", "_sort_desc"}
 TOO_LONG = "This download took too long: add a filter or a search."
 
 
@@ -112,11 +115,6 @@ def export_urls(datasette: "Datasette", database: str, request: Request) -> list
         (label, f"{base}.{SUFFIXES[extension]}" + (f"?{query}" if query else ""))
         for label, extension in (("BibTeX", "bib"), ("JSON", "json"))
     ]
-
-
-# the page's parameters that choose or order its rows, besides `_search...` (the rest are the
-# page's own)
-KEPT = {"_where", "_sort", "_sort_desc"}
 
 
 def extra_template_vars(
