@@ -310,7 +310,8 @@ def csv_location(request: Request, location: str, extension: str = "csv") -> str
     path, _, query = location.partition("?")
     if path.endswith(".json"):
         path = path[: -len(".json")] + "." + extension
-    added = {key for key, _ in ADDED} | {"_size"}
+    # `_extra`: what Datasette 1.0 is asked for the keys the view reads (json_keys)
+    added = {key for key, _ in ADDED} | {"_size", "_extra"}
     pairs = [
         (key, value[1:-1] if key == "_where" else value)
         for key, value in parse_qsl(query, keep_blank_values=True)
