@@ -303,13 +303,15 @@ class Redirect(Exception):
         self.status = status
 
 
-def csv_location(request: Request, location: str) -> str:
-    """Where Datasette redirects the JSON, as the CSV: the same changes to the CSV's own URL,
-    without what the view adds to the JSON, with the CSV's own parameters."""
+def csv_location(request: Request, location: str, extension: str = "csv") -> str:
+    """Where Datasette redirects the JSON, as the CSV (or another download of the rows, as
+    `extension`): the same changes to the download's own URL, without what the view adds to
+    the JSON, with the download's own parameters."""
     path, _, query = location.partition("?")
     if path.endswith(".json"):
-        path = path[: -len(".json")] + ".csv"
-    added = {key for key, _ in ADDED} | {"_size"}
+        path = path[: -len(".json")] + "." + extension
+    # `_extra`: what Datasette 1.0 is asked for the keys the view reads (json_keys)
+    added = {key for key, _ in ADDED} | {"_size", "_extra"}
     pairs = [
         (key, value[1:-1] if key == "_where" else value)
         for key, value in parse_qsl(query, keep_blank_values=True)
@@ -575,11 +577,11 @@ class Pages:
         return data
 
 
-def download_name(request: Request) -> str:
+def download_name(request: Request, extension: str = "csv") -> str:
     """`<table>-<what its filters and search choose>.csv` (`papers-applications.csv`)."""
     table = request.url_vars.get("table")
     if not table:
-        return export_file_name(request.url_vars["database"], [], "csv")
+        return export_file_name(request.url_vars["database"], [], extension)
     parts = []
     for name in request.args:
         if name.startswith("_") and not name.startswith("_search"):
@@ -590,7 +592,7 @@ def download_name(request: Request) -> str:
                 parts.append(value)
             else:
                 parts.append(f"{column} {operator} {value}")
-    return export_file_name(table, parts, "csv")
+    return export_file_name(table, parts, extension)
 
 
 async def first_page(

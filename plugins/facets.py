@@ -30,7 +30,7 @@ from loader.web.datasette_api import is_datasette_1
 from loader.web.facet_counts import COMBO_COLUMNS
 from loader.web.rendering import affiliation_slug, name_key
 from loader.web.request_scope import mark_incomplete
-from loader.web.search_request import FACET_TITLES
+from loader.web.search_request import FACET_TITLES, NEWEST_FIRST
 from loader.web.time_limit import within_time_limit
 
 if TYPE_CHECKING:
@@ -97,17 +97,19 @@ def combined_sql(matched_columns: str, arms: list[tuple[int, str]], sql: str) ->
 def column_arm(column: str, unfiltered: bool, limit: int) -> str:
     """Datasette's column facet query (facets.py ColumnFacet), over the matched papers; for
     the whole table, summed from the build's per-combination counts (loader/build/facet_table.py):
-    a group by over every row grows with the catalog, the sum of the few combinations does not."""
+    a group by over every row grows with the catalog, the sum of the few combinations does not.
+    A year box lists its years newest first, as /search's does (NEWEST_FIRST)."""
+    order = "value desc" if column in NEWEST_FIRST else "count desc, value"
     if unfiltered and column in COMBO_COLUMNS:
         return (
             f"{column} as value, null as label, sum(paper_count) as count from facet_combos "
-            f"where {column} is not null group by {column} order by count desc, value "
+            f"where {column} is not null group by {column} order by {order} "
             f"limit {limit}"
         )
     column = escape_sqlite(column)
     return (
         f"{column} as value, null as label, count(*) as count from matched "
-        f"where {column} is not null group by {column} order by count desc, value limit {limit}"
+        f"where {column} is not null group by {column} order by {order} limit {limit}"
     )
 
 
@@ -175,6 +177,10 @@ async def count_boxes(facet: Facet) -> dict[tuple[str, str], list[Any]] | None:
     for row in rows:
         kind, column, _ = boxes[row["facet"]]
         counted[kind, column].append(row)
+    for (kind, column), box_rows in counted.items():
+        if kind == "present" and column in NEWEST_FIRST:
+            # the statement orders its rows by count across boxes
+            box_rows.sort(key=lambda row: facet_memory.sqlite_order(row["value"]), reverse=True)
     return counted
 
 

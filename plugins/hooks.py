@@ -40,6 +40,7 @@ from . import (
     search_page,
     sql_queue,
     stream_buffer,
+    table_exports,
 )
 
 if TYPE_CHECKING:
@@ -71,12 +72,14 @@ ROUTES: tuple[Concern, ...] = (
     csv_stream.register_routes,
     charts.register_routes,
     author_by_name.register_routes,
+    table_exports.register_routes,
 )
 TEMPLATE_VARIABLES: tuple[Concern, ...] = (
     assets.extra_template_vars,
     csv_links.extra_template_vars,
     data_source.extra_template_vars,
     facets.extra_template_vars,
+    table_exports.extra_template_vars,
 )
 CSS_URLS: tuple[Concern, ...] = (assets.extra_css_urls,)
 JS_URLS: tuple[Concern, ...] = (assets.extra_js_urls,)

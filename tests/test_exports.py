@@ -2,6 +2,7 @@
 
 import csv
 import io
+import re
 
 import pytest
 
@@ -67,3 +68,24 @@ async def test_a_paper_page_shows_and_downloads_its_bibtex(datasette, query):
     assert "author = {Huishuai Zhang" in page
     missing = await datasette.client.get("/catalog/papers/0123456789abcdef.bib")
     assert missing.status_code == 404
+
+
+def bibtex_titles(text):
+    return sorted(re.findall(r"^  title = \{(.*)\},$", text, re.MULTILINE))
+
+
+@pytest.mark.asyncio(loop_scope="session")
+async def test_the_papers_tables_bibtex_is_searchs_for_the_same_papers(datasette):
+    """The table's BibTeX of a filter holds the entries /search's BibTeX of the same filter holds
+    (in the table's order); a stream refuses `_next` and a post, and a redirect of Datasette's
+    (`_sort_by_desc`) stays a BibTeX URL."""
+    table = await datasette.client.get("/catalog/papers.bib?area=Applications")
+    search = await datasette.client.get("/search.bib?area=Applications")
+    assert table.status_code == search.status_code == 200
+    assert table.headers["content-disposition"] == 'attachment; filename="papers-applications.bib"'
+    assert bibtex_titles(table.text) == bibtex_titles(search.text) != []
+    assert (await datasette.client.get("/catalog/papers.bib?_next=1")).status_code == 400
+    assert (await datasette.client.post("/catalog/papers.bib")).status_code == 405
+    moved = await datasette.client.get("/catalog/papers.bib?_sort=year&_sort_by_desc=on")
+    assert moved.status_code == 302
+    assert moved.headers["location"].endswith("/catalog/papers.bib?_sort_desc=year")

@@ -193,9 +193,13 @@ def plain_facets(sql, request):
     facets = {}
     for name in search.COLUMN_FILTERS:
         clause, params = where(leave_out=name)
+        # years newest first; every other facet most papers first
+        order = f"count(*) desc, {name} is null, {name}"
+        if name == "year":
+            order = "year is null, year desc"
         rows = sql(
             f"select {name}, count(*) from papers{clause} group by {name}"
-            f" order by count(*) desc, {name} is null, {name} limit {search.FACET_LIMIT}",
+            f" order by {order} limit {search.FACET_LIMIT}",
             params,
         )
         listed = [tuple(row) for row in rows]
@@ -209,7 +213,9 @@ def plain_facets(sql, request):
                     params + extra,
                 )[0][0]
                 listed.append((value, count))
-        facets[name] = listed
+        # a facet listing no value but "(none)", none chosen, narrows nothing: left out
+        if any(value is not None for value, _ in listed) or request.chosen(name):
+            facets[name] = listed
     return total, facets
 
 
@@ -242,10 +248,23 @@ async def test_column_facets_and_total_equal_plain_sql(search_catalog, sql):
         total, facets = search_run.count_column_facets(connection, request)
         expected_total, expected = plain_facets(sql, request)
         assert total == expected_total == search_run.count_total(connection, request), pairs
+        assert set(facets) == set(expected), pairs
         for name, rows in expected.items():
             assert [(item["value"], item["count"]) for item in facets[name]] == rows, (name, pairs)
         checked += bool(total)
     assert checked > 20
+
+
+async def test_years_newest_first_and_no_facet_of_none_alone(site):
+    """The real conference papers: 2017 has the most, 2018 is the newest; none of ICLR's has a
+    track or an area, so those facets would list "(none)" alone."""
+    data = await get_json(site, "/search.json?venue=ICLR")
+    assert [item["value"] for item in data["facets"]["year"]] == [2018, 2017]
+    assert "status" in data["facets"]
+    assert "track" not in data["facets"] and "area" not in data["facets"]
+    # a chosen "(none)" stays listed, so it can be taken back
+    data = await get_json(site, "/search.json?venue=ICLR&track=")
+    assert [item["value"] for item in data["facets"]["track"]] == [None]
 
 
 async def test_the_seeds_facets_equal_plain_sql(seed_catalog, query):

@@ -24,6 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from loader.build.facet_table import COLUMNS as COMBO_COLUMNS
+from loader.web.search_request import NEWEST_FIRST
 from loader.web.worker_reads import ReadOnce
 
 if TYPE_CHECKING:
@@ -213,7 +214,7 @@ def count_columns(
 ) -> dict[str, list[tuple[Value, int]]]:
     """{column: [(value, papers)]} of the papers `rowids` for those of `columns` the facet
     table holds, as `count(*) ... where column is not null group by column order by count desc,
-    value limit N` gives them; {} when a paper has no combination (the facet table is not this
+    value limit N` gives them (a NEWEST_FIRST column: `order by value desc`); {} when a paper has no combination (the facet table is not this
     catalog's: count in SQL)."""
     columns = [column for column in columns if column in COMBO_COLUMNS]
     if combos is None or not columns:
@@ -228,7 +229,10 @@ def count_columns(
             value = combos.values[combo][column]
             if value is not None:
                 counts[value] = counts.get(value, 0) + papers
-        ordered = sorted(counts.items(), key=lambda item: (-item[1], sqlite_order(item[0])))
+        if column in NEWEST_FIRST:
+            ordered = sorted(counts.items(), key=lambda item: sqlite_order(item[0]), reverse=True)
+        else:
+            ordered = sorted(counts.items(), key=lambda item: (-item[1], sqlite_order(item[0])))
         counted[column] = ordered[:limit]
     return counted
 

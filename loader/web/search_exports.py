@@ -71,6 +71,8 @@ CONTENT_TYPES = {
 FILE_STEM = "papers"
 # the filters in a file name in the order the page shows its facets
 NAMED_FILTERS = [name for name in search.FACET_TITLES if name in search.FILTERS]
+# a request that reads papers only (no words, no filters): what read_papers_by_id reads with
+EVERY_PAPER = search.parse_search([])
 
 Result = dict[str, Any]
 T = TypeVar("T")
@@ -181,23 +183,51 @@ def bib_paper(result: Result) -> dict[str, Any]:
     }
 
 
-class ExportText:
-    """The text of one export: its start, its papers batch by batch, its end."""
+def rowids_of(
+    conn: sqlite3.Connection, paper_ids: Sequence[str], limit_ms: int | None
+) -> list[int]:
+    """The rowids of these papers, in their order (an id no paper has is left out)."""
+    params: search.Params = {}
+    wanted = search.json_list(params, "paper_ids", paper_ids)
+    sql = (
+        f"select papers.rowid from {wanted} as wanted"
+        " join papers on papers.id = wanted.value order by wanted.key"
+    )
+    with within_time_limit(conn, limit_ms):
+        return [row[0] for row in conn.execute(sql, params)]
 
-    def __init__(self, extension: str, total: int) -> None:
+
+async def read_papers_by_id(
+    run: Run, paper_ids: Sequence[str], limit_ms: int | None
+) -> list[Result]:
+    """The papers of these ids in their order, as an export of a search writes them: for a
+    download whose rows another query chose (a table page's, plugins/table_exports.py)."""
+    rowids = await run(lambda conn: rowids_of(conn, paper_ids, limit_ms))
+    return await read_batch(run, EVERY_PAPER, rowids, limit_ms)
+
+
+class ExportText:
+    """The text of one export: its start, its papers batch by batch, its end. A JSON export
+    whose total is not known when it starts (None) gives the papers it wrote at its end."""
+
+    def __init__(self, extension: str, total: int | None) -> None:
         self.extension = extension
         self.total = total
         self.keys = KeyMaker()
         self.first = True
+        self.written = 0
 
     def start(self) -> str:
         if self.extension == "csv":
             return ",".join(CSV_COLUMNS) + "\r\n"
         if self.extension == "json":
+            if self.total is None:
+                return '{"results": ['
             return f'{{"total": {self.total}, "results": ['
         return ""
 
     def papers(self, results: list[Result]) -> str:
+        self.written += len(results)
         if self.extension == "csv":
             return "".join(csv_line(result) for result in results)
         if self.extension == "bib":
@@ -210,7 +240,9 @@ class ExportText:
         return "".join(pieces)
 
     def end(self) -> str:
-        return "]}" if self.extension == "json" else ""
+        if self.extension != "json":
+            return ""
+        return "]}" if self.total is not None else f'], "total": {self.written}}}'
 
 
 async def export_response(

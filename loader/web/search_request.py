@@ -39,6 +39,8 @@ COLUMN_FILTERS = {
     "status": "status",
 }
 FILTERS = tuple(COLUMN_FILTERS) + ("affiliation", "author")
+# facets listed in value order, newest first (a year list read by count jumps: 2023, 2024, 2020)
+NEWEST_FIRST = frozenset({"year"})
 # facets as readers see them, in the order pages show them: /search's (one per filter) and the
 # papers table's (its columns, plugins/template_patches.py)
 FACET_TITLES = {
@@ -395,6 +397,18 @@ def facet_order(item: tuple[FilterValue, int]) -> tuple[int, bool, str | int]:
     return (-count, value is None, value if value is not None else 0)
 
 
+def newest_first(item: tuple[FilterValue, int]) -> tuple[bool, int]:
+    """A year facet's order: the years, newest first, then no year."""
+    value, _count = item
+    return (value is None, -value if isinstance(value, int) else 0)
+
+
+def only_none(values: Sequence[tuple[FilterValue, int]], chosen: Collection[FilterValue]) -> bool:
+    """A facet that would list "(none)" alone (a source without statuses, tracks or areas): it
+    narrows nothing, so pages leave it out, unless a value of it is chosen."""
+    return all(value is None for value, _count in values) and not chosen
+
+
 def column_facets(
     request: SearchRequest, rows: Iterable[Sequence[Any]]
 ) -> tuple[int, dict[str, list[tuple[FilterValue, int]]]]:
@@ -420,12 +434,14 @@ def column_facets(
             counts[name][value] = counts[name].get(value, 0) + count
     facets: dict[str, list[tuple[FilterValue, int]]] = {}
     for name, found in counts.items():
-        ordered = sorted(found.items(), key=facet_order)
+        ordered = sorted(found.items(), key=newest_first if name in NEWEST_FIRST else facet_order)
         shown = ordered[:FACET_LIMIT]
         listed = {value for value, _ in shown}
         shown += [
             (value, found.get(value, 0)) for value in request.chosen(name) if value not in listed
         ]
+        if only_none(shown, request.chosen(name)):
+            continue
         facets[name] = shown
     return total, facets
 
