@@ -16,7 +16,8 @@ from loader.read.dumps import (
     json_type,
     person_names,
     read_dump,
-    required_abstract,
+    abstract_value,
+    require_title_or_abstract,
     text_value,
     unique,
 )
@@ -79,12 +80,14 @@ def map_snapshot_record(name: str, line: int, record: dict[str, object]) -> tupl
     arxiv_id = normalize_identifier("arxiv_id", written_id)
     if arxiv_id is None:
         raise RecordProblem(f"id {written_id.strip()!r} is not an arXiv identifier")
-    abstract = unwrap_abstract(required_abstract(record.get("abstract")))
+    abstract = unwrap_abstract(abstract_value(record.get("abstract")))
+    written_title = text_value("title", record.get("title"))
+    title = " ".join(written_title.split()) if written_title else None
+    require_title_or_abstract(title, abstract)
     authors = parsed_authors(record.get("authors_parsed"))
     if authors is None:
         written = text_value("authors", record.get("authors")) or ""
         authors = person_names("authors", AUTHOR_SEPARATOR.split(written))
-    title = text_value("title", record.get("title"))
     doi_text = text_value("doi", record.get("doi"))
     # a record may list several DOIs; the first is the paper's
     doi = normalize_identifier("doi", doi_text.split()[0]) if doi_text else None
@@ -96,7 +99,7 @@ def map_snapshot_record(name: str, line: int, record: dict[str, object]) -> tupl
         abstract=abstract,
         authors=authors,
         truncated=False,
-        title=" ".join(title.split()) if title else None,
+        title=title,
         url=f"https://arxiv.org/abs/{arxiv_id}",
         venue=VENUE,
         year=first_version_year(record, arxiv_id),

@@ -19,7 +19,8 @@ from loader.read.dumps import (
     keyword_list,
     person_names,
     read_dump,
-    required_abstract,
+    abstract_value,
+    require_title_or_abstract,
     text_value,
     venue_name,
 )
@@ -132,7 +133,9 @@ def map_note(name: str, line: int, note: dict[str, object]) -> tuple[str, Entry 
     paper_id = note_id(note)
     if note.get("replyto") or paper_id != note.get("id", paper_id):
         return paper_id, None  # a review, comment or decision on the paper
-    abstract = required_abstract(content_value(content, "abstract"))
+    abstract = abstract_value(content_value(content, "abstract"))
+    title = text_value("title", content_value(content, "title"))
+    require_title_or_abstract(title, abstract)
     authors = content_value(content, "authors")
     if not isinstance(authors, list):
         raise RecordProblem(f"authors must be a list of names, not {json_type(authors)}")
@@ -143,7 +146,7 @@ def map_note(name: str, line: int, note: dict[str, object]) -> tuple[str, Entry 
         abstract=abstract,
         authors=person_names("authors", authors),
         truncated=False,
-        title=text_value("title", content_value(content, "title")),
+        title=title,
         url=FORUM_URL.format(paper_id),
         venue=venue,
         year=year,

@@ -15,7 +15,8 @@ from loader.read.dumps import (
     keyword_list,
     person_names,
     read_dump,
-    required_abstract,
+    require_title_or_abstract,
+    abstract_value,
     text_value,
     unique,
     venue_name,
@@ -57,7 +58,9 @@ def read_identifiers(record: dict[str, object], url: str | None) -> DatesAndIden
 def map_paperlists_record(
     name: str, line: int, record: dict[str, object]
 ) -> tuple[str | None, Entry]:
-    abstract = required_abstract(record.get("abstract"))
+    abstract = abstract_value(record.get("abstract"))
+    title = text_value("title", record.get("title"))
+    require_title_or_abstract(title, abstract)
     author = text_value("author", record.get("author"))
     authors = person_names("author", split_field(author))
     affiliations = unique(split_field(text_value("aff", record.get("aff"))))
@@ -75,7 +78,7 @@ def map_paperlists_record(
         authors=authors,
         truncated=False,
         affiliations=affiliations,
-        title=text_value("title", record.get("title")),
+        title=title,
         url=url,
         status=text_value("status", record.get("status")),
         track=text_value("primary_area", record.get("primary_area")) or track,
