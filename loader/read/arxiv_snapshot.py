@@ -29,6 +29,9 @@ VENUE = "arXiv"
 AUTHOR_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+")
 # a paragraph of an abstract starts on an indented line; the other lines are wrapping
 PARAGRAPH = re.compile(r"\n[ \t]+")
+# a hyphen after a letter at the end of a wrapped line (not a paragraph's last line: the next
+# line is not indented)
+WRAPPED_HYPHEN = re.compile(r"(?<=[^\W\d_])-\n(?=[^ \t\n])")
 YEAR = re.compile(r"\b((?:19|20)\d\d)\b")
 # the year and month an id was given: 0704.0001, 2101.00001, math/0601001, hep-th/9901001
 ID_DATE = re.compile(r"^(?:[a-z.\-]+/)?(\d\d)(\d\d)")
@@ -39,7 +42,12 @@ CATEGORY = re.compile(r"^[a-z][a-z\-]*(?:\.[a-z][a-z\-]*)?$", re.IGNORECASE)
 
 
 def unwrap_abstract(text: str) -> str:
-    """arXiv's hard wrapping and indentation undone: one line a paragraph."""
+    """arXiv's hard wrapping and indentation undone: one line a paragraph. A line that ends
+    in a hyphen after a letter joins the next with no space ("long-" + "term": the snapshot
+    breaks hyphenated words there); after a digit, a space or another hyphen ("+/-", "--")
+    the break stays a space."""
+    if "-\n" in text:
+        text = WRAPPED_HYPHEN.sub("-", text)
     return "\n".join(" ".join(part.split()) for part in PARAGRAPH.split(text.strip()))
 
 
