@@ -56,8 +56,8 @@ def test_each_sample_is_detected_and_read_whole(name):
 def test_real_problems_name_the_record_line():
     problems = [p for name in SAMPLES for p in read(DUMPS / name)[2]]
     assert [(Path(p.path).name, p.line, p.message) for p in problems] == [
-        ("iclr2017.json", 1562, "record has no abstract"),
-        ("nips2018.json", 712, "record has no abstract"),
+        ("iclr2017.json", 1562, "record has no title and no abstract"),
+        ("nips2018.json", 712, "record has no authors"),
     ]
 
 
@@ -246,7 +246,7 @@ HOSTILE = {
     "snapshot.json": snapshot_line(id="0704.0001")
     + '{"id": "0704.0002", "authors_parsed": [["Lee"]], "abstract": "x\n'
     + snapshot_line(id=7)
-    + snapshot_line(id="0704.0004", abstract=None)
+    + snapshot_line(id="0704.0004", abstract=None, title=" ")
     + snapshot_line(id="0704.0005", authors_parsed="Lee, Ann"),
     "notes.json": '{"notes": [{"id": "abc", "content": {"title": {"value": "T"}, "authors": {"value": ["A B"]}, '
     '"abstract": {"value": "Text."}}}, {"id": "abd", "content": "none"}, '
@@ -266,11 +266,11 @@ def test_hostile_dumps_are_file_line_problems_through_the_cli(tmp_path):
         "cut.json:4: the file ends inside this record (cut short?); the rest of the file is not read",
         "shapes.json:2: a record must be a JSON object, not a number",
         "shapes.json:3: author must be a string, not an array",
-        "shapes.json:4: record has no abstract",
+        "shapes.json:4: record has no title and no abstract",
         "shapes.json:5: title must be a string, not a number",
         "snapshot.json:2: invalid JSON at line 2: Invalid control character at",
         'snapshot.json:3: id must be a string such as "0704.0001", not a number',
-        "snapshot.json:4: record has no abstract",
+        "snapshot.json:4: record has no title and no abstract",
         "snapshot.json:5: authors_parsed must be a list of [last, first, suffix] lists",
         "notes.json:1: a note's content must be an object, not a string",
         "notes.json:1: authors must be a list of names, not a string",

@@ -1,5 +1,5 @@
 """Paper Copilot's paper lists (github.com/papercopilot/paperlists): one JSON array a venue and
-year, `iclr/iclr2024.json`, each record with `title`, `author` "A;B;C", `aff` "X;Y;Z",
+year, `iclr/iclr2024.json`, each record with `title`, `author` "A;B;C" (or "A, B, C"), `aff` "X;Y;Z",
 `status`, `track`, `primary_area`, `keywords` "K1;K2", `abstract`, `site` and, for some
 venues, `arxiv` and `doi`.
 
@@ -22,6 +22,7 @@ from loader.read.dumps import (
     venue_name,
 )
 from loader.read.jsonl import DatesAndIdentifiers, identifiers_from_url, normalize_identifier
+from loader.read.lines import clean_name
 from loader.records import Entry, Problem
 
 # "iclr2024.json", "3dv2025.json", "nips2018_workshop.json"
@@ -43,6 +44,18 @@ def split_field(value: str | None) -> list[str]:
     return [part.strip() for part in (value or "").split(SEPARATOR) if part.strip()]
 
 
+def split_author_field(value: str | None) -> list[str]:
+    """The `author` field's names: "A;B;C", or "A, B, C" where a list has no `;` (SIGGRAPH's,
+    and some NeurIPS 2017 records) and every part is a name of two words or more (never
+    "King, Jr." or "Zhang, Wei" cut in two)."""
+    if value and SEPARATOR not in value and "," in value:
+        parts = [part.strip() for part in value.split(",") if part.strip()]
+        names = [clean_name(part) for part in parts]
+        if len(parts) > 1 and all(name and len(name.split()) > 1 for name in names):
+            return parts
+    return split_field(value)
+
+
 def read_identifiers(record: dict[str, object], url: str | None) -> DatesAndIdentifiers:
     """The site's OpenReview id (or arXiv, DOI), then the record's own `arxiv` and `doi`; a
     value that is no identifier of its kind is left out, not a problem: the paper stays."""
@@ -62,7 +75,7 @@ def map_paperlists_record(
     title = text_value("title", record.get("title"))
     require_title_or_abstract(title, abstract)
     author = text_value("author", record.get("author"))
-    authors = person_names("author", split_field(author))
+    authors = person_names("author", split_author_field(author))
     affiliations = unique(split_field(text_value("aff", record.get("aff"))))
     track = text_value("track", record.get("track"))
     if track and track.lower() == MAIN_TRACK:
