@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from loader.cli import cli
+from loader.read.arxiv_snapshot import unwrap_abstract
 from loader.read.openreview import read_group_id, read_venue_text
 from loader.read.paperlists import venue_of_file
 from loader.read.sources import read_source
@@ -144,6 +145,30 @@ def test_arxiv_old_style_ids_and_author_strings(tmp_path):
     assert (entry.arxiv_id, entry.year) == ("math/0601001", 2006)  # no versions: the id's year
     assert entry.authors == ["Ann Lee", "Bo Chen", "Cy Dai"]
     assert entry.abstract == "First paragraph wrapped over two lines.\nSecond paragraph."
+
+
+def test_arxiv_a_line_broken_after_a_hyphen_joins_with_no_space():
+    """0704.0088 wraps "long-" / "term luminiscence": it read "long- term". 0704.0020's line
+    ends in "+/-" before a number: a hyphen after no letter, the break stays a space."""
+    entries = {e.arxiv_id: e for e in read(DUMPS / "arxiv/arxiv-metadata-oai-snapshot.json")[1]}
+    assert "pulse produces long-term luminiscence" in entries["0704.0088"].abstract
+    assert "f+(0)=0.727 +/- 0.007 +/- 0.005 +/- 0.007" in entries["0704.0020"].abstract
+
+
+@pytest.mark.parametrize(
+    "wrapped, unwrapped",
+    [
+        ("a high-\ndimensional space", "a high-dimensional space"),
+        ("GPT-\n4 and BERT-\nbase", "GPT-4 and BERT-base"),
+        ("bounds --\nand more", "bounds -- and more"),  # a dash
+        ("bounds--\nand more", "bounds-- and more"),
+        ("in 3-\nD", "in 3- D"),  # after a digit
+        ("a -\nb", "a - b"),  # after a space
+        ("ends in long-\n  Next paragraph.", "ends in long-\nNext paragraph."),
+    ],
+)
+def test_arxiv_unwrap_hyphen_rule(wrapped, unwrapped):
+    assert unwrap_abstract(wrapped) == unwrapped
 
 
 def test_openreview_notes():
