@@ -88,7 +88,7 @@ def test_only_a_record_with_no_title_and_no_abstract_is_a_problem(tmp_path):
         {"author": "Di Fox", "abstract": "An untitled paper with an abstract.", "aff": ""},
     ]
     (tmp_path / "kdd2024.json").write_text(json.dumps(records, indent=4), encoding="utf-8")
-    source, items = read_source(tmp_path / "kdd2024.json")
+    _, items = read_source(tmp_path / "kdd2024.json")
     items = list(items)
     assert [i.title for i in items if isinstance(i, Entry)] == ["A Titled Paper", None]
     assert [str(i).split("/")[-1] for i in items if isinstance(i, Problem)] == [
@@ -102,7 +102,7 @@ def test_no_abstract_arxiv_and_openreview_records_are_papers(tmp_path):
     (tmp_path / "snapshot.json").write_text(json.dumps(snapshot) + "\n", encoding="utf-8")
     (tmp_path / "notes.json").write_text(json.dumps({"notes": [note]}), encoding="utf-8")
     for name, title in (("snapshot.json", "A Title"), ("notes.json", "T")):
-        source, items = read_source(tmp_path / name)
+        _, items = read_source(tmp_path / name)
         (entry,) = items
         assert isinstance(entry, Entry) and (entry.title, entry.abstract) == (title, "")
 
@@ -122,8 +122,7 @@ def test_a_version_without_abstract_merges_by_title_and_authors_and_keeps_the_ab
     _, connection = catalog
     for title in TWICE:
         row = connection.execute(
-            "select source_count, length(abstract) > 100 from papers "
-            "where lower(title) = lower(?)",
+            "select source_count, length(abstract) > 100 from papers where lower(title) = lower(?)",
             [title],
         ).fetchall()
         assert row == [(2, 1)], title

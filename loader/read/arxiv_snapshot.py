@@ -13,10 +13,10 @@ from collections.abc import Collection, Iterable, Iterator
 
 from loader.read.dumps import (
     RecordProblem,
+    abstract_value,
     json_type,
     person_names,
     read_dump,
-    abstract_value,
     require_title_or_abstract,
     text_value,
     unique,

@@ -94,11 +94,13 @@ ASCII_LETTERS_AND_DIGITS = frozenset(string.ascii_letters + string.digits)
 MAX_LOWERCASE_NAME_WORDS = 3  # "leif döring", "N dinesh reddy": names written in lowercase
 # English words that start or join a clause, never a word of a name written in lowercase
 CLAUSE_WORDS = frozenset(
-    "a about above after all also although among and are as at be been before being both but "
-    "by can could each for from has have how however if in into is it its may more most not "
-    "of on or our over such than that the their then there these they this those through to "
-    "under up upon us using was we were what when where which while who whose why will with "
-    "within without would".split()
+    (  # noqa: SIM905 - a list of words reads best as words
+        "a about above after all also although among and are as at be been before being both "
+        "but by can could each for from has have how however if in into is it its may more most "
+        "not of on or our over such than that the their then there these they this those "
+        "through to under up upon us using was we were what when where which while who whose "
+        "why will with within without would"
+    ).split()
 )
 # characters looks_like_name reads a word without: combining marks, and the spacing accents
 # of PDF text (¨ ´ ¸: the modifier symbols beyond ASCII; ASCII's ` and ^ are no accents here)
@@ -322,6 +324,11 @@ def lowercase_long_name(text: str) -> str | None:
     iii", "maria jose garcia lopez"), as lists written all in lowercase give them, or None.
     looks_like_name refuses it (it is as often a clause of prose): no word of it may be one
     that starts or joins a clause ("on the other hand")."""
+    # told before tidying: the first clause of many an abstract is tried here
+    if len(text.split(None, MAX_LOWERCASE_NAME_WORDS + 1)) != MAX_LOWERCASE_NAME_WORDS + 1:
+        return None
+    if not text.islower():
+        return None
     name = tidy_name(text)
     words = name.split()
     if len(words) != MAX_LOWERCASE_NAME_WORDS + 1 or name != name.lower():

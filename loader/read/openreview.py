@@ -15,11 +15,11 @@ from collections.abc import Iterator
 
 from loader.read.dumps import (
     RecordProblem,
+    abstract_value,
     json_type,
     keyword_list,
     person_names,
     read_dump,
-    abstract_value,
     require_title_or_abstract,
     text_value,
     venue_name,

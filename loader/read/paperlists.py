@@ -12,11 +12,11 @@ import re
 from collections.abc import Iterator
 
 from loader.read.dumps import (
+    abstract_value,
     keyword_list,
     person_names,
     read_dump,
     require_title_or_abstract,
-    abstract_value,
     text_value,
     unique,
     venue_name,
