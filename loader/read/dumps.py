@@ -2,7 +2,8 @@
 the loop over a file's records, their fields' types, one paper a duplicated id, venue names.
 
 A reader maps one JSON object to an Entry (with the key that identifies it in its dump) or
-raises RecordProblem (no title and no abstract, no authors, a field of the wrong type); a record that is no paper (an OpenReview review) maps to None.
+raises RecordProblem (no title and no abstract, no authors, a field of the wrong type); a
+record that is no paper (an OpenReview review) maps to None.
 """
 
 import hashlib

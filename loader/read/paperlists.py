@@ -1,7 +1,8 @@
 """Paper Copilot's paper lists (github.com/papercopilot/paperlists): one JSON array a venue and
-year, `iclr/iclr2024.json`, each record with `title`, `author` "A;B;C" (or "A, B, C"), `aff` "X;Y;Z",
-`status`, `track`, `primary_area`, `keywords` "K1;K2", `abstract`, `site` and, for some
-venues, `arxiv` and `doi`.
+year, `iclr/iclr2024.json`, each record with `title`, `author` "A;B;C" (or "A, B, C"), `aff`
+"X;Y;Z", `status`, `track`, `primary_area`, `keywords` "K1;K2", `abstract` (not in every
+venue's list: a titled record without one is a paper), `site` and, for some venues, `arxiv`
+and `doi`.
 
 Venue and year come from the file name (`iclr2024.json` -> ICLR 2024, `nips2018.json` ->
 NeurIPS 2018) unless a sources.yml entry gives them.
