@@ -90,7 +90,8 @@ def entry_span(entry, format, lines, nonblank):
             record = json.loads(lines[entry.line - 1])
         except (ValueError, RecursionError):
             return f"{where}: entry's line is not JSON"
-        abstract = record.get("abstract") if isinstance(record, dict) else None
+        abstract = record.get("abstract", "") if isinstance(record, dict) else None
+        # a titled record without an abstract is a paper whose abstract is ""
         if not isinstance(abstract, str) or abstract.strip() != entry.abstract:
             return f"{where}: entry's abstract is not its line's abstract"
         return [entry.line]

@@ -231,7 +231,7 @@ def real_papers():
         if path.suffix in (".py", ".md") or path.name == "sources.yml":
             continue
         for item in read_source(path)[1]:
-            if isinstance(item, Entry):
+            if isinstance(item, Entry) and item.abstract:  # without one, its title is its label
                 papers.setdefault(item.abstract, item.title)
     for record in PAPERS + list(EXAMPLES.values()):
         papers.setdefault(record["abstract"], record["title"])

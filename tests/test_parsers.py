@@ -99,12 +99,15 @@ def test_jsonl(tmp_path):
         "not an object",
     ]
     text = "\n".join(json.dumps(x) for x in lines) + "\n{broken\n"
+    text += json.dumps({"title": "No Abstract Given", "authors": ["Ann Lee"]}) + "\n"
     source, entries, problems = parse(tmp_path, text, "x.jsonl")
     assert source.format == "jsonl"
     assert entries[0].title == "A Title" and entries[0].affiliations == ["pku"]
     assert entries[1].truncated and entries[1].authors == ["Ann Lee", "Cara Diaz"]
+    # a titled record without an abstract is a paper
+    assert (entries[2].line, entries[2].title, entries[2].abstract) == (6, "No Abstract Given", "")
     assert [(p.line, p.message.split(":")[0]) for p in problems] == [
-        (3, "record has no abstract"),
+        (3, "record has no title and no abstract"),
         (4, "a JSON Lines record must be an object"),
         (5, "invalid JSON"),
     ]
@@ -518,6 +521,39 @@ def test_real_encodings_marks_quotes_a_trailing_slot_and_a_lowercase_first_autho
     ],
 )
 def test_split_authors_no_real_line_lost(line, names):
+    result = split_authors(line)
+    assert (result[0] if result else None) == names
+
+
+def test_real_empty_full_stop_slot_and_lowercase_four_word_name_load():
+    """RSS 2019's list ending in an empty `.` slot, and PeerRead's lowercase list whose last
+    author has four words (`alfred o hero iii`): both were refused, their papers lost."""
+    _, entries, problems = read_fixture("names_dot_slot_and_lowercase_four_words.txt")
+    assert not problems
+    assert [(e.line, e.authors[0], e.authors[-1], len(e.authors)) for e in entries] == [
+        (3, "Kevin Chen", "Silvio Savarese", 7),
+        (7, "zhaoshi meng", "alfred o hero iii", 3),
+    ]
+
+
+@pytest.mark.parametrize(
+    "line, names",
+    [
+        # the issue's lines
+        ("A. Smith, B. Jones, .", ["A. Smith", "B. Jones"]),
+        ("maria jose garcia lopez, john smith", ["maria jose garcia lopez", "john smith"]),
+        ("zhaoshi meng, alfred o hero iii", ["zhaoshi meng", "alfred o hero iii"]),
+        # still no names: a clause of four lowercase words, a four-word lowercase name among
+        # capitalized ones, a sentence's start before an empty slot, a lone lowercase line
+        ("on the other hand, this works", None),
+        ("in a new way, we", None),
+        ("maria jose garcia lopez, John Smith", None),
+        ("In this paper, .", None),
+        ("john smith, .", None),
+        ("maria jose garcia lopez", None),
+    ],
+)
+def test_split_authors_empty_full_stop_slot_and_lowercase_four_words(line, names):
     result = split_authors(line)
     assert (result[0] if result else None) == names
 

@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from loader.cli import cli
+from loader.read.arxiv_snapshot import unwrap_abstract
 from loader.read.openreview import read_group_id, read_venue_text
 from loader.read.paperlists import venue_of_file
 from loader.read.sources import read_source
@@ -56,8 +57,8 @@ def test_each_sample_is_detected_and_read_whole(name):
 def test_real_problems_name_the_record_line():
     problems = [p for name in SAMPLES for p in read(DUMPS / name)[2]]
     assert [(Path(p.path).name, p.line, p.message) for p in problems] == [
-        ("iclr2017.json", 1562, "record has no abstract"),
-        ("nips2018.json", 712, "record has no abstract"),
+        ("iclr2017.json", 1562, "record has no title and no abstract"),
+        ("nips2018.json", 712, "record has no authors"),
     ]
 
 
@@ -144,6 +145,30 @@ def test_arxiv_old_style_ids_and_author_strings(tmp_path):
     assert (entry.arxiv_id, entry.year) == ("math/0601001", 2006)  # no versions: the id's year
     assert entry.authors == ["Ann Lee", "Bo Chen", "Cy Dai"]
     assert entry.abstract == "First paragraph wrapped over two lines.\nSecond paragraph."
+
+
+def test_arxiv_a_line_broken_after_a_hyphen_joins_with_no_space():
+    """0704.0088 wraps "long-" / "term luminiscence": it read "long- term". 0704.0020's line
+    ends in "+/-" before a number: a hyphen after no letter, the break stays a space."""
+    entries = {e.arxiv_id: e for e in read(DUMPS / "arxiv/arxiv-metadata-oai-snapshot.json")[1]}
+    assert "pulse produces long-term luminiscence" in entries["0704.0088"].abstract
+    assert "f+(0)=0.727 +/- 0.007 +/- 0.005 +/- 0.007" in entries["0704.0020"].abstract
+
+
+@pytest.mark.parametrize(
+    "wrapped, unwrapped",
+    [
+        ("a high-\ndimensional space", "a high-dimensional space"),
+        ("GPT-\n4 and BERT-\nbase", "GPT-4 and BERT-base"),
+        ("bounds --\nand more", "bounds -- and more"),  # a dash
+        ("bounds--\nand more", "bounds-- and more"),
+        ("in 3-\nD", "in 3- D"),  # after a digit
+        ("a -\nb", "a - b"),  # after a space
+        ("ends in long-\n  Next paragraph.", "ends in long-\nNext paragraph."),
+    ],
+)
+def test_arxiv_unwrap_hyphen_rule(wrapped, unwrapped):
+    assert unwrap_abstract(wrapped) == unwrapped
 
 
 def test_openreview_notes():
@@ -246,7 +271,7 @@ HOSTILE = {
     "snapshot.json": snapshot_line(id="0704.0001")
     + '{"id": "0704.0002", "authors_parsed": [["Lee"]], "abstract": "x\n'
     + snapshot_line(id=7)
-    + snapshot_line(id="0704.0004", abstract=None)
+    + snapshot_line(id="0704.0004", abstract=None, title=" ")
     + snapshot_line(id="0704.0005", authors_parsed="Lee, Ann"),
     "notes.json": '{"notes": [{"id": "abc", "content": {"title": {"value": "T"}, "authors": {"value": ["A B"]}, '
     '"abstract": {"value": "Text."}}}, {"id": "abd", "content": "none"}, '
@@ -266,11 +291,11 @@ def test_hostile_dumps_are_file_line_problems_through_the_cli(tmp_path):
         "cut.json:4: the file ends inside this record (cut short?); the rest of the file is not read",
         "shapes.json:2: a record must be a JSON object, not a number",
         "shapes.json:3: author must be a string, not an array",
-        "shapes.json:4: record has no abstract",
+        "shapes.json:4: record has no title and no abstract",
         "shapes.json:5: title must be a string, not a number",
         "snapshot.json:2: invalid JSON at line 2: Invalid control character at",
         'snapshot.json:3: id must be a string such as "0704.0001", not a number',
-        "snapshot.json:4: record has no abstract",
+        "snapshot.json:4: record has no title and no abstract",
         "snapshot.json:5: authors_parsed must be a list of [last, first, suffix] lists",
         "notes.json:1: a note's content must be an object, not a string",
         "notes.json:1: authors must be a list of names, not a string",

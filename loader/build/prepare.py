@@ -45,9 +45,15 @@ from loader.records import (
 )
 from loader.rules.labels import derive_label, title_label
 from loader.rules.markup import plain_text
-from loader.rules.merge import TITLE, identifying_title, version_keys
+from loader.rules.merge import TITLE, identifying_title, title_words, version_keys
 from loader.rules.names import name_key, spelling
-from loader.rules.normalize import affiliation_name, affiliation_slug, paper_id, split_track
+from loader.rules.normalize import (
+    affiliation_name,
+    affiliation_slug,
+    paper_id,
+    split_track,
+    untold_abstract_paper_id,
+)
 
 # parsing and normalizing is pure, per file, and most of the CPU time: worker processes do it
 # while this one writes SQLite. Below this much input starting them costs more than it saves.
@@ -79,7 +85,7 @@ def prepare_entry(item: Entry | Problem | LeftOut) -> PreparedEntry | Problem | 
     keys = version_keys(item, text)
     authors, positions, ids = author_links(item)
     return PreparedEntry(
-        entry_paper_id(item),
+        entry_paper_id(item, authors),
         item.line,
         title_label(item.title) if item.title else derive_label(text),
         item.title,
@@ -109,8 +115,14 @@ def prepare_entry(item: Entry | Problem | LeftOut) -> PreparedEntry | Problem | 
     )
 
 
-def entry_paper_id(entry: Entry) -> str:
-    """An entry's paper id: its abstract's, with its title's words where it has a title."""
+def entry_paper_id(entry: Entry, authors: Sequence[AuthorName] | None = None) -> str:
+    """An entry's paper id: its abstract's, with its title's words where it has a title; with
+    no abstract, its title's and first author's (`authors` as author_links gives them)."""
+    if not entry.abstract:
+        authors = author_links(entry)[0] if authors is None else authors
+        return untold_abstract_paper_id(
+            title_words(entry.title or ""), authors[0][0] if authors else ""
+        )
     return paper_id(entry.abstract, identifying_title(entry.title))
 
 

@@ -514,6 +514,9 @@ class CatalogWriter:
         other versions' rows go, their ids become aliases. Returns whether its author or
         affiliation links changed (most repeated entries add none)."""
         execute = self.db.conn.execute
+        # the abstract of a version that has one, for a shown version that has none (a
+        # venue's list without abstracts over the preprint's): the first in id order
+        abstract: tuple[str, str | None] | None = None
         for alias in paper.aliases:
             self.unindex(alias)
             execute("update paper_sources set paper_id = ? where paper_id = ?", [paper.id, alias])
@@ -526,9 +529,12 @@ class CatalogWriter:
             execute("delete from paper_authors where paper_id = ?", [alias])
             execute("delete from paper_affiliations where paper_id = ?", [alias])
             execute("delete from paper_categories where paper_id = ?", [alias])
-            (rowid,) = execute(
-                "delete from papers where id = ? returning rowid", [alias]
+            rowid, *text = execute(
+                "delete from papers where id = ? returning rowid, abstract, abstract_plain",
+                [alias],
             ).fetchone()
+            if abstract is None and text[0]:
+                abstract = (text[0], text[1])
             self.row_facets[rowid - 1] = self.label_keys[rowid - 1] = 0
             execute("insert into paper_aliases (alias, paper_id) values (?, ?)", [alias, paper.id])
         self.aliases += len(paper.aliases)
@@ -559,7 +565,10 @@ class CatalogWriter:
             "track_id = ?, url = ?, venue = ?, year = ?, status = ?, authors_truncated = ?, "
             "source_count = ?, keywords = ?, categories = ?, tldr = ?, links = ?, has_code = ?, "
             "citations = ?, citations_source = ?, citations_as_of = ?, rating = ?, "
-            "rating_count = ? where id = ? returning rowid",
+            "rating_count = ?, "
+            "abstract = case when abstract = '' and ? then ? else abstract end, "
+            "abstract_plain = case when abstract = '' and ? then ? else abstract_plain end "
+            "where id = ? returning rowid",
             [
                 paper.title,
                 paper.label,
@@ -582,6 +591,10 @@ class CatalogWriter:
                 paper.citations_as_of,
                 paper.rating,
                 paper.rating_count,
+                abstract is not None,
+                abstract[0] if abstract else None,
+                abstract is not None,
+                abstract[1] if abstract else None,
                 paper.id,
             ],
         )

@@ -13,10 +13,11 @@ from collections.abc import Collection, Iterable, Iterator
 
 from loader.read.dumps import (
     RecordProblem,
+    abstract_value,
     json_type,
     person_names,
     read_dump,
-    required_abstract,
+    require_title_or_abstract,
     text_value,
     unique,
 )
@@ -29,6 +30,9 @@ VENUE = "arXiv"
 AUTHOR_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+")
 # a paragraph of an abstract starts on an indented line; the other lines are wrapping
 PARAGRAPH = re.compile(r"\n[ \t]+")
+# a hyphen after a letter at the end of a wrapped line (not a paragraph's last line: the next
+# line is not indented)
+WRAPPED_HYPHEN = re.compile(r"(?<=[^\W\d_])-\n(?=[^ \t\n])")
 YEAR = re.compile(r"\b((?:19|20)\d\d)\b")
 # the year and month an id was given: 0704.0001, 2101.00001, math/0601001, hep-th/9901001
 ID_DATE = re.compile(r"^(?:[a-z.\-]+/)?(\d\d)(\d\d)")
@@ -39,7 +43,12 @@ CATEGORY = re.compile(r"^[a-z][a-z\-]*(?:\.[a-z][a-z\-]*)?$", re.IGNORECASE)
 
 
 def unwrap_abstract(text: str) -> str:
-    """arXiv's hard wrapping and indentation undone: one line a paragraph."""
+    """arXiv's hard wrapping and indentation undone: one line a paragraph. A line that ends
+    in a hyphen after a letter joins the next with no space ("long-" + "term": the snapshot
+    breaks hyphenated words there); after a digit, a space or another hyphen ("+/-", "--")
+    the break stays a space."""
+    if "-\n" in text:
+        text = WRAPPED_HYPHEN.sub("-", text)
     return "\n".join(" ".join(part.split()) for part in PARAGRAPH.split(text.strip()))
 
 
@@ -80,12 +89,14 @@ def map_snapshot_record(name: str, line: int, record: dict[str, object]) -> tupl
     arxiv_id = normalize_identifier("arxiv_id", written_id)
     if arxiv_id is None:
         raise RecordProblem(f"id {written_id.strip()!r} is not an arXiv identifier")
-    abstract = unwrap_abstract(required_abstract(record.get("abstract")))
+    abstract = unwrap_abstract(abstract_value(record.get("abstract")))
+    written_title = text_value("title", record.get("title"))
+    title = " ".join(written_title.split()) if written_title else None
+    require_title_or_abstract(title, abstract)
     authors = parsed_authors(record.get("authors_parsed"))
     if authors is None:
         written = text_value("authors", record.get("authors")) or ""
         authors = person_names("authors", AUTHOR_SEPARATOR.split(written))
-    title = text_value("title", record.get("title"))
     doi_text = text_value("doi", record.get("doi"))
     # a record may list several DOIs; the first is the paper's
     first_doi = doi_text.split()[0] if doi_text else None
@@ -101,7 +112,7 @@ def map_snapshot_record(name: str, line: int, record: dict[str, object]) -> tupl
         abstract=abstract,
         authors=authors,
         truncated=False,
-        title=" ".join(title.split()) if title else None,
+        title=title,
         url=links["arxiv"],
         venue=VENUE,
         year=first_version_year(record, arxiv_id),

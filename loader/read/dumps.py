@@ -2,7 +2,8 @@
 the loop over a file's records, their fields' types, one paper a duplicated id, venue names.
 
 A reader maps one JSON object to an Entry (with the key that identifies it in its dump) or
-raises RecordProblem; a record that is no paper (an OpenReview review) maps to None.
+raises RecordProblem (no title and no abstract, no authors, a field of the wrong type); a
+record that is no paper (an OpenReview review) maps to None.
 """
 
 import hashlib
@@ -11,6 +12,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 
 from loader.read.json_stream import JsonRecord, read_json_records
+from loader.read.jsonl import NO_TITLE_NO_ABSTRACT
 from loader.read.lines import explicit_name
 from loader.records import Entry, Problem
 
@@ -113,11 +115,16 @@ def text_value(key: str, value: object) -> str | None:
     return value.strip() or None
 
 
-def required_abstract(value: object) -> str:
-    abstract = text_value("abstract", value)
-    if abstract is None:
-        raise RecordProblem("record has no abstract")
-    return abstract
+def abstract_value(value: object) -> str:
+    """The abstract, or "" where the record gives none: a title and authors are a paper
+    (DBLP and several venues' lists give no abstracts)."""
+    return text_value("abstract", value) or ""
+
+
+def require_title_or_abstract(title: str | None, abstract: str) -> None:
+    """A record with neither a title nor an abstract cannot be told from any other."""
+    if not title and not abstract:
+        raise RecordProblem(NO_TITLE_NO_ABSTRACT)
 
 
 def person_names(key: str, written: Iterable[object]) -> list[str]:

@@ -1,5 +1,5 @@
-"""JSON Lines: one object a line with abstract, authors and optional title, track,
-affiliations, url, venue, year, status, identifiers (arxiv_id, doi, openreview_id), links
+"""JSON Lines: one object a line with authors, a title or an abstract (or both), and optional
+track, affiliations, url, venue, year, status, identifiers (arxiv_id, doi, openreview_id), links
 (an object kind -> URL), tldr, citations (with citations_source) and rating (with
 rating_count)."""
 
@@ -22,6 +22,9 @@ from loader.read.lines import (
 )
 from loader.read.links import identifier_links, link_url, ordered_links
 from loader.records import LINK_KINDS, Entry, Problem
+
+# the problem of a record that is no paper for want of both (the dumps' readers say the same)
+NO_TITLE_NO_ABSTRACT = "record has no title and no abstract"
 
 OPTIONAL_TEXT: tuple[Literal["title", "track", "url", "venue", "status"], ...] = (
     "title",
@@ -274,8 +277,9 @@ def parse_jsonl_line(path: str, number: int, line: str) -> Entry | Problem:
             if isinstance(text, str) and UNSTORABLE.search(text):
                 return Problem(path, number, f"{key} contains a NUL or a lone surrogate escape")
     abstract = record.get("abstract")
-    if not isinstance(abstract, str) or not abstract.strip():
-        return Problem(path, number, "record has no abstract")
+    if abstract is not None and not isinstance(abstract, str):
+        return Problem(path, number, "abstract must be a string")
+    abstract = (abstract or "").strip()  # a titled record without one is a paper
     authors = parse_names(record.get("authors"))
     if authors is None:
         return Problem(path, number, "record has no authors (a list or a comma-separated string)")
@@ -290,6 +294,8 @@ def parse_jsonl_line(path: str, number: int, line: str) -> Entry | Problem:
         if value is not None and not isinstance(value, str):
             return Problem(path, number, f"{key} must be a string")
         fields[key] = value.strip() if value and value.strip() else None
+    if not abstract and not fields.get("title"):
+        return Problem(path, number, NO_TITLE_NO_ABSTRACT)
     more, message = read_dates_and_identifiers(record)
     if message:
         return Problem(path, number, message)
@@ -305,7 +311,7 @@ def parse_jsonl_line(path: str, number: int, line: str) -> Entry | Problem:
     return Entry(
         path=path,
         line=number,
-        abstract=abstract.strip(),
+        abstract=abstract,
         authors=names,
         author_ids=jsonl_author_ids(record.get("authors"), record.get("author_ids")),
         truncated=truncated or bool(record.get("authors_truncated")),

@@ -92,6 +92,16 @@ MAX_CACHED_NAME_LENGTH = 2 * MAX_NAME_LENGTH
 MAX_NAME_WORDS = 7
 ASCII_LETTERS_AND_DIGITS = frozenset(string.ascii_letters + string.digits)
 MAX_LOWERCASE_NAME_WORDS = 3  # "leif döring", "N dinesh reddy": names written in lowercase
+# English words that start or join a clause, never a word of a name written in lowercase
+CLAUSE_WORDS = frozenset(
+    (  # noqa: SIM905 - a list of words reads best as words
+        "a about above after all also although among and are as at be been before being both "
+        "but by can could each for from has have how however if in into is it its may more most "
+        "not of on or our over such than that the their then there these they this those "
+        "through to under up upon us using was we were what when where which while who whose "
+        "why will with within without would"
+    ).split()
+)
 # characters looks_like_name reads a word without: combining marks, and the spacing accents
 # of PDF text (¨ ´ ¸: the modifier symbols beyond ASCII; ASCII's ` and ^ are no accents here)
 NOT_IN_WORDS = frozenset(("Mn", "Mc", "Me", "Sk"))
@@ -269,20 +279,29 @@ def split_authors(text: str) -> Names | None:
     first, separated = first_part(window)
     if not separated and len(text) > MAX_NAME_LENGTH * 4:
         return None
-    if (too_many_words(first) or clean_name(first) is None) and not is_truncated(first.rstrip()):
+    if (
+        (too_many_words(first) or clean_name(first) is None)
+        and not is_truncated(first.rstrip())
+        and not (separated and lowercase_long_name(first))
+    ):
         return None
     text, truncated = strip_truncation(text)
     parts = split_parts(text)
-    trailing_slot = len(parts) > 1 and not parts[-1].strip()
+    # "…, B. Jones, ." : a scraper's empty last slot, left with the list's full stop
+    trailing_slot = len(parts) > 1 and parts[-1].strip() in ("", ".")
     if trailing_slot:
         parts.pop()
         if not parts[-1].strip():
             return None
     names: list[str] = []
+    lowercase_long = False
     for index, part in enumerate(parts):
         if not part.strip() and names and parts[index - 1].strip():
             continue
         name = clean_name(part)
+        if name is None and len(parts) > 1:
+            name = lowercase_long_name(part)
+            lowercase_long = lowercase_long or name is not None
         if name is None and len(parts) > 1 and part.rstrip().endswith("."):
             # "…, Renjie Liao, Roger Grosse." ends the list with a full stop, and a name in
             # the middle may have one ("…, Paolo Dario., Marco Quirini"); a line alone with
@@ -295,7 +314,28 @@ def split_authors(text: str) -> Names | None:
         names.append(name)
     if trailing_slot and not all(map(is_full_name, names)):
         return None
+    if lowercase_long and any(name != name.lower() for name in names):
+        return None  # such a name is read only in a list written all in lowercase
     return names, truncated
+
+
+def lowercase_long_name(text: str) -> str | None:
+    """A name of MAX_LOWERCASE_NAME_WORDS + 1 words written in lowercase ("alfred o hero
+    iii", "maria jose garcia lopez"), as lists written all in lowercase give them, or None.
+    looks_like_name refuses it (it is as often a clause of prose): no word of it may be one
+    that starts or joins a clause ("on the other hand")."""
+    # told before tidying: the first clause of many an abstract is tried here
+    if len(text.split(None, MAX_LOWERCASE_NAME_WORDS + 1)) != MAX_LOWERCASE_NAME_WORDS + 1:
+        return None
+    if not text.islower():
+        return None
+    name = tidy_name(text)
+    words = name.split()
+    if len(words) != MAX_LOWERCASE_NAME_WORDS + 1 or name != name.lower():
+        return None
+    if any(word in CLAUSE_WORDS or not NAME_WORD.match(word) for word in words):
+        return None
+    return name
 
 
 def is_full_name(name: str) -> bool:

@@ -21,11 +21,12 @@ from loader.read.author_ids import aligned_ids
 from loader.read.dumps import (
     UNSTORABLE,
     RecordProblem,
+    abstract_value,
     json_type,
     keyword_list,
     person_slots,
     read_dump,
-    required_abstract,
+    require_title_or_abstract,
     text_value,
     venue_name,
 )
@@ -165,7 +166,9 @@ def map_note(name: str, line: int, note: dict[str, object]) -> tuple[str, Entry 
     paper_id = note_id(note)
     if note.get("replyto") or paper_id != note.get("id", paper_id):
         return paper_id, None  # a review, comment or decision on the paper
-    abstract = required_abstract(content_value(content, "abstract"))
+    abstract = abstract_value(content_value(content, "abstract"))
+    title = text_value("title", content_value(content, "title"))
+    require_title_or_abstract(title, abstract)
     authors = content_value(content, "authors")
     if not isinstance(authors, list):
         raise RecordProblem(f"authors must be a list of names, not {json_type(authors)}")
@@ -182,7 +185,7 @@ def map_note(name: str, line: int, note: dict[str, object]) -> tuple[str, Entry 
         authors=[written for _, written in slots],
         author_ids=aligned_ids([slot for slot, _ in slots], {"openreview": given}),
         truncated=False,
-        title=text_value("title", content_value(content, "title")),
+        title=title,
         url=FORUM_URL.format(paper_id),
         venue=venue,
         year=year,

@@ -1,7 +1,8 @@
 """Paper Copilot's paper lists (github.com/papercopilot/paperlists): one JSON array a venue and
-year, `iclr/iclr2024.json`, each record with `title`, `author` "A;B;C", `aff` "X;Y;Z",
-`status`, `track`, `primary_area`, `keywords` "K1;K2", `abstract`, `site` and, for some
-venues, `arxiv` and `doi`.
+year, `iclr/iclr2024.json`, each record with `title`, `author` "A;B;C" (or "A, B, C"), `aff`
+"X;Y;Z", `status`, `track`, `primary_area`, `keywords` "K1;K2", `abstract` (not in every
+venue's list: a titled record without one is a paper), `site` and, for some venues, `arxiv`
+and `doi`.
 
 Kept besides: the links `pdf`, `github` (code), `project`, `openreview`, `arxiv`, `doi` and
 `oa` (the open-access page); `gs_citation`, Google Scholar's citation count (-1: unknown);
@@ -24,16 +25,18 @@ from collections.abc import Iterator
 from loader.read.author_ids import aligned_ids, split_ids
 from loader.read.dumps import (
     UNSTORABLE,
+    abstract_value,
     keyword_list,
     person_slots,
     read_dump,
-    required_abstract,
+    require_title_or_abstract,
     text_value,
     unique,
     venue_name,
 )
 from loader.read.jsonl import DatesAndIdentifiers, identifiers_from_url, normalize_identifier
 from loader.read.links import identifier_links, link_url, ordered_links
+from loader.read.lines import clean_name
 from loader.records import Entry, Problem
 
 # "iclr2024.json", "3dv2025.json", "nips2018_workshop.json"
@@ -75,6 +78,19 @@ def venue_of_file(name: str) -> tuple[str, int] | None:
 
 def split_field(value: str | None) -> list[str]:
     return [part.strip() for part in (value or "").split(SEPARATOR) if part.strip()]
+
+
+def split_author_field(value: str | None) -> list[str]:
+    """The `author` field's names: "A;B;C", or "A, B, C" where a list has no `;` (SIGGRAPH's,
+    and some NeurIPS 2017 records) and every part is a name of two words or more (never
+    "King, Jr." or "Zhang, Wei" cut in two)."""
+    if value and SEPARATOR not in value and "," in value:
+        parts = [part.strip() for part in value.split(",") if part.strip()]
+        names = [clean_name(part) for part in parts]
+        if len(parts) > 1 and all(name and len(name.split()) > 1 for name in names):
+            return parts
+    # every slot kept, empty ones too: the id lists beside the names are aligned by slot
+    return (value or "").split(SEPARATOR)
 
 
 def read_identifiers(record: dict[str, object], url: str | None) -> DatesAndIdentifiers:
@@ -259,9 +275,12 @@ def paperlists_author_ids(
 def map_paperlists_record(
     name: str, line: int, record: dict[str, object]
 ) -> tuple[str | None, Entry]:
-    abstract = required_abstract(record.get("abstract"))
+    abstract = abstract_value(record.get("abstract"))
+    title = text_value("title", record.get("title"))
+    require_title_or_abstract(title, abstract)
     author = text_value("author", record.get("author"))
-    slots = person_slots("author", (author or "").split(SEPARATOR))
+    written = split_author_field(author)
+    slots = person_slots("author", written)
     affiliations, countries = read_affiliations(record)
     track = text_value("track", record.get("track"))
     if track and track.lower() == MAIN_TRACK:
@@ -278,10 +297,10 @@ def map_paperlists_record(
         line=line,
         abstract=abstract,
         authors=[written for _, written in slots],
-        author_ids=paperlists_author_ids(record, slots, (author or "").count(SEPARATOR) + 1),
+        author_ids=paperlists_author_ids(record, slots, len(written)),
         truncated=False,
         affiliations=affiliations,
-        title=text_value("title", record.get("title")),
+        title=title,
         url=url,
         status=text_value("status", record.get("status")),
         track=text_value("primary_area", record.get("primary_area")) or track,

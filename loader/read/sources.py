@@ -137,7 +137,14 @@ def detect_dump(record: object) -> str | None:
         return "openreview"
     if "authors_parsed" in record or ("versions" in record and "id" in record):
         return "arxiv"
-    if "author" in record and "authors" not in record and ("site" in record or "aff" in record):
+    # Paper Copilot's `author` "A;B;C" (never `authors`, our JSON Lines' key) with a link or
+    # affiliations, or with a title alone: the lists of venues that give no abstract (KDD's
+    # `affs`, SIGGRAPH's `doi` and `sess`) carry neither `site` nor `aff`
+    if (
+        isinstance(record.get("author"), str)
+        and "authors" not in record
+        and ("site" in record or "aff" in record or "title" in record)
+    ):
         return "paperlists"
     return None
 

@@ -6,6 +6,7 @@ entries that share one, and asks `resolve` what the merged paper is.
 Entries are versions of one paper when
 - they have the same abstract up to whitespace and Unicode form and the same title, or no
   title (one paper id: this is how the builder streams them, one row per id), or
+- they have no abstract and the same title's words and first author (one paper id too), or
 - they share an identifier (arXiv id without its version, DOI, OpenReview id), or
 - their abstracts are equal up to case, punctuation and whitespace (100 letters and digits
   at least), or

@@ -30,6 +30,14 @@ def paper_id(abstract: str, title_words: str | None = None) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
 
+def untold_abstract_paper_id(title_words: str, first_author: str) -> str:
+    """Stable id of a paper its source gives no abstract: its title's words (merge.title_words)
+    and its first author's name key, so that papers without abstracts are not one row and
+    the same paper listed twice is."""
+    canonical = f"\0no abstract\n{title_words}\n{first_author}"
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+
+
 def split_track(text: str) -> tuple[str, str, str | None]:
     """'Area · Subarea' -> (name, area, subarea); the subarea may contain commas."""
     text = collapse_whitespace(unicodedata.normalize("NFC", text))
