@@ -6,6 +6,12 @@ versions into the paper they are."""
 from dataclasses import dataclass, field
 from typing import NamedTuple, TypedDict
 
+# the kinds of link an entry may carry, in the order a page shows them: the paper's PDF, its
+# code, its project page, its OpenReview forum, arXiv abstract page, DOI, open-access page
+LINK_KINDS = ("pdf", "code", "project", "openreview", "arxiv", "doi", "oa")
+# (kind, URL) pairs in LINK_KINDS order
+Links = tuple[tuple[str, str], ...]
+
 
 @dataclass
 class Entry:
@@ -32,6 +38,17 @@ class Entry:
     categories: list[str] = field(default_factory=list)
     # the authors' own keywords (Paper Copilot, OpenReview)
     keywords: list[str] = field(default_factory=list)
+    # links a source gives, kind -> absolute URL, in LINK_KINDS order
+    links: dict[str, str] = field(default_factory=dict)
+    # aligned with `affiliations`: each one's country where the source gives it
+    affiliation_countries: list[str | None] = field(default_factory=list)
+    tldr: str | None = None
+    # a citation count with the service that counted it ("Google Scholar"); None: unknown
+    citations: int | None = None
+    citations_source: str | None = None
+    # the mean review rating and how many ratings it is the mean of
+    rating: float | None = None
+    rating_count: int | None = None
     # a dump record's id as a 64-bit digest (loader.read.dumps): a later record with the
     # same one is the same paper, skipped, also where the dump is read in pieces
     record_key: int | None = None
@@ -85,6 +102,7 @@ class Track(NamedTuple):
 class Affiliation(NamedTuple):
     slug: str
     name: str  # shown where a page lists the affiliation
+    country: str | None = None  # as the source names it ("United States")
 
 
 class PreparedEntry(NamedTuple):
@@ -114,6 +132,12 @@ class PreparedEntry(NamedTuple):
     title_key: int | None  # the TITLE key among them, which tells titles apart
     keywords: tuple[str, ...]
     categories: tuple[str, ...]  # arXiv's, the primary one first
+    links: Links = ()
+    tldr: str | None = None
+    citations: int | None = None
+    citations_source: str | None = None
+    rating: float | None = None
+    rating_count: int | None = None
 
 
 @dataclass(frozen=True, slots=True)  # slots: the writer holds one per repeated entry
@@ -137,6 +161,13 @@ class Version:
     # links there (None where no row is known, as in the policy's own tests)
     source_id: int | None = None
     line: int | None = None
+    links: Links = ()
+    tldr: str | None = None
+    citations: int | None = None
+    citations_source: str | None = None
+    citations_as_of: str | None = None  # the date of the source that counted them
+    rating: float | None = None
+    rating_count: int | None = None
 
 
 @dataclass(frozen=True)
@@ -157,3 +188,10 @@ class Paper:
     source_count: int
     keywords: tuple[str, ...] = ()
     categories: tuple[int, ...] = ()  # category ids, in the order of the versions shown first
+    links: Links = ()
+    tldr: str | None = None
+    citations: int | None = None
+    citations_source: str | None = None
+    citations_as_of: str | None = None
+    rating: float | None = None
+    rating_count: int | None = None

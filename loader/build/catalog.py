@@ -38,7 +38,7 @@ from loader.build.prepared_cache import CacheRefused, PreparedCache, cache_folde
 from loader.build.schema import MARKER_TABLE, PAGE_SIZE
 from loader.build.vocabulary import write_search_vocabulary
 from loader.build.writer import CatalogWriter, Summary
-from loader.read.sources import public_paths
+from loader.read.sources import public_paths, source_date
 from loader.records import LeftOut, Problem
 
 # SQLite's page cache while parsing workers stream rows: papers' primary-key index takes each
@@ -270,6 +270,7 @@ def write_rows(
         # would live on through it)
         with contextlib.closing(sources):
             for source_id, (source, items) in enumerate(sources, start=1):
+                writer.date_source(source_id, source_date(files[source_id - 1]))
                 entries = problems = 0
                 for item in items:
                     if isinstance(item, Problem):

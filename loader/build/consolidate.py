@@ -23,8 +23,25 @@ LABEL_ROUNDS = 3
 def stored_version(writer: CatalogWriter, pid: str) -> Version:
     """The first entry of a paper id, as its row holds it."""
     execute = writer.db.conn.execute
-    title, venue, year, status, url, track, truncated, keywords = execute(
-        "select title, venue, year, status, url, track, authors_truncated, keywords "
+    (
+        title,
+        venue,
+        year,
+        status,
+        url,
+        track,
+        truncated,
+        keywords,
+        tldr,
+        links,
+        citations,
+        citations_source,
+        citations_as_of,
+        rating,
+        rating_count,
+    ) = execute(
+        "select title, venue, year, status, url, track, authors_truncated, keywords, tldr, "
+        "links, citations, citations_source, citations_as_of, rating, rating_count "
         "from papers where id = ?",
         [pid],
     ).fetchone()
@@ -59,6 +76,13 @@ def stored_version(writer: CatalogWriter, pid: str) -> Version:
         tuple(row[0] for row in categories),
         source_id,
         line,
+        tuple(json.loads(links).items()) if links else (),
+        tldr,
+        citations,
+        citations_source,
+        citations_as_of,
+        rating,
+        rating_count,
     )
 
 

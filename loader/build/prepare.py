@@ -88,7 +88,7 @@ def prepare_entry(item: Entry | Problem | LeftOut) -> PreparedEntry | Problem | 
         positions,
         item.truncated,
         read_track(item.track) if item.track else None,
-        read_affiliations(item.affiliations),
+        read_affiliations(item.affiliations, item.affiliation_countries),
         item.url,
         item.venue,
         item.year,
@@ -97,6 +97,12 @@ def prepare_entry(item: Entry | Problem | LeftOut) -> PreparedEntry | Problem | 
         next((key for kind, key in keys if kind == TITLE), None),
         tuple(item.keywords),
         tuple(item.categories),
+        tuple(item.links.items()),
+        item.tldr,
+        item.citations,
+        item.citations_source,
+        item.rating,
+        item.rating_count,
     )
 
 
@@ -151,13 +157,22 @@ def read_track(text: str) -> Track | None:
     return Track(name, area, subarea) if name else None
 
 
-def read_affiliations(texts: Iterable[str]) -> tuple[Affiliation, ...]:
-    """One affiliation a slug, in the order given; those with an empty slug dropped."""
+def read_affiliations(
+    texts: Iterable[str], countries: Sequence[str | None] = ()
+) -> tuple[Affiliation, ...]:
+    """One affiliation a slug, in the order given, each with the first country `countries`
+    (aligned with `texts`) gives it; those with an empty slug dropped."""
     slugs: dict[str, Affiliation] = {}
-    for text in texts:
+    for index, text in enumerate(texts):
         affiliation = read_affiliation(text)
-        if affiliation:
-            slugs.setdefault(affiliation.slug, affiliation)
+        if affiliation is None:
+            continue
+        country = countries[index] if index < len(countries) else None
+        known = slugs.get(affiliation.slug)
+        if known is None:
+            slugs[affiliation.slug] = affiliation._replace(country=country) if country else affiliation
+        elif country and not known.country:
+            slugs[affiliation.slug] = known._replace(country=country)
     return tuple(slugs.values())
 
 

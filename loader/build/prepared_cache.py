@@ -40,7 +40,7 @@ from loader.build.collector import collector_paused
 from loader.read.sources import InputFile, display_path, open_regular
 from loader.records import Affiliation, LeftOut, PreparedEntry, Problem, Track
 
-MAGIC = b"paper-catalog prepared entries 2\n"
+MAGIC = b"paper-catalog prepared entries 3\n"
 # (kind, payload bytes)
 FRAME = struct.Struct("<BQ")
 ITEMS = 1  # a file's prepared items, in order (encode_items)
@@ -139,7 +139,7 @@ def encode_piece(items: Sequence[PreparedItem], keys: Iterable[int]) -> bytes:
 
 
 # where a PreparedEntry's fields that JSON gives back as arrays are in its array
-AUTHORS, POSITIONS, TRACK, AFFILIATIONS, VERSION_KEYS, KEYWORDS, CATEGORIES = (
+AUTHORS, POSITIONS, TRACK, AFFILIATIONS, VERSION_KEYS, KEYWORDS, CATEGORIES, LINKS = (
     PreparedEntry._fields.index(name)
     for name in (
         "authors",
@@ -149,6 +149,7 @@ AUTHORS, POSITIONS, TRACK, AFFILIATIONS, VERSION_KEYS, KEYWORDS, CATEGORIES = (
         "version_keys",
         "keywords",
         "categories",
+        "links",
     )
 )
 
@@ -164,10 +165,14 @@ def read_item(value: Any) -> PreparedItem:
     value[POSITIONS] = tuple(value[POSITIONS])
     if value[TRACK]:
         value[TRACK] = Track(*value[TRACK])
-    value[AFFILIATIONS] = tuple([Affiliation(*pair) for pair in value[AFFILIATIONS]])
+    value[AFFILIATIONS] = tuple([Affiliation(*fields) for fields in value[AFFILIATIONS]])
     value[VERSION_KEYS] = list(map(tuple, value[VERSION_KEYS]))
     value[KEYWORDS] = tuple(value[KEYWORDS])
     value[CATEGORIES] = tuple(value[CATEGORIES])
+    if value[LINKS]:
+        value[LINKS] = tuple(map(tuple, value[LINKS]))
+    else:
+        value[LINKS] = ()
     return PreparedEntry._make(value)
 
 

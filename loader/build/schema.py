@@ -43,7 +43,17 @@ SCHEMA_VERSION = 1
 # name -> (columns, sqlite-utils create options)
 SCHEMA: dict[str, tuple[dict[str, type], dict[str, Any]]] = {
     "sources": (
-        {"id": int, "path": str, "format": str, "sha256": str, "papers": int, "problems": int},
+        {
+            "id": int,
+            "path": str,
+            "format": str,
+            "sha256": str,
+            "papers": int,
+            "problems": int,
+            # the date of the dump's content ("2025-11" or "2025-11-03"): sources.yml's as_of,
+            # else the file's modification date. A dump's records carry none
+            "as_of": str,
+        },
         {"pk": "id"},
     ),
     "tracks": (
@@ -52,7 +62,7 @@ SCHEMA: dict[str, tuple[dict[str, type], dict[str, Any]]] = {
     ),
     "authors": ({"id": int, "name": str, "key": str, "paper_count": int}, {"pk": "id"}),
     "affiliations": (
-        {"id": int, "slug": str, "name": str, "paper_count": int},
+        {"id": int, "slug": str, "name": str, "paper_count": int, "country": str},
         {"pk": "id"},
     ),
     # arXiv's subject categories (cs.LG, math.CO): empty unless an arXiv snapshot was read
@@ -79,6 +89,17 @@ SCHEMA: dict[str, tuple[dict[str, type], dict[str, Any]]] = {
             "track_id": int,
             "abstract": str,
             "abstract_plain": str,
+            "tldr": str,
+            # JSON object kind -> URL (LINK_KINDS order), null when no version gives one
+            "links": str,
+            "has_code": int,
+            # the highest count a version gives, the service that counted it and the date of
+            # that version's source
+            "citations": int,
+            "citations_source": str,
+            "citations_as_of": str,
+            "rating": float,
+            "rating_count": int,
         },
         {"pk": "id", "foreign_keys": [("track_id", "tracks", "id")], "not_null": {"abstract"}},
     ),
@@ -120,9 +141,21 @@ SCHEMA: dict[str, tuple[dict[str, type], dict[str, Any]]] = {
             "status": str,
             "title": str,
             "url": str,
+            "citations": int,
+            "rating": float,
+            "rating_count": int,
         },
         {
             "pk": ("paper_id", "source_id", "line"),
+            "foreign_keys": [("paper_id", "papers", "id"), ("source_id", "sources", "id")],
+        },
+    ),
+    # every link of every version of a paper; one row a URL of a kind, the first entry giving
+    # it (source_id, line)
+    "paper_links": (
+        {"paper_id": str, "kind": str, "url": str, "source_id": int, "line": int},
+        {
+            "pk": ("paper_id", "kind", "url"),
             "foreign_keys": [("paper_id", "papers", "id"), ("source_id", "sources", "id")],
         },
     ),
@@ -154,6 +187,7 @@ WITHOUT_ROWID = {
     "paper_affiliations",
     "paper_categories",
     "paper_sources",
+    "paper_links",
     "author_tracks",
     "author_variants",
     "paper_aliases",
@@ -171,6 +205,7 @@ STREAMED = (
     "paper_affiliations",
     "paper_categories",
     "paper_sources",
+    "paper_links",
     "version_keys",
 )
 
@@ -198,7 +233,13 @@ INSERTS["version_keys"] = (
 # link tables are keyed by paper id, a hash: rows streamed into them land all over their
 # b-trees, and past the page cache each insert reads and writes back a page. They are streamed
 # into temporary tables in arrival order instead, and copied over once, sorted
-STAGED = ("paper_authors", "paper_affiliations", "paper_categories", "paper_sources")
+STAGED = (
+    "paper_authors",
+    "paper_affiliations",
+    "paper_categories",
+    "paper_sources",
+    "paper_links",
+)
 STREAM_INSERTS = {
     **INSERTS,
     **{name: insert_statement(name, f"temp.staged_{name}") for name in STAGED},

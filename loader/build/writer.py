@@ -44,7 +44,16 @@ from loader.build.schema import (
     index_foreign_keys,
     index_name,
 )
-from loader.records import Affiliation, AuthorName, Paper, PreparedEntry, Problem, Track, Version
+from loader.records import (
+    Affiliation,
+    AuthorName,
+    Links,
+    Paper,
+    PreparedEntry,
+    Problem,
+    Track,
+    Version,
+)
 
 BATCH_SIZE = 2000
 # a row of a streamed table, its values in the order of the table's insert statement
@@ -60,6 +69,7 @@ class SourceRow(TypedDict):
     sha256: str
     papers: int
     problems: int
+    as_of: str | None
 
 
 class ProblemRow(TypedDict):
@@ -75,6 +85,15 @@ def to_json(strings: Iterable[str]) -> str:
     """A list of strings as json.dumps(..., ensure_ascii=False) writes it: the C string
     encoder without an encoder object's Python layers around it."""
     return "[" + ", ".join(map(encode_basestring, strings)) + "]"
+
+
+def links_json(links: Links) -> str | None:
+    """(kind, URL) pairs as a JSON object, as json.dumps(..., ensure_ascii=False) writes it;
+    None for no links."""
+    if not links:
+        return None
+    pairs = (f"{encode_basestring(kind)}: {encode_basestring(url)}" for kind, url in links)
+    return "{" + ", ".join(pairs) + "}"
 
 
 @dataclass
@@ -125,6 +144,10 @@ class CatalogWriter:
         self.affiliation_entries = array.array("L", [0])  # affiliation id -> entries giving it
         # affiliation id -> Counter of names other than the first (a slug written two ways)
         self.other_affiliation_names: dict[int, collections.Counter[str]] = {}
+        # affiliation id -> the first country an entry gives it (None: none yet)
+        self.affiliation_countries: list[str | None] = [None]
+        # source id -> its as_of (known before its entries come: a paper's citations carry it)
+        self.source_dates: dict[int, str | None] = {}
         self.categories: dict[str, int] = {}  # name -> id
         self.category_names: list[str] = [""]  # category id -> name
         # rows of the STREAMED tables not yet written (flush); the small tables' at the end
@@ -167,6 +190,10 @@ class CatalogWriter:
         sql = db.execute("select sql from sqlite_master where name = 'papers_fts'").fetchone()[0]
         full_text.define(sql, FTS_SETTINGS, FTS_BUILD_SETTINGS)
 
+    def date_source(self, source_id: int, as_of: str | None) -> None:
+        """The date of a source's content, before its entries are added."""
+        self.source_dates[source_id] = as_of
+
     def add_source(
         self, source_id: int, path: str, format: str | None, sha256: str, papers: int, problems: int
     ) -> None:
@@ -178,6 +205,7 @@ class CatalogWriter:
                 "sha256": sha256,
                 "papers": papers,
                 "problems": problems,
+                "as_of": self.source_dates.get(source_id),
             }
         )
 
@@ -220,9 +248,15 @@ class CatalogWriter:
             affiliation_id = self.affiliations[affiliation.slug] = len(self.affiliation_names)
             self.affiliation_names.append(affiliation.name)
             self.affiliation_entries.append(0)
-        elif affiliation.name != self.affiliation_names[affiliation_id]:
-            others = self.other_affiliation_names.setdefault(affiliation_id, collections.Counter())
-            others[affiliation.name] += 1
+            self.affiliation_countries.append(affiliation.country)
+        else:
+            if affiliation.name != self.affiliation_names[affiliation_id]:
+                others = self.other_affiliation_names.setdefault(
+                    affiliation_id, collections.Counter()
+                )
+                others[affiliation.name] += 1
+            if affiliation.country and not self.affiliation_countries[affiliation_id]:
+                self.affiliation_countries[affiliation_id] = affiliation.country
         self.affiliation_entries[affiliation_id] += 1
         return affiliation_id
 
@@ -238,8 +272,24 @@ class CatalogWriter:
         written, kept for the merge after the stream."""
         pid = entry.paper_id
         self.pending["paper_sources"].append(
-            (pid, source_id, entry.line, entry.venue, entry.year, entry.status, None, None)
+            (
+                pid,
+                source_id,
+                entry.line,
+                entry.venue,
+                entry.year,
+                entry.status,
+                None,
+                None,
+                entry.citations,
+                entry.rating,
+                entry.rating_count,
+            )
         )
+        if entry.links:
+            self.pending["paper_links"] += [
+                (pid, kind, url, source_id, entry.line) for kind, url in entry.links
+            ]
         self.pending["version_keys"].extend(
             (key, kind, pid, entry.title_key) for kind, key in entry.version_keys
         )
@@ -266,6 +316,13 @@ class CatalogWriter:
                     tuple(categories),
                     source_id,
                     entry.line,
+                    entry.links,
+                    entry.tldr,
+                    entry.citations,
+                    entry.citations_source,
+                    self.source_dates.get(source_id) if entry.citations is not None else None,
+                    entry.rating,
+                    entry.rating_count,
                 )
             )
             return
@@ -293,6 +350,14 @@ class CatalogWriter:
                 track_id,
                 entry.abstract,
                 entry.plain,
+                entry.tldr,
+                links_json(entry.links),
+                int(any(kind == "code" for kind, _ in entry.links)),
+                entry.citations,
+                entry.citations_source,
+                self.source_dates.get(source_id) if entry.citations is not None else None,
+                entry.rating,
+                entry.rating_count,
             )
         )
         self.pending["paper_authors"] += [(pid, a, position) for a, position in links]
@@ -354,7 +419,12 @@ class CatalogWriter:
         self.flush()
         for name in STAGED:
             pk = ", ".join(SCHEMA[name][1]["pk"])
-            self.db.execute(f"insert into {name} select * from temp.staged_{name} order by {pk}")
+            # entries of one paper id may give one link twice: the first entry's row stays
+            ignore, first = ("or ignore", ", source_id, line") if name == "paper_links" else ("", "")
+            self.db.execute(
+                f"insert {ignore} into {name} select * from temp.staged_{name} "
+                f"order by {pk}{first}"
+            )
             self.db.execute(f"drop table temp.staged_{name}")
 
     def write_paper(self, paper: Paper, stored: Version) -> bool:
@@ -365,6 +435,11 @@ class CatalogWriter:
         for alias in paper.aliases:
             self.unindex(alias)
             execute("update paper_sources set paper_id = ? where paper_id = ?", [paper.id, alias])
+            # a link both versions give keeps the shown version's row
+            execute(
+                "update or ignore paper_links set paper_id = ? where paper_id = ?", [paper.id, alias]
+            )
+            execute("delete from paper_links where paper_id = ?", [alias])
             execute("delete from paper_authors where paper_id = ?", [alias])
             execute("delete from paper_affiliations where paper_id = ?", [alias])
             execute("delete from paper_categories where paper_id = ?", [alias])
@@ -399,7 +474,9 @@ class CatalogWriter:
         updated = execute(
             "update papers set title = ?, label = coalesce(?, label), track = ?, area = ?, "
             "track_id = ?, url = ?, venue = ?, year = ?, status = ?, authors_truncated = ?, "
-            "source_count = ?, keywords = ?, categories = ? where id = ? returning rowid",
+            "source_count = ?, keywords = ?, categories = ?, tldr = ?, links = ?, has_code = ?, "
+            "citations = ?, citations_source = ?, citations_as_of = ?, rating = ?, "
+            "rating_count = ? where id = ? returning rowid",
             [
                 paper.title,
                 paper.title,
@@ -414,6 +491,14 @@ class CatalogWriter:
                 paper.source_count,
                 to_json(paper.keywords) if paper.keywords else None,
                 to_json(categories) if categories else None,
+                paper.tldr,
+                links_json(paper.links),
+                int(any(kind == "code" for kind, _ in paper.links)),
+                paper.citations,
+                paper.citations_source,
+                paper.citations_as_of,
+                paper.rating,
+                paper.rating_count,
                 paper.id,
             ],
         )
@@ -606,7 +691,13 @@ class CatalogWriter:
         )
         self.db.table("affiliations").insert_all(
             (
-                {"id": i, "slug": slug, "name": self.affiliation_names[i], "paper_count": 0}
+                {
+                    "id": i,
+                    "slug": slug,
+                    "name": self.affiliation_names[i],
+                    "paper_count": 0,
+                    "country": self.affiliation_countries[i],
+                }
                 for slug, i in self.affiliations.items()
             ),
             batch_size=BATCH_SIZE,

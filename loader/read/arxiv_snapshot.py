@@ -21,6 +21,7 @@ from loader.read.dumps import (
     unique,
 )
 from loader.read.jsonl import normalize_identifier
+from loader.read.links import ARXIV_URL, DOI_URL, link_url
 from loader.records import Entry, LeftOut, Problem
 
 VENUE = "arXiv"
@@ -88,6 +89,9 @@ def map_snapshot_record(name: str, line: int, record: dict[str, object]) -> tupl
     doi_text = text_value("doi", record.get("doi"))
     # a record may list several DOIs; the first is the paper's
     doi = normalize_identifier("doi", doi_text.split()[0]) if doi_text else None
+    links = {"arxiv": ARXIV_URL.format(arxiv_id)}
+    if doi:
+        links["doi"] = link_url("doi", doi_text.split()[0]) or DOI_URL.format(doi)  # as written
     # "cs.LG stat.ML": the primary category first
     categories = unique((text_value("categories", record.get("categories")) or "").split())
     return arxiv_id, Entry(
@@ -97,12 +101,13 @@ def map_snapshot_record(name: str, line: int, record: dict[str, object]) -> tupl
         authors=authors,
         truncated=False,
         title=" ".join(title.split()) if title else None,
-        url=f"https://arxiv.org/abs/{arxiv_id}",
+        url=links["arxiv"],
         venue=VENUE,
         year=first_version_year(record, arxiv_id),
         arxiv_id=arxiv_id,
         doi=doi,
         categories=categories,
+        links=links,
     )
 
 

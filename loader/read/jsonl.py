@@ -1,7 +1,10 @@
 """JSON Lines: one object a line with abstract, authors and optional title, track,
-affiliations, url, venue, year, status and identifiers (arxiv_id, doi, openreview_id)."""
+affiliations, url, venue, year, status, identifiers (arxiv_id, doi, openreview_id), links
+(an object kind -> URL), tldr, citations (with citations_source) and rating (with
+rating_count)."""
 
 import json
+import math
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -16,7 +19,8 @@ from loader.read.lines import (
     line_problem,
     strip_truncation,
 )
-from loader.records import Entry, Problem
+from loader.read.links import identifier_links, link_url, ordered_links
+from loader.records import LINK_KINDS, Entry, Problem
 
 OPTIONAL_TEXT: tuple[Literal["title", "track", "url", "venue", "status"], ...] = (
     "title",
@@ -32,7 +36,15 @@ IDENTIFIERS: tuple[Literal["arxiv_id", "doi", "openreview_id"], ...] = (
 )
 # JSON escapes can spell what a UTF-8 line cannot hold: "\ud800" (SQLite refuses to store a
 # lone surrogate) and "\u0000" (the text formats reject NUL too)
-STORED_FIELDS = ("abstract", "authors", "affiliations", *OPTIONAL_TEXT, *IDENTIFIERS)
+STORED_FIELDS = (
+    "abstract",
+    "authors",
+    "affiliations",
+    *OPTIONAL_TEXT,
+    *IDENTIFIERS,
+    "tldr",
+    "citations_source",
+)
 UNSTORABLE = re.compile(r"[\ud800-\udfff\0]")
 YEAR = re.compile(r"^[12][0-9]{3}$")
 # new-style (2101.00001, version dropped) and old-style (math/0501001, hep-th/9901001v2) ids
@@ -50,6 +62,17 @@ class TextFields(TypedDict, total=False):
     url: str | None
     venue: str | None
     status: str | None
+
+
+class Signals(TypedDict, total=False):
+    """A record's links, summary, citation count and rating, as Entry takes them."""
+
+    links: dict[str, str]
+    tldr: str | None
+    citations: int | None
+    citations_source: str | None
+    rating: float | None
+    rating_count: int | None
 
 
 class DatesAndIdentifiers(TypedDict, total=False):
@@ -155,6 +178,60 @@ def read_dates_and_identifiers(
     return fields, None
 
 
+def read_links(value: object) -> dict[str, str] | str:
+    """`links` -> {kind: URL} in LINK_KINDS order, or a problem message."""
+    if value is None:
+        return {}
+    kinds = ", ".join(LINK_KINDS)
+    if not isinstance(value, dict):
+        return f"links must be an object of {kinds} -> URL"
+    found = []
+    for kind, text in value.items():
+        if kind not in LINK_KINDS:
+            return f"links: unknown kind {kind!r} (expected {kinds})"
+        if text is None:
+            continue
+        if not isinstance(text, str) or UNSTORABLE.search(text):
+            return f"links: {kind} must be a URL"
+        url = link_url(kind, text)
+        if text.strip() and url is None:
+            return f"links: {kind} {text.strip()!r} is not a URL"
+        found.append((kind, url))
+    return ordered_links(found)
+
+
+def is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def read_signals(record: dict[str, object]) -> Signals | str:
+    """links, tldr, citations (citations_source) and rating (rating_count) of one record,
+    or a problem message."""
+    links = read_links(record.get("links"))
+    if isinstance(links, str):
+        return links
+    signals: Signals = {"links": links}
+    for key in ("tldr", "citations_source"):
+        value = record.get(key)
+        if value is not None and not isinstance(value, str):
+            return f"{key} must be a string"
+        signals[key] = value.strip() or None if value else None  # type: ignore[literal-required]
+    for key in ("citations", "rating_count"):
+        value = record.get(key)
+        if value is not None and not is_count(value):
+            return f"{key} must be a whole number, 0 or more"
+        signals[key] = value  # type: ignore[literal-required]
+    rating = record.get("rating")
+    if rating is not None and (
+        isinstance(rating, bool)
+        or not isinstance(rating, (int, float))
+        or not math.isfinite(rating)
+    ):
+        return "rating must be a number"
+    signals["rating"] = float(rating) if rating is not None else None
+    return signals
+
+
 def parse_jsonl_line(path: str, number: int, line: str) -> Entry | Problem:
     try:
         record = json.loads(line)
@@ -192,6 +269,13 @@ def parse_jsonl_line(path: str, number: int, line: str) -> Entry | Problem:
     if message:
         return Problem(path, number, message)
     assert more is not None  # read without a problem
+    signals = read_signals(record)
+    if isinstance(signals, str):
+        return Problem(path, number, signals)
+    implied = identifier_links(
+        more.get("arxiv_id"), more.get("doi"), more.get("openreview_id")
+    ).items()
+    signals["links"] = ordered_links(signals["links"].items(), implied)
     names, truncated = authors
     return Entry(
         path=path,
@@ -202,6 +286,7 @@ def parse_jsonl_line(path: str, number: int, line: str) -> Entry | Problem:
         affiliations=[a.strip() for a in affiliations if a.strip()],
         **fields,
         **more,
+        **signals,
     )
 
 

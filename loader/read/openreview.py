@@ -7,6 +7,10 @@ Venue, year and status come from the note's `venue` ("ICLR 2024 oral", "Submitte
 else from its invitation or domain. Rejected and withdrawn submissions are kept, with the venue
 and year they were submitted to. Replies (reviews, comments, decisions) are no papers and are
 skipped.
+
+Kept besides: the PDF (`content.pdf`, a path on openreview.net), the one-sentence summary
+(`TL;DR`, `TLDR` or `one-sentence_summary`) and a code link (`code`, else the Markdown of
+`community_implementations`), with the forum as the OpenReview link.
 """
 
 import os
@@ -14,6 +18,7 @@ import re
 from collections.abc import Iterator
 
 from loader.read.dumps import (
+    UNSTORABLE,
     RecordProblem,
     json_type,
     keyword_list,
@@ -24,9 +29,14 @@ from loader.read.dumps import (
     venue_name,
 )
 from loader.read.jsonl import OPENREVIEW_ID
+from loader.read.links import link_url, ordered_links
 from loader.records import Entry, Problem
 
 FORUM_URL = "https://openreview.net/forum?id={}"
+SITE = "https://openreview.net"
+# where notes of different venues and years put a one-sentence summary, and a code link
+SUMMARY_KEYS = ("TL;DR", "TLDR", "one-sentence_summary")
+CODE_KEYS = ("code", "community_implementations")
 # "ICLR 2024 oral", "NeurIPS 2023 spotlight", "Submitted to ICLR 2024", "ICLR 2023 notable top 5%"
 VENUE_TEXT = re.compile(
     r"^(?:(?P<submitted>submitted\s+to)\s+)?(?P<venue>.*?)\s*(?P<year>\b(?:19|20)\d\d\b)\s*(?P<rest>.*)$",
@@ -125,6 +135,26 @@ def note_id(note: dict[str, object]) -> str:
     raise RecordProblem("note has no id")
 
 
+def optional_text(content: dict[str, object], key: str) -> str | None:
+    """A text the paper can do without: None where absent, blank or not a string."""
+    value = content_value(content, key)
+    if not isinstance(value, str) or UNSTORABLE.search(value):
+        return None
+    return value.strip() or None
+
+
+def note_links(content: dict[str, object], paper_id: str) -> dict[str, str]:
+    pdf = optional_text(content, "pdf")
+    code = (link_url("code", text, SITE) for key in CODE_KEYS if (text := optional_text(content, key)))
+    return ordered_links(
+        [
+            ("pdf", link_url("pdf", pdf, SITE) if pdf else None),
+            ("code", next((url for url in code if url), None)),
+            ("openreview", FORUM_URL.format(paper_id)),
+        ]
+    )
+
+
 def map_note(name: str, line: int, note: dict[str, object]) -> tuple[str, Entry | None]:
     content = note.get("content")
     if not isinstance(content, dict):
@@ -150,6 +180,8 @@ def map_note(name: str, line: int, note: dict[str, object]) -> tuple[str, Entry 
         status=status,
         openreview_id=paper_id,
         keywords=keyword_list("keywords", content_value(content, "keywords"), ","),
+        links=note_links(content, paper_id),
+        tldr=next(filter(None, (optional_text(content, key) for key in SUMMARY_KEYS)), None),
     )
 
 

@@ -3,15 +3,26 @@ year, `iclr/iclr2024.json`, each record with `title`, `author` "A;B;C", `aff` "X
 `status`, `track`, `primary_area`, `keywords` "K1;K2", `abstract`, `site` and, for some
 venues, `arxiv` and `doi`.
 
+Kept besides: the links `pdf`, `github` (code), `project`, `openreview`, `arxiv`, `doi` and
+`oa` (the open-access page); `gs_citation`, Google Scholar's citation count (-1: unknown);
+`rating_avg` (a mean, or "[mean, std]") and `rating` ("3;3;4;4", one a review); `tldr`; and the
+normalised affiliations `aff_unique_norm` ("MIT;Google") with their countries. Those two are
+unique lists; `aff_unique_index` ("0;1+0;1") and `aff_country_unique_index` say, one slot an
+author ("+" between an author's several), which name and which country each author has: an
+affiliation's country is read where the two agree slot for slot.
+
 Venue and year come from the file name (`iclr2024.json` -> ICLR 2024, `nips2018.json` ->
 NeurIPS 2018) unless a sources.yml entry gives them.
 """
 
+import json
+import math
 import os
 import re
 from collections.abc import Iterator
 
 from loader.read.dumps import (
+    UNSTORABLE,
     keyword_list,
     person_names,
     read_dump,
@@ -21,6 +32,7 @@ from loader.read.dumps import (
     venue_name,
 )
 from loader.read.jsonl import DatesAndIdentifiers, identifiers_from_url, normalize_identifier
+from loader.read.links import identifier_links, link_url, ordered_links
 from loader.records import Entry, Problem
 
 # "iclr2024.json", "3dv2025.json", "nips2018_workshop.json"
@@ -28,6 +40,19 @@ FILE_NAME = re.compile(r"^(?P<venue>[a-z0-9]+?)(?P<year>(?:19|20)\d\d)(?:[_\-.][
 SEPARATOR = ";"
 # the track every record of most venues has: it tells nothing
 MAIN_TRACK = "main"
+# record field -> link kind
+LINK_FIELDS = (
+    ("pdf", "pdf"),
+    ("github", "code"),
+    ("project", "project"),
+    ("openreview", "openreview"),
+    ("arxiv", "arxiv"),
+    ("doi", "doi"),
+    ("oa", "oa"),
+)
+CITATIONS_SOURCE = "Google Scholar"
+# between an author's several affiliations in the index fields ("0+1;2")
+SLOT_SEPARATOR = "+"
 
 
 def venue_of_file(name: str) -> tuple[str, int] | None:
@@ -54,13 +79,168 @@ def read_identifiers(record: dict[str, object], url: str | None) -> DatesAndIden
     return found
 
 
+def link_value(value: object) -> str | None:
+    """A link field's text: a string, or the first string of a list; anything else none (a
+    link is optional: a broken one is no reason to lose the paper)."""
+    if isinstance(value, list):
+        value = next((item for item in value if isinstance(item, str) and item.strip()), None)
+    if not isinstance(value, str) or UNSTORABLE.search(value):
+        return None
+    return value
+
+
+def read_links(record: dict[str, object], identifiers: DatesAndIdentifiers) -> dict[str, str]:
+    """The record's links as URLs, then those its identifiers stand for (the site's
+    OpenReview forum) where the record gives none of that kind."""
+    given = []
+    for field, kind in LINK_FIELDS:
+        value = link_value(record.get(field))
+        if value:
+            given.append((kind, link_url(kind, value)))
+    implied = identifier_links(
+        identifiers.get("arxiv_id"), identifiers.get("doi"), identifiers.get("openreview_id")
+    )
+    return ordered_links(given, implied.items())
+
+
+def count_value(value: object) -> int | None:
+    """A count: a non-negative integer (or its digits); -1, any other negative and anything
+    else None (unknown)."""
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    return None
+
+
+def number_value(value: object) -> float | None:
+    """A finite number, or a string of one; else None."""
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return None
+
+
+def read_rating(record: dict[str, object]) -> tuple[float | None, int | None]:
+    """(mean rating, number of ratings). `rating_avg` is a mean or [mean, std] (a list, or
+    a string of one); `rating` lists the reviews' ratings ("3;3;4;4"). A mean of 0 with no
+    rating above it is the list's "no ratings" (`[0, 0]` beside `rating` "" or "0")."""
+    ratings = [number_value(part) for part in split_field(string_or_none(record.get("rating")))]
+    scores = [score for score in ratings if score is not None]
+    mean_value = record.get("rating_avg")
+    if isinstance(mean_value, str) and mean_value.strip().startswith("["):
+        try:
+            mean_value = json.loads(mean_value)
+        except ValueError:
+            mean_value = None
+    if isinstance(mean_value, list):
+        mean_value = mean_value[0] if mean_value else None
+    mean = number_value(mean_value)
+    if mean is None and scores:
+        mean = sum(scores) / len(scores)
+    if mean is None or (mean == 0 and not any(scores)):
+        return None, None
+    return mean, len(scores) or None
+
+
+def string_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def optional_text(value: object) -> str | None:
+    """A text the paper can do without: stripped, None where absent, blank, not a string or
+    not storable."""
+    if not isinstance(value, str) or UNSTORABLE.search(value):
+        return None
+    return value.strip() or None
+
+
+def index_slots(value: object) -> list[list[int]] | None:
+    """An index field ("0;1+2;0") as one list of indexes an author; None where it is not one
+    (an empty slot is an author with none)."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    slots = []
+    for slot in value.split(SEPARATOR):
+        parts = [part.strip() for part in slot.split(SLOT_SEPARATOR) if part.strip()]
+        if not all(part.isdigit() for part in parts):
+            return None
+        slots.append([int(part) for part in parts])
+    return slots
+
+
+def unique_names(value: object) -> list[str]:
+    """A unique list field ("MIT;;Google"), each place kept (the indexes point at them)."""
+    if not isinstance(value, str) or UNSTORABLE.search(value):
+        return []
+    return [" ".join(part.split()) for part in value.split(SEPARATOR)]
+
+
+def read_affiliations(record: dict[str, object]) -> tuple[list[str], list[str | None]]:
+    """(affiliations, their countries): the normalised names where the record gives them (a
+    name it leaves empty: the author's own `aff` text at that place), else `aff` as written."""
+    raw = string_or_none(record.get("aff"))
+    names = unique_names(record.get("aff_unique_norm"))
+    if not any(names):
+        affiliations = unique(split_field(text_value("aff", raw)))
+        return affiliations, [None] * len(affiliations)
+    slots = index_slots(record.get("aff_unique_index")) or []
+    raw_slots = [slot.split(SLOT_SEPARATOR) for slot in (raw or "").split(SEPARATOR)]
+    for author, indexes in enumerate(slots):
+        written = raw_slots[author] if author < len(raw_slots) else []
+        for place, index in enumerate(indexes):
+            if index < len(names) and not names[index] and len(written) == len(indexes):
+                names[index] = " ".join(written[place].split())
+    countries = affiliation_countries(record, slots, names)
+    kept: dict[str, str | None] = {}
+    for index, name in enumerate(names):
+        if name and name not in kept:
+            kept[name] = countries.get(index)
+    return list(kept), list(kept.values())
+
+
+def affiliation_countries(
+    record: dict[str, object], slots: list[list[int]], names: list[str]
+) -> dict[int, str]:
+    """Affiliation index -> country, read where the country index has the affiliation
+    index's slots (the same number of authors, and of affiliations each); where it skips the
+    authors with no affiliation, from the others. An affiliation given two countries (the
+    fields do not agree) has none."""
+    country_names = unique_names(record.get("aff_country_unique"))
+    country_slots = index_slots(record.get("aff_country_unique_index"))
+    if not slots or not country_slots or not any(country_names):
+        return {}
+
+    def shape(slots: list[list[int]]) -> list[int]:
+        return [len(slot) for slot in slots]
+
+    if shape(slots) != shape(country_slots):
+        slots = [slot for slot in slots if any(i < len(names) and names[i] for i in slot)]
+        if shape(slots) != shape(country_slots):
+            return {}
+    countries: dict[int, str] = {}
+    conflicting = set()
+    for indexes, country_indexes in zip(slots, country_slots):
+        for index, country_index in zip(indexes, country_indexes):
+            country = country_names[country_index] if country_index < len(country_names) else ""
+            if not country:
+                continue
+            if countries.setdefault(index, country) != country:
+                conflicting.add(index)
+    return {index: country for index, country in countries.items() if index not in conflicting}
+
+
 def map_paperlists_record(
     name: str, line: int, record: dict[str, object]
 ) -> tuple[str | None, Entry]:
     abstract = required_abstract(record.get("abstract"))
     author = text_value("author", record.get("author"))
     authors = person_names("author", split_field(author))
-    affiliations = unique(split_field(text_value("aff", record.get("aff"))))
+    affiliations, countries = read_affiliations(record)
     track = text_value("track", record.get("track"))
     if track and track.lower() == MAIN_TRACK:
         track = None
@@ -68,6 +248,9 @@ def map_paperlists_record(
     # the id is what tells duplicates apart; a number there is no reason to lose the paper
     paper_id = record.get("id")
     key = paper_id.strip() if isinstance(paper_id, str) else None
+    identifiers = read_identifiers(record, url)
+    rating, rating_count = read_rating(record)
+    citations = count_value(record.get("gs_citation"))
     return key or url, Entry(
         path=name,
         line=line,
@@ -80,7 +263,14 @@ def map_paperlists_record(
         status=text_value("status", record.get("status")),
         track=text_value("primary_area", record.get("primary_area")) or track,
         keywords=keyword_list("keywords", record.get("keywords"), SEPARATOR),
-        **read_identifiers(record, url),
+        links=read_links(record, identifiers),
+        affiliation_countries=countries,
+        tldr=optional_text(record.get("tldr")),
+        citations=citations,
+        citations_source=CITATIONS_SOURCE if citations is not None else None,
+        rating=rating,
+        rating_count=rating_count,
+        **identifiers,
     )
 
 

@@ -7,9 +7,13 @@ a snapshot keeps.
       status: poster
     - match: "arxiv-metadata-oai-snapshot.json"
       arxiv_categories: [cs.LG, cs.CL]   # an arXiv snapshot's records kept (venue, year: its own)
+    - match: "iclr/*.json"
+      as_of: 2025-11           # the date of a dump's content (YYYY-MM or YYYY-MM-DD)
 
 `match` is required; `venue`, `year` and `status` are each optional, but an entry gives at
-least one of them (`venue: arXiv` alone is fine: pages that mix years) or `arxiv_categories`.
+least one of them (`venue: arXiv` alone is fine: pages that mix years), `arxiv_categories` or
+`as_of` (the date a dump was taken: its citation counts and ratings are of that date; without
+it a file's modification date stands for it).
 
 A sources.yml is configuration, never an input file. It applies to the files of its folder
 and below, whether the folder or a single file of it is given: the sources.yml files read for
@@ -36,8 +40,10 @@ REQUIRED_KEYS = ("match",)
 SETTING_KEYS = ("venue", "year", "status")  # each optional; an entry gives one at least
 # the arXiv categories whose records a snapshot keeps: an entry with it needs only match
 CATEGORIES_KEY = "arxiv_categories"
-KEYS = (*REQUIRED_KEYS, *SETTING_KEYS, CATEGORIES_KEY)
+DATE_KEY = "as_of"
+KEYS = (*REQUIRED_KEYS, *SETTING_KEYS, CATEGORIES_KEY, DATE_KEY)
 YEAR = re.compile(r"^[12][0-9]{3}$")
+DATE = re.compile(r"^[12][0-9]{3}-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01]))?$")
 
 
 @dataclass(frozen=True)
@@ -46,6 +52,7 @@ class SourceSettings:
     year: int | None = None
     status: str | None = None
     arxiv_categories: tuple[str, ...] = ()
+    as_of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -126,16 +133,21 @@ def read_rule(name: str, node: yaml.Node) -> Rule | Problem:
         values[key] = value_node.value.strip()
     if "match" not in values:
         return Problem(name, line, "entry has no match")
-    # the categories alone make an entry: an arXiv snapshot gives its own venue and year
-    if not categories and not any(key in values for key in SETTING_KEYS):
+    # the categories or a date alone make an entry: a dump gives its own venue and year
+    if not categories and not any(key in values for key in (*SETTING_KEYS, DATE_KEY)):
         return Problem(name, line, "entry has no venue, year or status")
     if "year" in values and not YEAR.match(values["year"]):
         return Problem(name, line, f"year {values['year']!r} is not a year such as 2024")
+    if DATE_KEY in values and not DATE.match(values[DATE_KEY]):
+        message = f"{DATE_KEY} {values[DATE_KEY]!r} is not a date such as 2025-11 or 2025-11-03"
+        return Problem(name, line, message)
     pattern = PurePosixPath(values["match"])
     if pattern.is_absolute() or ".." in pattern.parts:
         return Problem(name, line, f"match {values['match']!r} must stay inside this folder")
     year = int(values["year"]) if "year" in values else None
-    settings = SourceSettings(values.get("venue"), year, values.get("status"), categories)
+    settings = SourceSettings(
+        values.get("venue"), year, values.get("status"), categories, values.get(DATE_KEY)
+    )
     return Rule(name, line, values["match"], settings)
 
 
@@ -235,4 +247,5 @@ def describe(settings: SourceSettings) -> str:
     status = f" ({settings.status})" if settings.status else ""
     kept = settings.arxiv_categories
     categories = f" {CATEGORIES_KEY} {', '.join(kept)}" if kept else ""
-    return ((shown or "no venue or year") + status + categories).strip()
+    date = f" {DATE_KEY} {settings.as_of}" if settings.as_of else ""
+    return ((shown or "no venue or year") + status + categories + date).strip()

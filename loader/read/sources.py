@@ -1,9 +1,11 @@
 """Find input files, detect each one's format and hand it to its parser."""
 
+import dataclasses
 import hashlib
 import io
 import os
 import stat
+import time
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -140,6 +142,20 @@ def detect_dump(record: object) -> str | None:
     return None
 
 
+def source_date(path: str | os.PathLike[str]) -> str | None:
+    """The date of a file's content: its sources.yml `as_of` ("2025-11", "2025-11-03"), else
+    its modification date (YYYY-MM-DD, UTC); None for a file that cannot be read (reading it
+    reports why). A dump's records carry no date of their own."""
+    settings = path.settings if isinstance(path, InputFile) else None
+    if settings and settings.as_of:
+        return settings.as_of
+    try:
+        modified = os.stat(path).st_mtime
+    except OSError:
+        return None
+    return time.strftime("%Y-%m-%d", time.gmtime(modified))
+
+
 def display_path(path: str | os.PathLike[str]) -> str:
     """The path as text SQLite and a terminal can hold: undecodable bytes of a file name
     are shown as \\xNN escapes."""
@@ -204,8 +220,13 @@ def with_read_settings(
     snapshot's records outside the categories its sources.yml entry names, else outside
     `arxiv_categories` (if any), as LeftOut."""
     settings = path.settings if isinstance(path, InputFile) else None
-    if source.format == "paperlists" and settings is None:
-        settings = settings_of_file_name(source.path)
+    if source.format == "paperlists" and not (settings and (settings.venue or settings.year)):
+        # a sources.yml entry giving only the dump's date (as_of) keeps the name's venue
+        named = settings_of_file_name(source.path)
+        if settings is None:
+            settings = named
+        elif named:
+            settings = dataclasses.replace(settings, venue=named.venue, year=named.year)
     if isinstance(path, InputFile) or settings:
         problems = path.config_problems if isinstance(path, InputFile) else ()
         items = with_settings(items, settings, problems)

@@ -26,7 +26,7 @@ import string
 import unicodedata
 from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 
-from loader.records import Entry, Paper, Version
+from loader.records import LINK_KINDS, Entry, Links, Paper, Version
 from loader.rules.names import without_accents
 
 # keys that make two entries versions at once, and the title key that also needs an author
@@ -271,12 +271,28 @@ def merged_keywords(ranked: Sequence[Version]) -> tuple[str, ...]:
     return tuple(keywords.values())
 
 
+def merged_links(ranked: Sequence[Version]) -> Links:
+    """One link a kind, from the best-ranked version giving that kind, in LINK_KINDS order."""
+    links: dict[str, str] = {}
+    for version in ranked:
+        for kind, url in version.links:
+            links.setdefault(kind, url)
+    return tuple((kind, links[kind]) for kind in LINK_KINDS if kind in links)
+
+
+def most_cited(ranked: Sequence[Version]) -> Version | None:
+    """The version giving the highest citation count (the better-ranked on a tie), or None."""
+    counted = [version for version in ranked if version.citations is not None]
+    return max(counted, key=lambda version: version.citations or 0, default=None)
+
+
 def resolve(versions: Iterable[Version], people: Mapping[int, int] | None = None) -> Paper:
     """The paper the versions are: the shown version's id, venue, year and status; the
     title (a real one over a placeholder), url and track of the best-ranked version that has
     one; all authors (each person once: `people`, see author_list), affiliations, keywords
-    (one of each, case aside) and categories, those of better-ranked versions first; the
-    other ids as aliases."""
+    (one of each, case aside), categories and links (one a kind), those of better-ranked
+    versions first; the highest citation count with its source and date; the rating and
+    TL;DR of the best-ranked version with one; the other ids as aliases."""
     ranked = sorted(versions, key=shown_rank)
     shown = ranked[0]
 
@@ -284,6 +300,8 @@ def resolve(versions: Iterable[Version], people: Mapping[int, int] | None = None
         return next((getattr(v, field) for v in ranked if getattr(v, field)), None)
 
     ids = sorted({v.paper_id for v in ranked})
+    cited = most_cited(ranked)
+    rated = next((v for v in ranked if v.rating is not None), None)
     return Paper(
         id=shown.paper_id,
         aliases=tuple(i for i in ids if i != shown.paper_id),
@@ -299,4 +317,11 @@ def resolve(versions: Iterable[Version], people: Mapping[int, int] | None = None
         source_count=len(ranked),
         keywords=merged_keywords(ranked),
         categories=tuple(dict.fromkeys(c for v in ranked for c in v.categories)),
+        links=merged_links(ranked),
+        tldr=first("tldr"),
+        citations=cited.citations if cited else None,
+        citations_source=cited.citations_source if cited else None,
+        citations_as_of=cited.citations_as_of if cited else None,
+        rating=rated.rating if rated else None,
+        rating_count=rated.rating_count if rated else None,
     )
