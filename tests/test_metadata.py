@@ -16,7 +16,7 @@ TABLES = METADATA["databases"]["catalog"]["tables"]
 LLM_TRACK = "Deep Learning · Large Language Models"
 DESCRIPTIVE = {"title", "description", "description_html", "columns"}
 CONFIGURATION = {"label_column", "fts_table", "fts_pk", "size", "sort", "sort_desc", "facets"}
-CONFIGURATION |= {"hidden", "facet_size", "searchmode"}
+CONFIGURATION |= {"hidden", "facet_size", "searchmode", "sortable_columns"}
 
 
 def catalog_tables(seed_catalog):
@@ -81,7 +81,7 @@ async def test_internals_hidden_and_tables_listed(datasette):
     assert visible == {
         "papers", "authors", "tracks", "affiliations", "categories", "sources",
         "load_problems", "paper_authors", "paper_affiliations", "paper_categories",
-        "paper_sources", "author_tracks", "author_variants", "paper_aliases",
+        "paper_sources", "paper_links", "author_tracks", "author_variants", "paper_aliases",
     }  # fmt: skip
 
 

@@ -170,7 +170,9 @@ def read_affiliations(
         country = countries[index] if index < len(countries) else None
         known = slugs.get(affiliation.slug)
         if known is None:
-            slugs[affiliation.slug] = affiliation._replace(country=country) if country else affiliation
+            slugs[affiliation.slug] = (
+                affiliation._replace(country=country) if country else affiliation
+            )
         elif country and not known.country:
             slugs[affiliation.slug] = known._replace(country=country)
     return tuple(slugs.values())

@@ -420,10 +420,11 @@ class CatalogWriter:
         for name in STAGED:
             pk = ", ".join(SCHEMA[name][1]["pk"])
             # entries of one paper id may give one link twice: the first entry's row stays
-            ignore, first = ("or ignore", ", source_id, line") if name == "paper_links" else ("", "")
+            ignore, first = (
+                ("or ignore", ", source_id, line") if name == "paper_links" else ("", "")
+            )
             self.db.execute(
-                f"insert {ignore} into {name} select * from temp.staged_{name} "
-                f"order by {pk}{first}"
+                f"insert {ignore} into {name} select * from temp.staged_{name} order by {pk}{first}"
             )
             self.db.execute(f"drop table temp.staged_{name}")
 
@@ -437,7 +438,8 @@ class CatalogWriter:
             execute("update paper_sources set paper_id = ? where paper_id = ?", [paper.id, alias])
             # a link both versions give keeps the shown version's row
             execute(
-                "update or ignore paper_links set paper_id = ? where paper_id = ?", [paper.id, alias]
+                "update or ignore paper_links set paper_id = ? where paper_id = ?",
+                [paper.id, alias],
             )
             execute("delete from paper_links where paper_id = ?", [alias])
             execute("delete from paper_authors where paper_id = ?", [alias])

@@ -145,7 +145,9 @@ def optional_text(content: dict[str, object], key: str) -> str | None:
 
 def note_links(content: dict[str, object], paper_id: str) -> dict[str, str]:
     pdf = optional_text(content, "pdf")
-    code = (link_url("code", text, SITE) for key in CODE_KEYS if (text := optional_text(content, key)))
+    code = (
+        link_url("code", text, SITE) for key in CODE_KEYS if (text := optional_text(content, key))
+    )
     return ordered_links(
         [
             ("pdf", link_url("pdf", pdf, SITE) if pdf else None),

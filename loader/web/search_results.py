@@ -267,7 +267,8 @@ def find_suggestions(conn: sqlite3.Connection, request: search.SearchRequest) ->
 def count_link_facets(
     conn: sqlite3.Connection, request: search.SearchRequest, limits: Limits = NO_LIMITS
 ) -> tuple[dict[str, list[FacetItem]], list[str]]:
-    """({facet: items}, timed-out facets) of the author and affiliation facets."""
+    """({facet: items}, timed-out facets) of LINK_FACETS. The code facet is left out where no
+    match has code (a catalog read from pages only: every paper "No code")."""
     facets: dict[str, list[FacetItem]] = {}
     timed_out: list[str] = []
     for name in LINK_FACETS:
@@ -280,6 +281,8 @@ def count_link_facets(
         try:
             with within_time_limit(conn, limits.facet_ms):
                 items = count_link_facet(conn, request, name)
+            if name == "has_code" and not any(item["value"] == 1 for item in items):
+                items = items if request.chosen(name) else []
             if items or request.chosen(name):
                 facets[name] = items
         except QueryInterrupted:
