@@ -167,6 +167,15 @@ def real_catalog(tmp_path_factory):
     return path
 
 
+@pytest.fixture(scope="session")
+def signals_catalog(tmp_path_factory):
+    """Real Paper Copilot records with links, citations, ratings, TL;DRs and countries
+    (fixtures/dumps/SOURCE.md), built as the CLI builds the folder."""
+    path = tmp_path_factory.mktemp("signals") / "catalog.db"
+    build_catalog(plan_inputs([FIXTURES / "dumps" / "paperlists"]), path, skip_invalid=True)
+    return path
+
+
 @pytest.fixture
 def query(seed_catalog):
     connection = sqlite3.connect(seed_catalog)
