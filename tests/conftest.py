@@ -267,6 +267,15 @@ def search_site(search_catalog, tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def signals_site(signals_catalog, tmp_path_factory):
+    """The signals catalog served by a real `paper-catalog serve`, for the browser tests."""
+    from .browser import datasette_server
+
+    with datasette_server(signals_catalog, tmp_path_factory.mktemp("signals-logs")) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
 def real_site(real_catalog, tmp_path_factory):
     """The real sample served by a real `paper-catalog serve`, for the browser tests."""
     from .browser import datasette_server

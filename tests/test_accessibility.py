@@ -97,6 +97,35 @@ def test_no_serious_violation_and_no_sideways_scroll(search_site, browser, searc
         assert wide == {}
 
 
+def test_a_paper_with_links_citations_and_countries_has_no_serious_violation(
+    signals_site, browser, signals_catalog
+):
+    """The paper page's links line, citations, rating, TL;DR and countries, and /search's
+    rating control, code and country facets (real Paper Copilot records)."""
+    import sqlite3
+
+    with sqlite3.connect(signals_catalog) as connection:
+        paper = connection.execute(
+            "select id from papers where has_code = 1 and citations is not null"
+            " order by tldr is null, rating is null, citations desc limit 1"
+        ).fetchone()[0]
+    page = browser.new_page(viewport={"width": WIDTHS["desktop"], "height": 900}, bypass_csp=True)
+    found = {}
+    for name, path in {
+        "paper-signals": f"/catalog/papers/{paper}",
+        "search-signals": "/search?sort=citations&rating_min=5",
+    }.items():
+        response = page.goto(signals_site + path)
+        assert response.status == 200, path
+        assert page.locator(".paper-link").count() > 0
+        problems = violations(page)
+        if problems:
+            found[name] = problems
+        screenshot(page, f"axe-desktop-{name}", full_page=False)
+    page.close()
+    assert found == {}
+
+
 @pytest.mark.parametrize("name", ["home", "search", "paper", "author"])
 def test_keyboard_users_skip_to_the_content(search_site, browser, search_catalog, name):
     """The first Tab of each of the site's own pages (catalog_base.html) reaches the skip
