@@ -57,7 +57,7 @@ from loader.records import (
 
 BATCH_SIZE = 2000
 # a row of a streamed table, its values in the order of the table's insert statement
-Row = tuple[str | int | None, ...]
+Row = tuple[str | int | float | None, ...]
 
 
 class SourceRow(TypedDict):

@@ -88,10 +88,11 @@ def map_snapshot_record(name: str, line: int, record: dict[str, object]) -> tupl
     title = text_value("title", record.get("title"))
     doi_text = text_value("doi", record.get("doi"))
     # a record may list several DOIs; the first is the paper's
-    doi = normalize_identifier("doi", doi_text.split()[0]) if doi_text else None
+    first_doi = doi_text.split()[0] if doi_text else None
+    doi = normalize_identifier("doi", first_doi) if first_doi else None
     links = {"arxiv": ARXIV_URL.format(arxiv_id)}
-    if doi:
-        links["doi"] = link_url("doi", doi_text.split()[0]) or DOI_URL.format(doi)  # as written
+    if first_doi and doi:
+        links["doi"] = link_url("doi", first_doi) or DOI_URL.format(doi)  # as written
     # "cs.LG stat.ML": the primary category first
     categories = unique((text_value("categories", record.get("categories")) or "").split())
     return arxiv_id, Entry(

@@ -210,17 +210,18 @@ def read_signals(record: dict[str, object]) -> Signals | str:
     links = read_links(record.get("links"))
     if isinstance(links, str):
         return links
-    signals: Signals = {"links": links}
+    texts: dict[str, str | None] = {}
     for key in ("tldr", "citations_source"):
         value = record.get(key)
         if value is not None and not isinstance(value, str):
             return f"{key} must be a string"
-        signals[key] = value.strip() or None if value else None  # type: ignore[literal-required]
+        texts[key] = value.strip() or None if value else None
+    counts: dict[str, int | None] = {}
     for key in ("citations", "rating_count"):
         value = record.get(key)
         if value is not None and not is_count(value):
             return f"{key} must be a whole number, 0 or more"
-        signals[key] = value  # type: ignore[literal-required]
+        counts[key] = value if isinstance(value, int) else None
     rating = record.get("rating")
     if rating is not None and (
         isinstance(rating, bool)
@@ -228,8 +229,14 @@ def read_signals(record: dict[str, object]) -> Signals | str:
         or not math.isfinite(rating)
     ):
         return "rating must be a number"
-    signals["rating"] = float(rating) if rating is not None else None
-    return signals
+    return Signals(
+        links=links,
+        tldr=texts["tldr"],
+        citations=counts["citations"],
+        citations_source=texts["citations_source"],
+        rating=float(rating) if rating is not None else None,
+        rating_count=counts["rating_count"],
+    )
 
 
 def parse_jsonl_line(path: str, number: int, line: str) -> Entry | Problem:

@@ -53,6 +53,15 @@ LINK_FIELDS = (
 CITATIONS_SOURCE = "Google Scholar"
 # between an author's several affiliations in the index fields ("0+1;2")
 SLOT_SEPARATOR = "+"
+# what Paper Copilot's normalisation writes where it found no name (329 places in the 246
+# files of commit 33f9884e): no affiliation
+PLACEHOLDER_NAMES = {
+    "unknown institution",
+    "institution not specified",
+    "university affiliation not specified",
+    "unknown affiliation",
+    "unknown university",
+}
 
 
 def venue_of_file(name: str) -> tuple[str, int] | None:
@@ -177,7 +186,8 @@ def unique_names(value: object) -> list[str]:
     """A unique list field ("MIT;;Google"), each place kept (the indexes point at them)."""
     if not isinstance(value, str) or UNSTORABLE.search(value):
         return []
-    return [" ".join(part.split()) for part in value.split(SEPARATOR)]
+    names = [" ".join(part.split()) for part in value.split(SEPARATOR)]
+    return ["" if name.casefold() in PLACEHOLDER_NAMES else name for name in names]
 
 
 def read_affiliations(record: dict[str, object]) -> tuple[list[str], list[str | None]]:
