@@ -169,10 +169,12 @@ def real_catalog(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def signals_catalog(tmp_path_factory):
-    """Real Paper Copilot records with links, citations, ratings, TL;DRs and countries
-    (fixtures/dumps/SOURCE.md), built as the CLI builds the folder."""
+    """281 real Paper Copilot records of eight venues with links, citations, ratings, TL;DRs and
+    countries, dated by their sources.yml (fixtures/dumps/SOURCE.md), built as the CLI builds
+    the folder."""
     path = tmp_path_factory.mktemp("signals") / "catalog.db"
-    build_catalog(plan_inputs([FIXTURES / "dumps" / "paperlists"]), path, skip_invalid=True)
+    folder = FIXTURES / "dumps" / "paperlists_fields"
+    build_catalog(plan_inputs([folder]), path, skip_invalid=True)
     return path
 
 

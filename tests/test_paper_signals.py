@@ -141,6 +141,28 @@ async def test_the_paper_page_shows_links_citations_rating_tldr_and_countries(si
 
 
 @asynchronous
+async def test_spectral_normalization_as_paper_copilot_lists_it(site, sql):
+    """A golden record: ICLR 2018's most cited paper with code in iclr2018.json, dated
+    2025-06-02 by sources.yml."""
+    paper_id = sql(
+        "select id from papers where title = 'Spectral Normalization for Generative"
+        " Adversarial Networks'"
+    )[0][0]
+    html = (await site.client.get(f"/catalog/papers/{paper_id}")).text
+    line = html.split('<p class="paper-links">', 1)[1].split("</p>", 1)[0]
+    assert [text for text in parse(line).text if text.strip(" ·")] == ["PDF", "Code", "OpenReview"]
+    assert 'href="https://github.com/pfnet-research/sngan_projection"' in line
+    assert (
+        '5,867 citations <span class="citations-origin">(Google Scholar, Paper Copilot list of'
+        " 2025-06-02)</span>"
+    ) in html
+    assert "Rating 7.33 from 3 reviews" in html
+    body = await get_json(site, "/search.json?sort=citations&has_code=1&venue=ICLR&size=1")
+    assert body["results"][0]["id"] == paper_id
+    assert body["results"][0]["citations_as_of"] == "2025-06-02"
+
+
+@asynchronous
 async def test_every_link_kind_a_source_gives_is_shown_in_order(site, sql):
     kinds = [row[0] for row in sql("select distinct kind from paper_links")]
     assert {"pdf", "code", "openreview"} <= set(kinds)
