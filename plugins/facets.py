@@ -80,6 +80,8 @@ def is_unfiltered(sql: str, params: Any) -> bool:
 # the facet table into memory (loader/web/facet_counts.py, at startup, in a thread of its own), a
 # filtered page's boxes are instead counted there from its matches' rowids, fetched once.
 SHARED_COUNTS = "paper_catalog.facet_counts"
+# 1/0 columns whose box shows only when some row has 1
+FLAG_COLUMNS = ("has_code",)
 
 
 def combined_sql(matched_columns: str, arms: list[tuple[int, str]], sql: str) -> str:
@@ -410,7 +412,8 @@ class PresentFacet(Facet):
         results = []
         for column, source in configs:
             rows = counted["present", column]
-            if not rows:
+            # a flag (has_code) is 0 for every paper of a catalog read from pages: no value
+            if not rows or (column in FLAG_COLUMNS and not any(row["value"] for row in rows)):
                 continue
             shown = rows[:facet_size]
             expanded = {}

@@ -157,6 +157,14 @@ async def test_spectral_normalization_as_paper_copilot_lists_it(site, sql):
         " 2025-06-02)</span>"
     ) in html
     assert "Rating 7.33 from 3 reviews" in html
+    table = (await site.client.get(f"/catalog/papers?id={paper_id}")).text
+    cell = table.split('<td class="col-links', 1)[1].split("</td>", 1)[0]
+    assert [text for text in parse(cell).text if text.strip(" ·>")][-3:] == [
+        "PDF",
+        "Code",
+        "OpenReview",
+    ]
+    assert 'href="https://github.com/pfnet-research/sngan_projection"' in cell
     body = await get_json(site, "/search.json?sort=citations&has_code=1&venue=ICLR&size=1")
     assert body["results"][0]["id"] == paper_id
     assert body["results"][0]["citations_as_of"] == "2025-06-02"
@@ -209,6 +217,8 @@ async def test_hostile_links_and_text_are_escaped_or_left_out(signals_catalog, t
     assert "<script>alert" not in html and "<img src=x" not in html and "<b>GS" not in html
     hrefs = [a["href"] for tag, a in parse(html).tags if is_paper_link(a)]
     assert hrefs == ['https://github.com/a"><script>alert(1)</script>']
+    table = (await site.client.get(f"/catalog/papers?id={paper_id}")).text
+    assert 'href="javascript:' not in table and "<script>alert" not in table
     # the most cited: the first result
     results = (await site.client.get("/search?sort=citations")).text
     first = results.split('<p class="result-signals">', 1)[1].split("</p>", 1)[0]
