@@ -22,7 +22,12 @@ from loader.web import search_results as search_run
 from loader.web.catalog_scope import catalog_database, catalog_name, serves_catalog
 from loader.web.datasette_api import jinja_environment
 from loader.web.export_stream import AbortingStream
-from loader.web.paper_signals import catalog_has_signals, rating_text, shown_links
+from loader.web.paper_signals import (
+    catalog_has_signals,
+    catalog_signal_facets,
+    rating_text,
+    shown_links,
+)
 from loader.web.request_scope import mark_incomplete
 from loader.web.search_exports import export_response, order_time_limit
 
@@ -143,11 +148,11 @@ def page_numbers(page: int, last: int) -> list[int]:
 
 async def parse_request(datasette: "Datasette", request: Request) -> search.SearchRequest:
     """The request's parameters checked against the catalog it searches (SearchError)."""
-    has_signals = await catalog_has_signals(catalog_database(datasette))
+    db = catalog_database(datasette)
     parsed = search.parse_search(
         [(name, value) for name in request.args for value in request.args.getlist(name)]
     )
-    return parsed.for_catalog(has_signals)
+    return parsed.for_catalog(await catalog_has_signals(db), await catalog_signal_facets(db))
 
 
 def chosen_text(name: str, value: search.FilterValue) -> str:
@@ -356,8 +361,10 @@ def deferred_facets(
     if not names:
         return None
     page = parsed.page if parsed.page > 1 else None
+    titles = [search.FACET_TITLES[name].lower() for name in names]
     return {
-        "titles": [search.FACET_TITLES[name] for name in names],
+        # "code, country, affiliation and author"
+        "titles": " and ".join([", ".join(titles[:-1]), titles[-1]] if len(titles) > 1 else titles),
         "url": query_url(datasette, pairs, page=page, _facets="all"),
         "fragment_url": datasette.urls.path("/search/facets") + "?" + urlencode(pairs),
     }

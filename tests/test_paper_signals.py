@@ -14,6 +14,7 @@ import sqlite3
 from html import escape
 
 import pytest
+import yaml
 
 from loader.web import search_request as search
 from loader.web.paper_signals import (
@@ -24,7 +25,7 @@ from loader.web.paper_signals import (
     stored_links,
 )
 
-from .conftest import second_datasette
+from .conftest import ROOT, second_datasette, served_app
 from .html_tags import parse
 
 asynchronous = pytest.mark.asyncio(loop_scope="session")
@@ -353,6 +354,25 @@ async def test_code_and_country_facets_count_as_sql_does(site, sql):
         [country],
     )[0][0]
     assert chosen["total"] == expected
+
+
+@asynchronous
+async def test_code_and_country_facets_wait_with_the_others_past_the_limit(
+    signals_catalog, tmp_path, site
+):
+    metadata = yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8"))
+    metadata.setdefault("plugins", {})["paper-catalog-search"] = {"link_facets_up_to": 5}
+    path = tmp_path / "metadata.yml"
+    path.write_text(yaml.safe_dump(metadata), encoding="utf-8")
+    deferring = served_app(signals_catalog, metadata=path).datasette
+    body = await get_json(deferring, "/search.json?q=learning")
+    assert body["facets_deferred"] == ["has_code", "country", "affiliation", "author"]
+    html = (await deferring.client.get("/search?q=learning")).text
+    assert "Count by code, country, affiliation and author</a>" in html
+    fragment = (await deferring.client.get("/search/facets?q=learning")).text
+    assert "<h2>Code</h2>" in fragment and "<h2>Country</h2>" in fragment
+    full = await get_json(site, "/search.json?q=learning")
+    assert {"has_code", "country"} <= set(full["facets"])
 
 
 @asynchronous

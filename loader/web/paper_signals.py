@@ -8,6 +8,7 @@ leave them out.
 """
 
 import json
+import sqlite3
 import weakref
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -93,6 +94,14 @@ def rating_text(rating: float | None, count: int | None) -> str | None:
 
 # Database -> whether it has the signal columns (a served catalog never changes)
 _has_signals: "weakref.WeakKeyDictionary[Database, bool]" = weakref.WeakKeyDictionary()
+# Database -> the facets of /search some paper has a value of
+_signal_facets: "weakref.WeakKeyDictionary[Database, tuple[str, ...]]" = weakref.WeakKeyDictionary()
+# a facet of /search -> whether some paper has a value of it: stops at the first, and reads the
+# narrow tables (paper_links, affiliations), never the papers' wide rows
+FILLED_SQL = {
+    "has_code": "select exists(select 1 from paper_links where kind = 'code')",
+    "country": "select exists(select 1 from affiliations where country is not null)",
+}
 
 
 async def catalog_has_signals(db: "Database") -> bool:
@@ -103,4 +112,24 @@ async def catalog_has_signals(db: "Database") -> bool:
         for table, column in SIGNAL_COLUMNS:
             found = found and column in await db.table_columns(table)
         _has_signals[db] = found
+    return found
+
+
+async def catalog_signal_facets(db: "Database") -> tuple[str, ...]:
+    """The facets of FILLED_SQL some paper of the catalog `db` has a value of, read once (no
+    time limit: a fact of the file, not of a request); none without the signal columns."""
+    found = _signal_facets.get(db)
+    if found is None:
+        found = ()
+        if await catalog_has_signals(db):
+
+            def read(connection: sqlite3.Connection) -> tuple[str, ...]:
+                return tuple(
+                    name
+                    for name, sql in FILLED_SQL.items()
+                    if connection.execute(sql).fetchone()[0]
+                )
+
+            found = await db.execute_fn(read)
+        _signal_facets[db] = found
     return found

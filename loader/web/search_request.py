@@ -103,6 +103,8 @@ class SearchRequest:
     query: Query = dataclasses.field(default_factory=Query)  # q parsed (search_syntax.py)
     # the catalog has the signal columns (links, citations, ratings, countries)
     has_signals: bool = False
+    # the facets of SIGNAL_FILTERS some paper of the catalog has a value of (has_code, country)
+    signal_facets: tuple[str, ...] = ()
 
     @property
     def offset(self) -> int:
@@ -117,9 +119,11 @@ class SearchRequest:
     def chosen(self, name: str) -> tuple[FilterValue, ...]:
         return self.filters.get(name, ())
 
-    def for_catalog(self, has_signals: bool) -> "SearchRequest":
-        """This request on a catalog with or without the signal columns; SearchError when it
-        asks for one the catalog lacks."""
+    def for_catalog(
+        self, has_signals: bool, signal_facets: Collection[str] = ()
+    ) -> "SearchRequest":
+        """This request on a catalog with or without the signal columns, whose papers fill
+        `signal_facets`; SearchError when it asks for a column the catalog lacks."""
         if not has_signals:
             asked = [name for name in SIGNAL_FILTERS if name in self.filters]
             if self.sort == "citations":
@@ -129,7 +133,12 @@ class SearchRequest:
                     f"this catalog has no citations, ratings, links or countries"
                     f" ({', '.join(asked)}): build it again with this version of the loader"
                 )
-        return dataclasses.replace(self, has_signals=has_signals)
+        facets = tuple(name for name in SIGNAL_FILTERS if name in signal_facets and has_signals)
+        return dataclasses.replace(self, has_signals=has_signals, signal_facets=facets)
+
+    def counts(self, name: str) -> bool:
+        """Whether this request's page counts the facet `name` (of FACET_FILTERS)."""
+        return name not in SIGNAL_FILTERS or name in self.signal_facets or name in self.filters
 
 
 def clean_query(text: str) -> str:

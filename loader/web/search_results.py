@@ -272,7 +272,7 @@ def count_link_facets(
     facets: dict[str, list[FacetItem]] = {}
     timed_out: list[str] = []
     for name in LINK_FACETS:
-        if name in search.SIGNAL_FILTERS and not request.has_signals:
+        if not request.counts(name):
             continue
         if timed_out:
             # each facet joins more rows than the one before it, which just timed out
@@ -327,9 +327,7 @@ def answer_search(
         rows = find_page(conn, request, exact, offset=request.offset)
         answer.results = fetch_results(conn, request, [row[0] for row in rows])
     if link_facets_up_to is not None and total > link_facets_up_to:
-        answer.deferred = [
-            name for name in LINK_FACETS if request.has_signals or name not in search.SIGNAL_FILTERS
-        ]
+        answer.deferred = [name for name in LINK_FACETS if request.counts(name)]
     else:
         facets, timed_out = count_link_facets(conn, request, limits)
         answer.facets.update(facets)
