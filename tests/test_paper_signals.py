@@ -25,7 +25,7 @@ from loader.web.paper_signals import (
     stored_links,
 )
 
-from .conftest import ROOT, second_datasette, served_app
+from .conftest import ROOT, second_datasette, served_app, table_json
 from .html_tags import parse
 
 asynchronous = pytest.mark.asyncio(loop_scope="session")
@@ -380,7 +380,7 @@ async def test_the_papers_table_facets_code_and_sorts_by_citations(site, sql):
     body = await get_json(site, "/catalog/papers.json?_sort_desc=citations&_size=5&_shape=objects")
     top = [row[0] for row in sql("select id from papers order by citations desc, id desc limit 5")]
     assert [row["id"] for row in body["rows"]] == top
-    facets = (await get_json(site, "/catalog/papers.json"))["facet_results"]
+    facets = (await table_json(site, "/catalog/papers.json"))["facet_results"]
     assert "has_code" in facets
 
 
@@ -422,5 +422,5 @@ async def test_a_catalog_without_signals_searches_and_shows_pages_as_before(
     for query in ("sort=citations", "rating_min=5", "has_code=1", "country=China"):
         refused = await site.client.get(f"/search.json?{query}")
         assert refused.status_code == 400 and "this catalog has no citations" in refused.text
-    facets = (await get_json(site, "/catalog/papers.json"))["facet_results"]
+    facets = (await table_json(site, "/catalog/papers.json"))["facet_results"]
     assert "venue" in facets and "has_code" not in facets
