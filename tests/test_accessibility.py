@@ -101,7 +101,7 @@ def test_a_paper_with_links_citations_and_countries_has_no_serious_violation(
     signals_site, browser, signals_catalog
 ):
     """The paper page's links line, citations, rating, TL;DR and countries, and /search's
-    rating control, code and country facets (real Paper Copilot records)."""
+    rating control, code and country facets (real Paper Copilot records), at both widths."""
     import sqlite3
 
     with sqlite3.connect(signals_catalog) as connection:
@@ -109,21 +109,29 @@ def test_a_paper_with_links_citations_and_countries_has_no_serious_violation(
             "select id from papers where has_code = 1 and citations is not null"
             " order by tldr is null, rating is null, citations desc limit 1"
         ).fetchone()[0]
-    page = browser.new_page(viewport={"width": WIDTHS["desktop"], "height": 900}, bypass_csp=True)
-    found = {}
-    for name, path in {
-        "paper-signals": f"/catalog/papers/{paper}",
-        "search-signals": "/search?sort=citations&rating_min=5",
-    }.items():
-        response = page.goto(signals_site + path)
-        assert response.status == 200, path
-        assert page.locator(".paper-link").count() > 0
-        problems = violations(page)
-        if problems:
-            found[name] = problems
-        screenshot(page, f"axe-desktop-{name}", full_page=False)
-    page.close()
-    assert found == {}
+    found, wide = {}, {}
+    for width, pixels in WIDTHS.items():
+        viewport = {"width": pixels, "height": 900}
+        page = browser.new_page(viewport=viewport, bypass_csp=True)
+        for name, path in {
+            "paper-signals": f"/catalog/papers/{paper}",
+            "search-signals": "/search?sort=citations&rating_min=5",
+        }.items():
+            response = page.goto(signals_site + path)
+            assert response.status == 200, path
+            assert page.locator(".paper-link").count() > 0
+            page.evaluate(
+                "document.querySelectorAll('details.filters').forEach(d => d.open = true)"
+            )
+            problems = violations(page)
+            if problems:
+                found[width, name] = problems
+            scroll = page.evaluate("document.documentElement.scrollWidth")
+            if scroll > pixels:
+                wide[width, name] = scroll
+            screenshot(page, f"axe-{width}-{name}", full_page=False)
+        page.close()
+    assert found == {} and wide == {}
 
 
 @pytest.mark.parametrize("name", ["home", "search", "paper", "author"])
