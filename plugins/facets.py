@@ -80,6 +80,8 @@ def is_unfiltered(sql: str, params: Any) -> bool:
 # the facet table into memory (loader/web/facet_counts.py, at startup, in a thread of its own), a
 # filtered page's boxes are instead counted there from its matches' rowids, fetched once.
 SHARED_COUNTS = "paper_catalog.facet_counts"
+# 1/0 columns whose box shows only when some row has 1
+FLAG_COLUMNS = ("has_code",)
 
 
 def combined_sql(matched_columns: str, arms: list[tuple[int, str]], sql: str) -> str:
@@ -106,9 +108,12 @@ def column_arm(column: str, unfiltered: bool, limit: int) -> str:
             f"where {column} is not null group by {column} order by {order} "
             f"limit {limit}"
         )
+    # the whole table's other columns (has_code) read from it alone, never through `matched`,
+    # which would copy every row's columns first
+    source = TABLE if unfiltered else "matched"
     column = escape_sqlite(column)
     return (
-        f"{column} as value, null as label, count(*) as count from matched "
+        f"{column} as value, null as label, count(*) as count from {source} "
         f"where {column} is not null group by {column} order by {order} limit {limit}"
     )
 
@@ -148,10 +153,25 @@ def box_columns(facet: Facet) -> list[tuple[str, str, str]]:
     return boxes
 
 
+async def page_boxes(facet: Facet) -> list[tuple[str, str, str]]:
+    """box_columns() but metadata.yml's column boxes whose column the table lacks: a catalog
+    built before a column (has_code) shows the others."""
+    boxes = box_columns(facet)
+    if not any(kind == "present" and source == "metadata" for kind, _, source in boxes):
+        return boxes
+    db = facet.ds.get_database(facet.database)
+    columns = set(await db.table_columns(facet.table))
+    return [
+        (kind, column, source)
+        for kind, column, source in boxes
+        if kind != "present" or source != "metadata" or column in columns
+    ]
+
+
 async def count_boxes(facet: Facet) -> dict[tuple[str, str], list[Any]] | None:
     """{(kind, column): rows} for every box of the page, or None when the statement ran out of
     facet time."""
-    boxes = box_columns(facet)
+    boxes = await page_boxes(facet)
     if not boxes:
         return {}
     limit = facet.get_facet_size() + 1
@@ -197,8 +217,8 @@ async def count_in_sql(
     matched = sorted({escape_sqlite(column) for kind, column, _ in boxes if kind == "present"})
     if any(kind == "link" for kind, _, _ in boxes):
         matched.append("id")
-    if unfiltered and all(kind == "link" or column in COMBO_COLUMNS for kind, column, _ in boxes):
-        matched = []  # every arm reads precomputed counts: no pass over the papers
+    if unfiltered:
+        matched = []  # every arm reads precomputed counts or the table itself
     results = await facet.ds.execute(
         facet.database,
         combined_sql(", ".join(matched), arms, facet.sql),
@@ -269,9 +289,10 @@ async def shared_counts(facet: Facet) -> dict[tuple[str, str], list[Any]] | None
     return await runs[key]
 
 
-def own_boxes(facet: Facet) -> list[tuple[str, str]]:
+async def own_boxes(facet: Facet) -> list[tuple[str, str]]:
     """(column, source) of this facet class's boxes."""
-    return [(column, source) for kind, column, source in box_columns(facet) if kind == facet.type]
+    boxes = await page_boxes(facet)
+    return [(column, source) for kind, column, source in boxes if kind == facet.type]
 
 
 async def own_counts(
@@ -279,7 +300,7 @@ async def own_counts(
 ) -> tuple[list[tuple[str, str]], dict[tuple[str, str], list[Any]] | None]:
     """(this facet class's boxes, the counted rows of every box). The rows are None past the
     facet time limit; the page is then marked incomplete, so no response cache keeps it."""
-    configs = own_boxes(facet)
+    configs = await own_boxes(facet)
     if not configs:
         return configs, {}
     counted = await shared_counts(facet)
@@ -397,7 +418,8 @@ class PresentFacet(Facet):
         results = []
         for column, source in configs:
             rows = counted["present", column]
-            if not rows:
+            # a flag (has_code) is 0 for every paper of a catalog read from pages: no value
+            if not rows or (column in FLAG_COLUMNS and not any(row["value"] for row in rows)):
                 continue
             shown = rows[:facet_size]
             expanded = {}

@@ -27,6 +27,13 @@ from datasette.utils.asgi import NotFound, Request, Response
 from loader.web.catalog_scope import catalog_database, serves_catalog
 from loader.web.datasette_api import canned_query, index_tables, jinja_environment
 from loader.web.kept_renderings import KeptRenderings
+from loader.web.paper_signals import (
+    catalog_has_signals,
+    citation_origin,
+    rating_text,
+    shown_links,
+    stored_links,
+)
 from loader.web.permissions import can_view, ensure_view, table_visibility
 from loader.web.persons import person_context
 from loader.web.related import WordScores, kept_counts, kept_scores, related_within
@@ -56,7 +63,7 @@ where paper_authors.paper_id = :id
 order by paper_authors.position is null, paper_authors.position, authors.id
 """
 PAPER_AFFILIATIONS_SQL = """
-select affiliations.id, affiliations.slug, affiliations.name
+select affiliations.*
 from paper_affiliations
 join affiliations on affiliations.id = paper_affiliations.affiliation_id
 where paper_affiliations.paper_id = :id
@@ -70,6 +77,14 @@ from paper_sources
 join sources on sources.id = paper_sources.source_id
 where paper_sources.paper_id = :id
 order by sources.path, paper_sources.line
+"""
+# where each version's citation count comes from (a catalog with signals only)
+PAPER_CITATIONS_SQL = """
+select sources.format, sources.as_of, paper_sources.citations
+from paper_sources
+join sources on sources.id = paper_sources.source_id
+where paper_sources.paper_id = :id and paper_sources.citations is not null
+order by paper_sources.citations desc, sources.path, paper_sources.line
 """
 AUTHOR_SQL = "select * from authors where id = :id"
 # author_tracks holds the counts (built by the loader): no need to read every paper of theirs
@@ -153,21 +168,45 @@ def with_source_titles(
     return [dict(paper, title=titles.get(paper["id"])) for paper in papers]
 
 
+def paper_signals(paper: Mapping[str, Any], citing: list[dict[str, Any]]) -> dict[str, Any]:
+    """What _paper_signals.html shows of a paper: its links, citations with their source and
+    date, rating and TL;DR (none of them for a catalog built without them). `citing`: its
+    versions' counts, PAPER_CITATIONS_SQL's rows."""
+    citations = paper.get("citations")
+    return {
+        "paper_links": shown_links(stored_links(paper.get("links"))),
+        "paper_citations": None
+        if citations is None
+        else {
+            "text": f"{citations:,} citation{'' if citations == 1 else 's'}",
+            "origin": citation_origin(
+                paper.get("citations_source"), paper.get("citations_as_of"), citing, citations
+            ),
+        },
+        "paper_rating": rating_text(paper.get("rating"), paper.get("rating_count")),
+        "paper_tldr": paper.get("tldr") or None,
+    }
+
+
 def paper_page(
     connection: sqlite3.Connection,
     paper: dict[str, Any],
     time_limit_ms: int | None,
     related_kept: tuple[dict[str, int], WordScores],
+    has_signals: bool = False,
 ) -> dict[str, Any]:
     """Everything the paper page shows of `paper`, its row of papers as a dict;
-    related_kept: related_kept() of the database it is read from."""
+    related_kept: related_kept() of the database it is read from; has_signals: whether it has
+    the signal columns (loader/web/paper_signals.py)."""
 
     def rows(sql: str) -> list[dict[str, Any]]:
         return read_rows(connection, sql, {"id": paper["id"]}, time_limit_ms)
 
     authors = rows(PAPER_AUTHORS_SQL)
     sources = rows(PAPER_SOURCES_SQL)
+    citing = rows(PAPER_CITATIONS_SQL) if has_signals and paper.get("citations") else []
     return {
+        **paper_signals(paper, citing),
         "paper": paper,
         "paper_url": http_link(paper["url"]),
         "paper_authors": [a for a in authors if a["position"] is not None],
@@ -198,13 +237,18 @@ def related_kept(db: Any) -> tuple[dict[str, int], WordScores]:
 
 
 def paper_lookups(
-    paper_id: str, time_limit_ms: int | None, related_kept: tuple[dict[str, int], WordScores]
+    paper_id: str,
+    time_limit_ms: int | None,
+    related_kept: tuple[dict[str, int], WordScores],
+    has_signals: bool = False,
 ) -> Callable[[sqlite3.Connection], dict[str, Any]]:
     """Everything the paper page shows ({} for no such paper), read on the SQL thread."""
 
     def read(connection: sqlite3.Connection) -> dict[str, Any]:
         found = read_rows(connection, PAPER_SQL, {"id": paper_id}, time_limit_ms)
-        return paper_page(connection, found[0], time_limit_ms, related_kept) if found else {}
+        if not found:
+            return {}
+        return paper_page(connection, found[0], time_limit_ms, related_kept, has_signals)
 
     return read
 
@@ -212,7 +256,10 @@ def paper_lookups(
 async def paper_context(datasette: Any, db: Any, paper_id: str, request: Request) -> dict:
     """What paper.html shows of a paper of the catalog `db` ({} for no such paper)."""
     time_limit_ms = datasette.setting("sql_time_limit_ms")
-    context = await db.execute_fn(paper_lookups(paper_id, time_limit_ms, related_kept(db)))
+    has_signals = await catalog_has_signals(db)
+    context = await db.execute_fn(
+        paper_lookups(paper_id, time_limit_ms, related_kept(db), has_signals)
+    )
     if context and context["related_papers"] is None:
         mark_incomplete(request.scope, "related papers")
     return context

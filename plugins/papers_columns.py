@@ -41,6 +41,14 @@ MAYBE_EMPTY = (
     "track_id",
     "keywords",
     "categories",
+    # what public dumps carry (issue 34): none of them in a catalog built from pages
+    "tldr",
+    "links",
+    "citations",
+    "citations_source",
+    "citations_as_of",
+    "rating",
+    "rating_count",
 )
 
 

@@ -13,6 +13,7 @@ from markupsafe import Markup, escape
 
 from loader.web.catalog_scope import is_catalog
 from loader.web.kept_renderings import KeptRenderings
+from loader.web.paper_signals import shown_links, stored_links
 from loader.web.rendering import affiliation_name, render_html, title_html, title_text
 
 if TYPE_CHECKING:
@@ -215,10 +216,24 @@ def affiliation_cell(
     return render
 
 
+def links_cell(value: str) -> Markup | None:
+    """A papers row's links as the paper page shows them ("PDF · Code"); the JSON as Datasette
+    shows it when none is an http(s) link of a known kind."""
+    shown = shown_links(stored_links(value))
+    if not shown:
+        return None
+    return Markup(" · ").join(
+        Markup('<a href="{}" rel="nofollow noopener noreferrer">{}</a>').format(
+            item.url, item.label
+        )
+        for item in shown
+    )
+
+
 # every column a cell of which is rendered here: any other cell returns at once (a table page
 # asks for each of its ~1,000 cells)
 RENDERED_COLUMNS = frozenset(
-    ("abstract", "snippet")
+    ("abstract", "snippet", "links")
     + PLAIN_TEXT_COLUMNS
     + LIST_COLUMNS
     + tuple(PAPER_LINK_COLUMNS)
@@ -242,6 +257,8 @@ def render_cell(
         return Markup('<div class="abstract-text">{}</div>').format(value)
     if column == "affiliations" and table == "papers" and isinstance(value, str):
         return affiliation_cell(value, datasette, database)
+    if column == "links" and table == "papers" and isinstance(value, str):
+        return links_cell(value)
     if column in LIST_COLUMNS and table == "papers" and isinstance(value, str):
         return kept_linked_names(value, column, datasette, database)
     if column in LIST_COLUMNS and table is None and isinstance(value, str):

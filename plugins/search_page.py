@@ -22,6 +22,12 @@ from loader.web import search_results as search_run
 from loader.web.catalog_scope import catalog_database, catalog_name, serves_catalog
 from loader.web.datasette_api import jinja_environment
 from loader.web.export_stream import AbortingStream
+from loader.web.paper_signals import (
+    catalog_has_signals,
+    catalog_signal_facets,
+    rating_text,
+    shown_links,
+)
 from loader.web.request_scope import mark_incomplete
 from loader.web.search_exports import export_response, order_time_limit
 
@@ -169,12 +175,50 @@ def page_numbers(page: int, last: int) -> list[int]:
     return [number for number in sorted(shown) if 1 <= number <= last]
 
 
+async def parse_request(datasette: "Datasette", request: Request) -> search.SearchRequest:
+    """The request's parameters checked against the catalog it searches (SearchError)."""
+    db = catalog_database(datasette)
+    parsed = search.parse_search(
+        [(name, value) for name in request.args for value in request.args.getlist(name)]
+    )
+    return parsed.for_catalog(await catalog_has_signals(db), await catalog_signal_facets(db))
+
+
+def chosen_text(name: str, value: search.FilterValue) -> str:
+    """A chosen filter's value as its chip says it."""
+    if value is None:
+        return "(none)"
+    if name == "has_code" and isinstance(value, int):
+        return search.HAS_CODE_LABELS.get(value, str(value))
+    if name == "rating_min" and isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def chosen_pair(name: str, value: search.FilterValue, pairs: Sequence[tuple[str, str]]) -> bool:
+    """Whether a parameter of the URL chose this value (a bound as the reader typed it)."""
+    text = "" if value is None else str(value)
+    if name == "rating_min":
+        return any(key == name for key, _ in pairs)
+    return (name, text) in pairs
+
+
+def result_signals(result: Mapping[str, Any]) -> dict[str, Any]:
+    """What a result row shows of its signals: its links, count of citations, rating."""
+    citations = result.get("citations")
+    return {
+        "shown_links": shown_links(result.get("links") or {}),
+        "citations_text": None
+        if citations is None
+        else f"{citations:,} citation{'' if citations == 1 else 's'}",
+        "rating_text": rating_text(result.get("rating"), result.get("rating_count")),
+    }
+
+
 async def search_view(datasette: "Datasette", request: Request) -> Response:
     extension = request.url_vars.get("format")
     try:
-        parsed = search.parse_search(
-            [(name, value) for name in request.args for value in request.args.getlist(name)]
-        )
+        parsed = await parse_request(datasette, request)
     except search.SearchError as error:
         return await error_response(datasette, request, extension, str(error))
     searcher = Searcher(datasette, request=parsed)
@@ -233,6 +277,7 @@ async def search_view(datasette: "Datasette", request: Request) -> Response:
                     result,
                     page_url=base_url + result["id"],
                     author_links=author_links(datasette, result),
+                    **result_signals(result),
                 )
                 for result in answer.results
             ],
@@ -257,8 +302,10 @@ async def search_view(datasette: "Datasette", request: Request) -> Response:
                 "current": sort == parsed.sort,
             }
             for sort in search.SORTS
-            if sort != "relevance" or parsed.expression
+            if (sort != "relevance" or parsed.expression)
+            and (sort != "citations" or parsed.has_signals)
         ],
+        "rating_form": rating_form(pairs) if parsed.has_signals else None,
         "exports": [
             (
                 label,
@@ -271,14 +318,10 @@ async def search_view(datasette: "Datasette", request: Request) -> Response:
         "chosen": [
             {
                 "title": search.FACET_TITLES[name],
-                "value": "(none)" if value is None else str(value),
+                "value": chosen_text(name, value),
                 "url": query_url(
                     datasette,
-                    [
-                        (k, v)
-                        for k, v in pairs
-                        if not (k == name and v == ("" if value is None else str(value)))
-                    ],
+                    [(k, v) for k, v in pairs if not chosen_pair(name, value, [(k, v)])],
                     page=None,
                 ),
             }
@@ -295,6 +338,16 @@ async def search_view(datasette: "Datasette", request: Request) -> Response:
         ],
     }
     return Response.html(await datasette.render_template("search.html", context, request=request))
+
+
+def rating_form(pairs: Sequence[tuple[str, str]]) -> dict[str, Any]:
+    """The Filters' rating control: the bound chosen, and the search's other parameters (kept
+    as hidden fields, a new bound starting at page 1)."""
+    bound = [value for name, value in pairs if name == "rating_min"]
+    return {
+        "value": bound[-1] if bound else "",
+        "hidden": [(name, value) for name, value in pairs if name not in ("rating_min", "page")],
+    }
 
 
 def render_partial(datasette: "Datasette", name: str, **context: Any) -> Markup:
@@ -348,19 +401,20 @@ def deferred_facets(
     if not names:
         return None
     page = parsed.page if parsed.page > 1 else None
+    titles = [search.FACET_TITLES[name].lower() for name in names]
     return {
-        "titles": [search.FACET_TITLES[name] for name in names],
+        # "code, country, affiliation and author"
+        "titles": " and ".join([", ".join(titles[:-1]), titles[-1]] if len(titles) > 1 else titles),
         "url": query_url(datasette, pairs, page=page, _facets="all"),
         "fragment_url": datasette.urls.path("/search/facets") + "?" + urlencode(pairs),
     }
 
 
 async def facets_fragment(datasette: "Datasette", request: Request) -> Response:
-    """The author and affiliation facets alone, as HTML for the page's script to put in."""
+    """The facets counted through papers and the link tables alone, as HTML for the page's
+    script to put in."""
     try:
-        parsed = search.parse_search(
-            [(name, value) for name in request.args for value in request.args.getlist(name)]
-        )
+        parsed = await parse_request(datasette, request)
     except search.SearchError as error:
         return Response.text(str(error), status=400)
     searcher = Searcher(datasette, request=parsed)

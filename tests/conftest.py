@@ -167,6 +167,17 @@ def real_catalog(tmp_path_factory):
     return path
 
 
+@pytest.fixture(scope="session")
+def signals_catalog(tmp_path_factory):
+    """281 real Paper Copilot records of eight venues with links, citations, ratings, TL;DRs and
+    countries, dated by their sources.yml (fixtures/dumps/SOURCE.md), built as the CLI builds
+    the folder."""
+    path = tmp_path_factory.mktemp("signals") / "catalog.db"
+    folder = FIXTURES / "dumps" / "paperlists_fields"
+    build_catalog(plan_inputs([folder]), path, skip_invalid=True)
+    return path
+
+
 @pytest.fixture
 def query(seed_catalog):
     connection = sqlite3.connect(seed_catalog)
@@ -254,6 +265,15 @@ def search_site(search_catalog, tmp_path_factory):
     from .browser import datasette_server
 
     with datasette_server(search_catalog, tmp_path_factory.mktemp("search-logs")) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def signals_site(signals_catalog, tmp_path_factory):
+    """The signals catalog served by a real `paper-catalog serve`, for the browser tests."""
+    from .browser import datasette_server
+
+    with datasette_server(signals_catalog, tmp_path_factory.mktemp("signals-logs")) as url:
         yield url
 
 

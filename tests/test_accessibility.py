@@ -99,6 +99,43 @@ def test_no_serious_violation_and_no_sideways_scroll(search_site, browser, searc
         assert wide == {}
 
 
+def test_a_paper_with_links_citations_and_countries_has_no_serious_violation(
+    signals_site, browser, signals_catalog
+):
+    """The paper page's links line, citations, rating, TL;DR and countries, and /search's
+    rating control, code and country facets (real Paper Copilot records), at both widths."""
+    import sqlite3
+
+    with sqlite3.connect(signals_catalog) as connection:
+        paper = connection.execute(
+            "select id from papers where has_code = 1 and citations is not null"
+            " order by tldr is null, rating is null, citations desc limit 1"
+        ).fetchone()[0]
+    found, wide = {}, {}
+    for width, pixels in WIDTHS.items():
+        viewport = {"width": pixels, "height": 900}
+        page = browser.new_page(viewport=viewport, bypass_csp=True)
+        for name, path in {
+            "paper-signals": f"/catalog/papers/{paper}",
+            "search-signals": "/search?sort=citations&rating_min=5",
+        }.items():
+            response = page.goto(signals_site + path)
+            assert response.status == 200, path
+            assert page.locator(".paper-link").count() > 0
+            page.evaluate(
+                "document.querySelectorAll('details.filters').forEach(d => d.open = true)"
+            )
+            problems = violations(page)
+            if problems:
+                found[width, name] = problems
+            scroll = page.evaluate("document.documentElement.scrollWidth")
+            if scroll > pixels:
+                wide[width, name] = scroll
+            screenshot(page, f"axe-{width}-{name}", full_page=False)
+        page.close()
+    assert found == {} and wide == {}
+
+
 @pytest.mark.parametrize("name", ["home", "search", "paper", "author"])
 def test_keyboard_users_skip_to_the_content(search_site, browser, search_catalog, name):
     """The first Tab of each of the site's own pages (catalog_base.html) reaches the skip

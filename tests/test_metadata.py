@@ -16,7 +16,7 @@ TABLES = METADATA["databases"]["catalog"]["tables"]
 LLM_TRACK = "Deep Learning · Large Language Models"
 DESCRIPTIVE = {"title", "description", "description_html", "columns"}
 CONFIGURATION = {"label_column", "fts_table", "fts_pk", "size", "sort", "sort_desc", "facets"}
-CONFIGURATION |= {"hidden", "facet_size", "searchmode"}
+CONFIGURATION |= {"hidden", "facet_size", "searchmode", "sortable_columns"}
 
 
 def catalog_tables(seed_catalog):

@@ -135,7 +135,7 @@ async def test_author_and_affiliation_filters(site, sql):
         [author_id],
     )[0][0]
     assert body["total"] == expected > 0
-    assert {"slug": "pku", "name": "PKU"} in body["results"][0]["affiliations"]
+    assert {"slug": "pku", "name": "PKU", "country": None} in body["results"][0]["affiliations"]
 
 
 async def test_author_names_are_searched(site, sql):
@@ -440,7 +440,9 @@ async def test_every_export_holds_every_match(site):
     assert len(rows) == total
     assert list(rows[0]) == [
         "id", "title", "label", "authors", "venue", "year", "status", "track",
-        "affiliations", "url", "abstract",
+        "affiliations", "url", "countries", "link_pdf", "link_code", "link_project",
+        "link_openreview", "link_arxiv", "link_doi", "link_oa", "citations",
+        "citations_source", "citations_as_of", "rating", "rating_count", "tldr", "abstract",
     ]  # fmt: skip
     assert "\ue000" not in csv_response.text and "\ue001" not in csv_response.text
     bib = (await site.client.get("/search.bib?q=learning")).text

@@ -7,6 +7,7 @@ import collections
 import concurrent.futures
 import functools
 import gc
+import itertools
 import multiprocessing
 import os
 import signal
@@ -212,18 +213,21 @@ def read_affiliations(
     """One affiliation a slug, in the order given, each with the first country `countries`
     (aligned with `texts`) gives it; those with an empty slug dropped."""
     slugs: dict[str, Affiliation] = {}
-    for index, text in enumerate(texts):
-        affiliation = read_affiliation(text)
+    if not any(countries):
+        for text in texts:
+            affiliation = read_affiliation(text)
+            if affiliation:
+                slugs.setdefault(affiliation.slug, affiliation)
+        return tuple(slugs.values())
+    for text, country in itertools.zip_longest(texts, countries):
+        affiliation = read_affiliation(text) if text else None
         if affiliation is None:
             continue
-        country = countries[index] if index < len(countries) else None
         known = slugs.get(affiliation.slug)
         if known is None:
-            slugs[affiliation.slug] = (
-                affiliation._replace(country=country) if country else affiliation
-            )
+            slugs[affiliation.slug] = Affiliation(affiliation.slug, affiliation.name, country)
         elif country and not known.country:
-            slugs[affiliation.slug] = known._replace(country=country)
+            slugs[affiliation.slug] = Affiliation(known.slug, known.name, country)
     return tuple(slugs.values())
 
 

@@ -20,7 +20,7 @@ import json
 import math
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from loader.read.author_ids import aligned_ids, split_ids
 from loader.read.dumps import (
@@ -57,14 +57,17 @@ LINK_FIELDS = (
 CITATIONS_SOURCE = "Google Scholar"
 # between an author's several affiliations in the index fields ("0+1;2")
 SLOT_SEPARATOR = "+"
+INDEX_TEXT = re.compile(r"[0-9+;]*")
+INDEX_SEPARATORS = re.compile(r"[;+]")
+DIGITS = str.maketrans("", "", "0123456789")
 # what Paper Copilot's normalisation writes where it found no name (329 places in the 246
 # files of commit 33f9884e): no affiliation
 PLACEHOLDER_NAMES = {
-    "unknown institution",
-    "institution not specified",
-    "university affiliation not specified",
-    "unknown affiliation",
-    "unknown university",
+    "Unknown Institution",
+    "Institution not specified",
+    "University Affiliation Not Specified",
+    "Unknown Affiliation",
+    "Unknown University",
 }
 
 
@@ -120,9 +123,11 @@ def read_links(record: dict[str, object], identifiers: DatesAndIdentifiers) -> d
     OpenReview forum) where the record gives none of that kind."""
     given = []
     for field, kind in LINK_FIELDS:
-        value = link_value(record.get(field))
-        if value:
-            given.append((kind, link_url(kind, value)))
+        value = record.get(field)
+        if value:  # most records leave most link fields empty ("")
+            text = link_value(value)
+            if text:
+                given.append((kind, link_url(kind, text)))
     implied = identifier_links(
         identifiers.get("arxiv_id"), identifiers.get("doi"), identifiers.get("openreview_id")
     )
@@ -155,6 +160,8 @@ def read_rating(record: dict[str, object]) -> tuple[float | None, int | None]:
     """(mean rating, number of ratings). `rating_avg` is a mean or [mean, std] (a list, or
     a string of one); `rating` lists the reviews' ratings ("3;3;4;4"). A mean of 0 with no
     rating above it is the list's "no ratings" (`[0, 0]` beside `rating` "" or "0")."""
+    if "rating_avg" not in record and "rating" not in record:  # most venues give none
+        return None, None
     ratings = [number_value(part) for part in split_field(string_or_none(record.get("rating")))]
     scores = [score for score in ratings if score is not None]
     mean_value = record.get("rating_avg")
@@ -190,6 +197,11 @@ def index_slots(value: object) -> list[list[int]] | None:
     (an empty slot is an author with none)."""
     if not isinstance(value, str) or not value.strip():
         return None
+    if INDEX_TEXT.fullmatch(value):  # as the lists write them: digits, "+" and ";" alone
+        return [
+            [int(part) for part in slot.split(SLOT_SEPARATOR) if part]
+            for slot in value.split(SEPARATOR)
+        ]
     slots = []
     for slot in value.split(SEPARATOR):
         parts = [part.strip() for part in slot.split(SLOT_SEPARATOR) if part.strip()]
@@ -203,8 +215,8 @@ def unique_names(value: object) -> list[str]:
     """A unique list field ("MIT;;Google"), each place kept (the indexes point at them)."""
     if not isinstance(value, str) or UNSTORABLE.search(value):
         return []
-    names = [" ".join(part.split()) for part in value.split(SEPARATOR)]
-    return ["" if name.casefold() in PLACEHOLDER_NAMES else name for name in names]
+    names = [part.strip() for part in value.split(SEPARATOR)]
+    return ["" if name in PLACEHOLDER_NAMES else name for name in names]
 
 
 def read_affiliations(record: dict[str, object]) -> tuple[list[str], list[str | None]]:
@@ -216,12 +228,13 @@ def read_affiliations(record: dict[str, object]) -> tuple[list[str], list[str | 
         affiliations = unique(split_field(text_value("aff", raw)))
         return affiliations, [None] * len(affiliations)
     slots = index_slots(record.get("aff_unique_index")) or []
-    raw_slots = [slot.split(SLOT_SEPARATOR) for slot in (raw or "").split(SEPARATOR)]
-    for author, indexes in enumerate(slots):
-        written = raw_slots[author] if author < len(raw_slots) else []
-        for place, index in enumerate(indexes):
-            if index < len(names) and not names[index] and len(written) == len(indexes):
-                names[index] = " ".join(written[place].split())
+    if "" in names:
+        raw_slots = [slot.split(SLOT_SEPARATOR) for slot in (raw or "").split(SEPARATOR)]
+        for author, indexes in enumerate(slots):
+            written = raw_slots[author] if author < len(raw_slots) else []
+            for place, index in enumerate(indexes):
+                if index < len(names) and not names[index] and len(written) == len(indexes):
+                    names[index] = " ".join(written[place].split())
     countries = affiliation_countries(record, slots, names)
     kept: dict[str, str | None] = {}
     for index, name in enumerate(names):
@@ -238,8 +251,24 @@ def affiliation_countries(
     authors with no affiliation, from the others. An affiliation given two countries (the
     fields do not agree) has none."""
     country_names = unique_names(record.get("aff_country_unique"))
-    country_slots = index_slots(record.get("aff_country_unique_index"))
-    if not slots or not country_slots or not any(country_names):
+    if not slots or not any(country_names):
+        return {}
+    index_text = record.get("aff_unique_index")
+    country_text = record.get("aff_country_unique_index")
+    if (
+        isinstance(index_text, str)
+        and isinstance(country_text, str)
+        and INDEX_TEXT.fullmatch(index_text)
+        and INDEX_TEXT.fullmatch(country_text)
+        and index_text.translate(DIGITS) == country_text.translate(DIGITS)
+    ):  # the same slots: most records, read index by index without building them
+        pairs = zip(INDEX_SEPARATORS.split(index_text), INDEX_SEPARATORS.split(country_text))
+        return countries_of(
+            country_names,
+            ((int(index), int(country)) for index, country in pairs if index and country),
+        )
+    country_slots = index_slots(country_text)
+    if not country_slots:
         return {}
 
     def shape(slots: list[list[int]]) -> list[int]:
@@ -249,16 +278,26 @@ def affiliation_countries(
         slots = [slot for slot in slots if any(i < len(names) and names[i] for i in slot)]
         if shape(slots) != shape(country_slots):
             return {}
+    pairs = (
+        pair
+        for indexes, country_indexes in zip(slots, country_slots)
+        for pair in zip(indexes, country_indexes)
+    )
+    return countries_of(country_names, pairs)
+
+
+def countries_of(names: list[str], pairs: Iterable[tuple[int, int]]) -> dict[int, str]:
+    """Affiliation index -> country name of (affiliation index, country index) pairs; an
+    affiliation given two countries has none."""
     countries: dict[int, str] = {}
     conflicting = set()
-    for indexes, country_indexes in zip(slots, country_slots):
-        for index, country_index in zip(indexes, country_indexes):
-            country = country_names[country_index] if country_index < len(country_names) else ""
-            if not country:
-                continue
-            if countries.setdefault(index, country) != country:
-                conflicting.add(index)
+    for index, country_index in pairs:
+        country = names[country_index] if country_index < len(names) else ""
+        if country and countries.setdefault(index, country) != country:
+            conflicting.add(index)
     return {index: country for index, country in countries.items() if index not in conflicting}
+
+
 def paperlists_author_ids(
     record: dict[str, object], slots: list[tuple[int, str]], width: int
 ) -> list[dict[str, str]]:

@@ -41,6 +41,7 @@ from loader.web.bibtex import KeyMaker, format_entry
 from loader.web.csv_cells import safe_row
 from loader.web.export_names import attachment, export_file_name
 from loader.web.export_stream import AbortingStream, Receive, StreamWriter
+from loader.web.paper_signals import LINK_LABELS
 from loader.web.time_limit import within_time_limit
 
 EXPORT_BATCH = 1000
@@ -61,6 +62,15 @@ CSV_COLUMNS = (
     "track",
     "affiliations",
     "url",
+    # the signals (issue 34): empty for a catalog built without them
+    "countries",
+    *(f"link_{kind}" for kind in LINK_LABELS),
+    "citations",
+    "citations_source",
+    "citations_as_of",
+    "rating",
+    "rating_count",
+    "tldr",
     "abstract",
 )
 CONTENT_TYPES = {
@@ -149,7 +159,18 @@ async def read_batch(
     return first + await read_batch(run, request, rowids[middle:], limit_ms)
 
 
+def blank(value: object) -> object:
+    return "" if value is None else value
+
+
+def countries(result: Result) -> str:
+    """The paper's affiliations' countries, each once, in the affiliations' order."""
+    found = [affiliation.get("country") for affiliation in result["affiliations"]]
+    return "; ".join(dict.fromkeys(country for country in found if country))
+
+
 def csv_line(result: Result) -> str:
+    links = result.get("links") or {}
     buffer = io.StringIO()
     csv.writer(buffer).writerow(
         safe_row(
@@ -164,6 +185,14 @@ def csv_line(result: Result) -> str:
                 result["track"] or "",
                 "; ".join(affiliation["name"] for affiliation in result["affiliations"]),
                 result["url"] or "",
+                countries(result),
+                *(links.get(kind, "") for kind in LINK_LABELS),
+                blank(result.get("citations")),
+                result.get("citations_source") or "",
+                result.get("citations_as_of") or "",
+                blank(result.get("rating")),
+                blank(result.get("rating_count")),
+                result.get("tldr") or "",
                 result["abstract"] or "",
             ]
         )

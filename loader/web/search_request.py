@@ -8,6 +8,7 @@ other tracks' counts.
 
 import dataclasses
 import json
+import math
 import re
 import unicodedata
 from collections.abc import Collection, Iterable, Sequence
@@ -20,7 +21,8 @@ from loader.web.search_syntax import FilterWord, Query, QueryError, parse_query
 DEFAULT_SIZE = 20
 MAX_SIZE = 100
 FACET_LIMIT = 20
-SORTS = ("relevance", "newest", "oldest")
+# "citations": most cited first, papers of no known count last (catalogs with signals only)
+SORTS = ("relevance", "newest", "oldest", "citations")
 # more matches than this are shown newest first instead of by relevance: FTS5 ranks a match at
 # a time (about 1 µs each at 1M papers), so a word in most papers would take the page's whole
 # time limit to rank and answer "took too long" (docs/benchmark.md, issue 26, third session)
@@ -38,7 +40,14 @@ COLUMN_FILTERS = {
     "year": "year",
     "status": "status",
 }
-FILTERS = tuple(COLUMN_FILTERS) + ("affiliation", "author")
+# has_code, country and rating_min read columns only catalogs with signals have (issue 34):
+# `has_signals` says whether a request may use them
+SIGNAL_FILTERS = ("has_code", "country", "rating_min")
+# filters counted as facets through papers and the link tables, cheapest first
+LINK_FILTERS = ("has_code", "country", "affiliation", "author")
+FILTERS = tuple(COLUMN_FILTERS) + LINK_FILTERS + ("rating_min",)
+# the filters a facet box counts (rating_min is a bound, not a value to count)
+FACET_FILTERS = tuple(COLUMN_FILTERS) + LINK_FILTERS
 # facets listed in value order, newest first (a year list read by count jumps: 2023, 2024, 2020)
 NEWEST_FIRST = frozenset({"year"})
 # facets as readers see them, in the order pages show them: /search's (one per filter) and the
@@ -49,21 +58,36 @@ FACET_TITLES = {
     "status": "Status",
     "area": "Area",
     "track": "Track",
+    "has_code": "Code",
+    "country": "Country",
     "affiliation": "Affiliation",
     "author": "Author",
+    "rating_min": "Rating at least",
     "authors": "Authors",
     "affiliations": "Affiliations",
     "authors_truncated": "Author list cut short",
     "source_count": "Sources",
 }
-INTEGER_FILTERS = ("year", "author")
+INTEGER_FILTERS = ("year", "author", "has_code")
+# what a has_code value reads as in a facet box and a chosen filter
+HAS_CODE_LABELS = {1: "Has code", 0: "No code"}
 # an empty value asks for papers with no value at all (they facet as null)
 NULLABLE_FILTERS = ("area", "track", "venue", "year", "status")
 # a filter's value: None asks for papers with no value
-FilterValue = str | int | None
+FilterValue = str | int | float | None
 # the named parameters of a statement
 Params = dict[str, Any]
 PAGE_COLUMNS = "id, label, title, venue, year, status, track, url, authors_truncated, abstract"
+# the signals a result carries (null in a catalog built before them)
+SIGNAL_COLUMNS = (
+    "links",
+    "citations",
+    "citations_source",
+    "citations_as_of",
+    "rating",
+    "rating_count",
+    "tldr",
+)
 
 
 class SearchError(ValueError):
@@ -79,6 +103,10 @@ class SearchRequest:
     page: int
     size: int
     query: Query = dataclasses.field(default_factory=Query)  # q parsed (search_syntax.py)
+    # the catalog has the signal columns (links, citations, ratings, countries)
+    has_signals: bool = False
+    # the facets of SIGNAL_FILTERS some paper of the catalog has a value of (has_code, country)
+    signal_facets: tuple[str, ...] = ()
 
     @property
     def offset(self) -> int:
@@ -111,6 +139,27 @@ class SearchRequest:
             replaced = [stored.get((name, value), value) for value in values]
             filters[name] = tuple(dict.fromkeys(replaced))
         return dataclasses.replace(self, filters=filters)
+
+    def for_catalog(
+        self, has_signals: bool, signal_facets: Collection[str] = ()
+    ) -> "SearchRequest":
+        """This request on a catalog with or without the signal columns, whose papers fill
+        `signal_facets`; SearchError when it asks for a column the catalog lacks."""
+        if not has_signals:
+            asked = [name for name in SIGNAL_FILTERS if name in self.filters]
+            if self.sort == "citations":
+                asked.append("sort=citations")
+            if asked:
+                raise SearchError(
+                    f"this catalog has no citations, ratings, links or countries"
+                    f" ({', '.join(asked)}): build it again with this version of the loader"
+                )
+        facets = tuple(name for name in SIGNAL_FILTERS if name in signal_facets and has_signals)
+        return dataclasses.replace(self, has_signals=has_signals, signal_facets=facets)
+
+    def counts(self, name: str) -> bool:
+        """Whether this request's page counts the facet `name` (of FACET_FILTERS)."""
+        return name not in SIGNAL_FILTERS or name in self.signal_facets or name in self.filters
 
 
 def filter_word_value(word: FilterWord) -> FilterValue:
@@ -152,9 +201,21 @@ def whole_number(name: str, text: str) -> int:
         raise SearchError(f"{name} must be a whole number, not {text[:40]!r}") from None
 
 
+def rating_bound(text: str) -> float:
+    try:
+        bound = float(text.strip())
+    except ValueError:
+        bound = math.nan
+    if not math.isfinite(bound):
+        raise SearchError(f"rating_min must be a number, not {text[:40]!r}")
+    return bound
+
+
 def filter_value(name: str, text: str) -> FilterValue:
     if text == "" and name in NULLABLE_FILTERS:
         return None
+    if name == "rating_min":
+        return rating_bound(text)
     if name in INTEGER_FILTERS:
         return whole_number(name, text)
     return text
@@ -185,7 +246,8 @@ def parse_search(pairs: Iterable[tuple[str, str]]) -> SearchRequest:
             if word.name == name and filter_word_value(word) not in chosen:
                 chosen.append(filter_word_value(word))
         if chosen:
-            filters[name] = tuple(chosen)
+            # one bound: the last given, as for sort and page
+            filters[name] = tuple(chosen[-1:] if name == "rating_min" else chosen)
     sort = values.get("sort", [""])[-1] or ("relevance" if expression else "newest")
     if sort not in SORTS:
         raise SearchError(f"sort must be one of {', '.join(SORTS)}, not {sort[:40]!r}")
@@ -225,12 +287,18 @@ def json_list(params: Params, name: str, values: Iterable[Any]) -> str:
 
 
 def link_filter(name: str, placeholders: str, rowid: str) -> str:
-    """An author or affiliation filter as a test on a paper's rowid."""
-    if name == "affiliation":
+    """A filter read from papers or a link table (has_code, rating_min, country, affiliation,
+    author) as a test on a paper's rowid."""
+    if name == "has_code":
+        return f"{rowid} in (select rowid from papers where has_code in ({placeholders}))"
+    if name == "rating_min":
+        return f"{rowid} in (select rowid from papers where rating >= {placeholders})"
+    if name in ("affiliation", "country"):
+        column = "slug" if name == "affiliation" else "country"
         ids = (
             "select paper_affiliations.paper_id from paper_affiliations"
             " join affiliations on affiliations.id = paper_affiliations.affiliation_id"
-            f" where affiliations.slug in ({placeholders})"
+            f" where affiliations.{column} in ({placeholders})"
         )
     else:
         ids = f"select paper_id from paper_authors where author_id in ({placeholders})"
@@ -267,6 +335,8 @@ def sort_keys(request: SearchRequest) -> list[str]:
         return ["exact", "rank", "rowid"]
     if request.sort == "newest":
         return ["year is null", "coalesce(-year, 0)", "rowid"]
+    if request.sort == "citations":
+        return ["citations is null", "coalesce(-citations, 0)", "rowid"]
     return ["year is null", "coalesce(year, 0)", "rowid"]
 
 
@@ -311,9 +381,14 @@ def hits_sql(
             " join paper_facets on paper_facets.paper = matches.rowid"
         )
     where = where_sql(request, params, rowid, names)
+    # the count looked up by rowid only when ordering by it (a sort key, sort_keys)
+    citations = ""
+    if request.sort == "citations":
+        citations = f", (select citations from papers where papers.rowid = {rowid}) as citations"
     return (
         f"select {rowid} as rowid, facet_combos.year as year, {exact} as exact, {rank} as rank"
-        f" from {source} join facet_combos on facet_combos.id = paper_facets.combo{where}"
+        f"{citations} from {source} join facet_combos on facet_combos.id = paper_facets.combo"
+        f"{where}"
     )
 
 
@@ -391,7 +466,7 @@ def combo_counts_sql(request: SearchRequest) -> tuple[str, Params]:
     ), params
 
 
-def facet_order(item: tuple[FilterValue, int]) -> tuple[int, bool, str | int]:
+def facet_order(item: tuple[FilterValue, int]) -> tuple[int, bool, str | int | float]:
     """As the SQL facets order: most frequent first, then no value last, then by value."""
     value, count = item
     return (-count, value is None, value if value is not None else 0)
@@ -449,32 +524,44 @@ def column_facets(
 def facet_sql(
     request: SearchRequest, name: str, only: Sequence[FilterValue] | None = None
 ) -> tuple[str, Params]:
-    """Counts of the author or affiliation facet over the match set, its own filter left out.
+    """Counts of a facet of LINK_FILTERS (has_code, country, affiliation, author) over the
+    match set, its own filter left out; papers without a value are not counted.
 
     `only` counts just those values (the chosen ones that missed the top FACET_LIMIT).
     """
     params: Params = {}
     hits = hits_sql(request, params, leave_out=name, ranked=False)
-    if name == "affiliation":
-        value, label = "affiliations.slug", "affiliations.name"
-        source = (
-            "join paper_affiliations on paper_affiliations.paper_id = papers.id"
-            " join affiliations on affiliations.id = paper_affiliations.affiliation_id"
-        )
-        group = "affiliations.id"
+    affiliations = (
+        "join paper_affiliations on paper_affiliations.paper_id = papers.id"
+        " join affiliations on affiliations.id = paper_affiliations.affiliation_id"
+    )
+    # a paper counts once for a country however many of its affiliations are there
+    count = "count(*)"
+    tests = []
+    if name == "has_code":
+        value = label = group = "papers.has_code"
+        source = ""
+        tests.append("papers.has_code is not null")
+    elif name == "country":
+        value = label = group = "affiliations.country"
+        source = affiliations
+        count = "count(distinct papers.rowid)"
+        tests.append("affiliations.country is not null")
+    elif name == "affiliation":
+        value, label, group = "affiliations.slug", "affiliations.name", "affiliations.id"
+        source = affiliations
     else:
-        value, label = "authors.id", "authors.name"
+        value, label, group = "authors.id", "authors.name", "authors.id"
         source = (
             "join paper_authors on paper_authors.paper_id = papers.id"
             " join authors on authors.id = paper_authors.author_id"
         )
-        group = "authors.id"
-    where = ""
     if only is not None:
-        where = f" where {value} in (select value from {json_list(params, 'only', only)})"
+        tests.append(f"{value} in (select value from {json_list(params, 'only', only)})")
+    where = (" where " + " and ".join(tests)) if tests else ""
     params["facet_limit"] = FACET_LIMIT
     return (
-        f"with hits as ({hits}) select {value} as value, {label} as label, count(*) as count"
+        f"with hits as ({hits}) select {value} as value, {label} as label, {count} as count"
         f" from hits join papers on papers.rowid = hits.rowid {source}{where}"
         f" group by {group} order by count desc, value limit :facet_limit"
     ), params
@@ -494,13 +581,17 @@ def exact_title_sql(request: SearchRequest) -> tuple[str | None, Params]:
     ), {"phrase": 'label : "' + words.replace('"', "") + '"'}
 
 
-def details_sql(rowids: Sequence[int]) -> tuple[str, Params]:
-    """The papers of these rowids, in their order."""
+def details_sql(rowids: Sequence[int], has_signals: bool = False) -> tuple[str, Params]:
+    """The papers of these rowids, in their order: PAGE_COLUMNS, then SIGNAL_COLUMNS (null
+    when the catalog has none)."""
     params: Params = {}
     wanted = json_list(params, "rowids", rowids)
-    columns = ", ".join(f"papers.{column.strip()}" for column in PAGE_COLUMNS.split(","))
+    columns = [f"papers.{column.strip()}" for column in PAGE_COLUMNS.split(",")]
+    columns += [
+        f"papers.{column}" if has_signals else f"null as {column}" for column in SIGNAL_COLUMNS
+    ]
     return (
-        f"select papers.rowid, {columns} from {wanted} as wanted"
+        f"select papers.rowid, {', '.join(columns)} from {wanted} as wanted"
         " join papers on papers.rowid = wanted.value order by wanted.key"
     ), params
 
@@ -517,12 +608,13 @@ def authors_sql(paper_ids: Sequence[str]) -> tuple[str, Params]:
     ), params
 
 
-def affiliations_sql(paper_ids: Sequence[str]) -> tuple[str, Params]:
+def affiliations_sql(paper_ids: Sequence[str], has_signals: bool = False) -> tuple[str, Params]:
     params: Params = {}
     wanted = json_list(params, "paper_ids", paper_ids)
+    country = "affiliations.country" if has_signals else "null"
     return (
-        "select paper_affiliations.paper_id, affiliations.slug, affiliations.name"
-        " from paper_affiliations"
+        "select paper_affiliations.paper_id, affiliations.slug, affiliations.name,"
+        f" {country} from paper_affiliations"
         " join affiliations on affiliations.id = paper_affiliations.affiliation_id"
         f" where paper_affiliations.paper_id in (select value from {wanted})"
         " order by paper_affiliations.paper_id, affiliations.name"

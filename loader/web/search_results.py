@@ -17,11 +17,12 @@ from datasette.database import QueryInterrupted
 from loader.web import search_request as search
 from loader.web import spelling
 from loader.web.facet_counts import ComboIndex, combo_counts, matched_rowids
+from loader.web.paper_signals import stored_links
 from loader.web.time_limit import within_time_limit
 
-# facets counted by joining every match to the link tables: slow for a large match set;
-# cheapest first (a paper has fewer affiliations than authors)
-LINK_FACETS = ("affiliation", "author")
+# facets counted by joining every match to papers or the link tables: slow for a large match
+# set; cheapest first (a paper has fewer affiliations than authors)
+LINK_FACETS = search.LINK_FILTERS
 
 
 class FacetItem(TypedDict):
@@ -101,20 +102,26 @@ def fetch_results(
     of any size fits a connection's limit on bound variables."""
     if not rowids:
         return []
-    rows = fetch(conn, search.details_sql(rowids))
+    rows = fetch(conn, search.details_sql(rowids, request.has_signals))
     paper_ids = [row[1] for row in rows]
     authors: dict[str, list[dict[str, Any]]] = {}
     affiliations: dict[str, list[dict[str, Any]]] = {}
     snippets: dict[int, str] = {}
     for paper_id, author_id, name in fetch(conn, search.authors_sql(paper_ids)):
         authors.setdefault(paper_id, []).append({"id": author_id, "name": name})
-    for paper_id, slug, name in fetch(conn, search.affiliations_sql(paper_ids)):
-        affiliations.setdefault(paper_id, []).append({"slug": slug, "name": name})
+    affiliation_rows = fetch(conn, search.affiliations_sql(paper_ids, request.has_signals))
+    for paper_id, slug, name, country in affiliation_rows:
+        affiliations.setdefault(paper_id, []).append(
+            {"slug": slug, "name": name, "country": country}
+        )
     if with_snippets and request.expression is not None:
         snippets = dict(fetch(conn, search.snippets_sql(request, rowids)))
     results = []
     for row in rows:
-        (rowid, paper_id, label, title, venue, year, status, track, url, truncated, abstract) = row
+        (rowid, paper_id, label, title, venue, year, status, track, url, truncated, abstract) = row[
+            :11
+        ]
+        signals = dict(zip(search.SIGNAL_COLUMNS, row[11:]))
         results.append(
             {
                 "id": paper_id,
@@ -129,15 +136,19 @@ def fetch_results(
                 "affiliations": affiliations.get(paper_id, []),
                 "snippet": snippets.get(rowid),
                 "url": url,
+                **signals,
+                "links": stored_links(signals["links"]),
                 "abstract": abstract,
             }
         )
     return results
 
 
-def label_of(value: object, label: object) -> str:
+def label_of(value: object, label: object, name: str = "") -> str:
     if value is None:
         return "(none)"
+    if name == "has_code" and isinstance(value, int) and value in search.HAS_CODE_LABELS:
+        return search.HAS_CODE_LABELS[value]
     return str(label if label is not None else value)
 
 
@@ -182,7 +193,7 @@ def count_link_facet(
     """The author or affiliation facet: [{value, label, count}], the chosen values listed."""
     rows = fetch(conn, search.facet_sql(request, name))
     items: list[FacetItem] = [
-        {"value": r[0], "label": label_of(r[0], r[1]), "count": r[2]} for r in rows
+        {"value": r[0], "label": label_of(r[0], r[1], name), "count": r[2]} for r in rows
     ]
     listed = {item["value"] for item in items}
     missing = [value for value in request.chosen(name) if value not in listed]
@@ -193,7 +204,7 @@ def count_link_facet(
             items.append(
                 {
                     "value": value,
-                    "label": label_of(value, row[1] if row else value),
+                    "label": label_of(value, row[1] if row else value, name),
                     "count": row[2] if row else 0,
                 }
             )
@@ -263,17 +274,22 @@ def find_suggestions(conn: sqlite3.Connection, request: search.SearchRequest) ->
 def count_link_facets(
     conn: sqlite3.Connection, request: search.SearchRequest, limits: Limits = NO_LIMITS
 ) -> tuple[dict[str, list[FacetItem]], list[str]]:
-    """({facet: items}, timed-out facets) of the author and affiliation facets."""
+    """({facet: items}, timed-out facets) of LINK_FACETS. The code facet is left out where no
+    match has code (a catalog read from pages only: every paper "No code")."""
     facets: dict[str, list[FacetItem]] = {}
     timed_out: list[str] = []
     for name in LINK_FACETS:
+        if not request.counts(name):
+            continue
         if timed_out:
-            # the author facet joins more rows than the affiliation facet that just timed out
+            # each facet joins more rows than the one before it, which just timed out
             timed_out.append(name)
             continue
         try:
             with within_time_limit(conn, limits.facet_ms):
                 items = count_link_facet(conn, request, name)
+            if name == "has_code" and not any(item["value"] == 1 for item in items):
+                items = items if request.chosen(name) else []
             if items or request.chosen(name):
                 facets[name] = items
         except QueryInterrupted:
@@ -318,14 +334,14 @@ def answer_search(
         rows = find_page(conn, request, exact, offset=request.offset)
         answer.results = fetch_results(conn, request, [row[0] for row in rows])
     if link_facets_up_to is not None and total > link_facets_up_to:
-        answer.deferred = list(LINK_FACETS)
+        answer.deferred = [name for name in LINK_FACETS if request.counts(name)]
     else:
         facets, timed_out = count_link_facets(conn, request, limits)
         answer.facets.update(facets)
         answer.timed_out += timed_out
     answer.facets = {
         name: answer.facets.get(name, [])
-        for name in search.FILTERS
+        for name in search.FACET_FILTERS
         if answer.facets.get(name) or request.chosen(name)
     }
     if request.expression:
