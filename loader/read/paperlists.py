@@ -35,8 +35,8 @@ from loader.read.dumps import (
     venue_name,
 )
 from loader.read.jsonl import DatesAndIdentifiers, identifiers_from_url, normalize_identifier
-from loader.read.links import identifier_links, link_url, ordered_links
 from loader.read.lines import clean_name
+from loader.read.links import identifier_links, link_url, ordered_links
 from loader.records import Entry, Problem
 
 # "iclr2024.json", "3dv2025.json", "nips2018_workshop.json"
