@@ -32,7 +32,7 @@ from loader.web.related import WordScores, kept_counts, kept_scores, related_wit
 from loader.web.rendering import title_html
 from loader.web.request_scope import mark_incomplete
 from loader.web.time_limit import within_time_limit
-from loader.web.versions import http_link, paper_versions
+from loader.web.versions import Version, http_link, paper_versions
 
 from .charts import area_chart
 from .data_source import instance_metadata
@@ -134,6 +134,14 @@ def read_rows(
         return [dict(row) for row in connection.execute(sql, params)]
 
 
+def listed_versions(sources: list[dict[str, Any]], title: str | None) -> list[Version]:
+    """The paper's versions (all, for the provenance fold) when the page lists any, else []."""
+    if len(sources) < 2:
+        return []
+    versions = paper_versions(sources, title)
+    return versions if any(version.listed for version in versions) else []
+
+
 def paper_page(
     connection: sqlite3.Connection,
     paper: dict[str, Any],
@@ -159,10 +167,9 @@ def paper_page(
         "paper_categories": json.loads(paper.get("categories") or "[]"),
         "paper_keywords": json.loads(paper.get("keywords") or "[]"),
         "paper_sources": sources,
-        # a merged paper's versions (loader/web/versions.py); one entry is no versions
-        "paper_versions": paper_versions(sources, paper["title"] or paper["label"])
-        if len(sources) > 1
-        else [],
+        # a merged paper's versions (loader/web/versions.py); one entry, or entries of which
+        # none adds a venue, year, link or title, are no versions
+        "paper_versions": listed_versions(sources, paper["title"] or paper["label"]),
         # the related_papers canned query's rows (loader/web/related.py), None past the limit
         "related_papers": related_within(connection, paper["id"], time_limit_ms, *related_kept),
     }
