@@ -160,8 +160,9 @@ def paper_page(
         "paper": paper,
         "paper_url": http_link(paper["url"]),
         "paper_authors": [a for a in authors if a["position"] is not None],
-        # the profile owner: an author even when the cut-short list does not show them
-        "paper_owner": next((a for a in authors if a["position"] is None), None),
+        # profile owners: authors even when the cut-short list does not show them (a paper
+        # two owners' profiles list has two); the heading counts them with the list
+        "paper_owners": [a for a in authors if a["position"] is None],
         "paper_affiliations": rows(PAPER_AFFILIATIONS_SQL),
         # JSON lists of the row (null when no source gave any)
         "paper_categories": json.loads(paper.get("categories") or "[]"),

@@ -360,6 +360,25 @@ async def test_entries_of_which_none_adds_anything_are_no_versions(real_datasett
 
 
 @pytest.mark.asyncio
+async def test_authors_heading_counts_the_people_listed(real_datasette, real_query):
+    # a real paper two profile pages list (Sergey Levine's and Yoshua Bengio's), each cut
+    # short before its owner: three names in order and both owners, five in all
+    ((paper, count),) = real_query(
+        "select paper_id, count(*) from paper_authors group by paper_id "
+        "having sum(position is null) = 2"
+    )
+    html = await get_ok(real_datasette, f"/catalog/papers/{paper}")
+    authors = section(html, "authors-section")
+    listed = re.findall(r"<li[^>]*><a href=\"/catalog/authors/\d+\">([^<]+)</a>", authors)
+    assert len(listed) == count == 5
+    assert f'Authors <span class="count">({count})</span>' in authors
+    owners = re.findall(r'<li class="owner-unknown-position"><a [^>]+>([^<]+)</a>', authors)
+    assert sorted(owners) == ["Sergey Levine", "Yoshua Bengio"]
+    bibtex = re.search(r'<pre class="bibtex">(.*?)</pre>', html, re.DOTALL).group(1)
+    assert "Levine" in bibtex and "Bengio" in bibtex
+
+
+@pytest.mark.asyncio
 async def test_paper_of_one_entry_lists_no_versions(datasette, math_paper):
     html = await get_ok(datasette, f"/catalog/papers/{math_paper}")
     assert "versions-section" not in html
