@@ -67,9 +67,13 @@ def site_error_page(
 ) -> Callable[[], Awaitable[Any]]:
     """The site's error page for `error`: a callable whose awaited result is the Response.
     A page that cannot be rendered (the catalog unreadable, say) falls back to Datasette's."""
-    from datasette.utils.asgi import Response
+    from datasette.utils.asgi import Request, Response
 
     parts = error_parts(error)
+    if "csrftoken" not in request.scope:
+        # a refusal of the site's ASGI wrappers comes before Datasette's CSRF layer has set
+        # the token render_template reads; the page has no form that posts
+        request = Request(dict(request.scope, csrftoken=lambda: ""), request.receive)
 
     async def page() -> Any:
         if parts.status >= 500:
