@@ -339,7 +339,7 @@ async def test_versions_list_only_versions_that_add_something(real_datasette, re
         html = await get_ok(real_datasette, f"/catalog/papers/{paper}")
         versions = section(html, "versions-section")
         assert versions_shown(versions) == [("ICLR 2018", None)]
-        assert "Versions <span class=\"count\">(1)</span>" in versions
+        assert 'Versions <span class="count">(1)</span>' in versions
         provenance = re.search(r'<details class="provenance">(.*?)</details>', versions, re.DOTALL)
         folded = provenance.group(1)
         assert re.search(r"author profile page \(no venue or year\): <code>[^<]*/profile_", folded)
