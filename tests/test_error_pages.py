@@ -57,12 +57,11 @@ async def test_the_search_page_refusal_keeps_a_search_box(datasette):
 async def test_json_urls_keep_datasettes_error_objects(datasette):
     response = await datasette.client.get("/catalog/no_such_table.json")
     assert response.status_code == 404
-    assert response.json() == {
-        "ok": False,
-        "error": "Table not found",
-        "status": 404,
-        "title": None,
-    }
+    assert response.headers["content-type"].startswith("application/json")
+    # Datasette's own object, as each version writes it (1.0 lists `errors`)
+    data = response.json()
+    assert data["ok"] is False and data["status"] == 404
+    assert "Table not found" in (data.get("error") or data["errors"][0])
     response = await datasette.client.get("/catalog/papers.json?_sort=no_such_column")
     assert response.status_code == 400 and response.json()["ok"] is False
 
