@@ -147,7 +147,7 @@ def query_problem(query_string: bytes, table_page: bool = False) -> str | None:
 async def send_error(
     datasette: "Datasette", scope: "Scope", receive: "Receive", send: "Send", error: Exception
 ) -> None:
-    """Datasette's own error page (HTML) or error object (.json) for error."""
+    """The site's error page (HTML) or Datasette's error object (.json) for error."""
     request = Request(scope, receive)
     response = await error_page(datasette, request, error)()
     await response.asgi_send(send)

@@ -209,5 +209,5 @@ def handle_exception(
     if not any(refusal in message for refusal in REFUSALS):
         return None
     refused = DatasetteError(f"Query refused: {message}", title="Query refused", status=400)
-    # Datasette's own hook renders the error page; imported as a module, it is not one of ours
+    # the site's error page for its HTML URLs, Datasette's own for .json (loader/web/error_pages.py)
     return error_page(datasette, request, refused)
