@@ -81,3 +81,17 @@ def test_versions_differing_only_in_status_are_both_listed():
         "T",
     )
     assert [v.listed for v in versions] == [True, True]
+
+
+def test_a_version_another_says_with_a_status_adds_nothing():
+    versions = paper_versions(
+        [
+            row("iclr2018_p01.txt", 3, "listing", "ICLR", 2018),
+            row("iclr2018.jsonl", 9, "jsonl", "ICLR", 2018, "Reject"),
+        ],
+        "T",
+    )
+    assert [(v.name, v.status, v.listed) for v in versions] == [
+        ("ICLR 2018", None, False),
+        ("ICLR 2018", "Reject", True),
+    ]

@@ -5,9 +5,10 @@ was read from (file and line) to fold under it.
 Entries that say the same thing (the same paper in two profile pages, a conference list read
 twice) are one version with several entries: a reader asks where a paper appeared, not how
 often the scrapers saw it. The list shows only the versions that add something (`listed`): a
-venue, a year, a link or a title no other version gives with more. A profile page's entry with
-no venue or year, or a listing's `arXiv` with no year beside `arXiv 2017`, says nothing the
-others do not; its entries stay in the provenance fold, under its name there.
+venue, a year, a link or a title no other version gives with more (`ICLR 2018` beside `ICLR
+2018 Reject` adds nothing either). A profile page's entry with no venue or year, or a
+listing's `arXiv` with no year beside `arXiv 2017`, says nothing the others do not; its
+entries stay in the provenance fold, under its name there.
 """
 
 from collections.abc import Iterable, Mapping
@@ -49,11 +50,12 @@ class Version:
     listed: bool = True  # it adds a venue, a year, a link or a title to the others
 
     def facts(self) -> tuple[tuple[str, Any], ...]:
-        """What it tells a reader of where the paper appeared: its venue, year, link and
-        title, those it gives."""
+        """What it tells a reader of where the paper appeared: its venue, year, status, link
+        and title, those it gives."""
         given = (
             ("venue", self.venue),
             ("year", self.year),
+            ("status", self.status),
             ("url", self.url),
             ("title", self.title),
         )
