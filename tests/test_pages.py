@@ -756,6 +756,19 @@ async def test_author_search_ranks_namesakes_by_paper_count(datasette, query):
 
 
 @pytest.mark.asyncio
+async def test_the_author_lookup_links_each_name_to_its_page(datasette, query):
+    # the home page's lookup lists the authors table searched: the name is what a reader
+    # clicks, so it links to the author's page as the id beside it does
+    html = await get_ok(datasette, "/catalog/authors?_search=zhang")
+    cells = re.findall(
+        r'<td class="col-name type-str"><a href="/catalog/authors/(\d+)">([^<]+)</a></td>', html
+    )
+    expected = query("select id, name from authors where name like '%zhang%'")
+    assert sorted((int(author), name) for author, name in cells) == sorted(expected)
+    assert len(cells) > 2
+
+
+@pytest.mark.asyncio
 async def test_home_looks_an_author_up_by_paper_count(datasette):
     html = await get_ok(datasette, "/")
     form = re.search(
