@@ -5,7 +5,8 @@ like spellings of one person (`Ann Lee` / `Ann B. Lee`, `Jiaqi Zhang` / `Jiaqi Z
     python bench/people_twice.py --show CATALOG                 # and every pair, to judge
 
 A pair looks like one person when its name keys (loader/rules/names.py) have the same last
-word and first words that agree (equal, or one the other's initial), or are one edit apart.
+word and first words that agree (equal, or one the other's initial or short form), or are one
+edit apart.
 That is looser than the build's rule (loader/rules/people.py), so the count also shows what the
 rule leaves: papers merged from several versions (source_count > 1) are counted apart from
 single-version papers, whose list came from one source (two people of one paper may share a
@@ -25,10 +26,13 @@ from loader.rules.people import edit_distance_at_most_one
 
 
 def first_words_agree(first: str, second: str) -> bool:
+    """Equal, or one the other's initial or short form (its letters in order in the other,
+    the first letter the same: `tom` / `thomas`, `hado` / `hadovan`)."""
     if first == second:
         return True
     short, long = sorted((first, second), key=len)
-    return len(short) == 1 and long.startswith(short)
+    remaining = iter(long[1:])
+    return short[0] == long[0] and all(letter in remaining for letter in short[1:])
 
 
 def look_alike(first: str, second: str) -> bool:

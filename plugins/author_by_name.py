@@ -9,15 +9,16 @@ to merge spellings), so a page of 25 papers needs no lookup until a reader click
 lists them by id (the one with 50 papers after two with 5). A search of the authors table that
 chooses no order is sorted by `paper_count` descending (indexed), rewritten inside the server
 as the papers table's hidden columns are: HTML, JSON and CSV alike, and the page says how it
-is sorted. Unsearched, the table keeps its id order: every page after the first of a table
-sorted on another column costs a scan at 1M papers (docs/site.md).
+is sorted. Each name links to its author page, as the id does (plugins/render_cells.py).
+Unsearched, the table keeps its id order: every page after the first of a table sorted on
+another column costs a scan at 1M papers (docs/site.md).
 """
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl
 
-from datasette.utils.asgi import Request, Response
+from datasette.utils.asgi import BadRequest, NotFound, Request, Response
 
 from loader.web.catalog_scope import catalog_database, catalog_name, serves_catalog
 from loader.web.rendering import name_key
@@ -35,13 +36,13 @@ SORTS = {"_sort", "_sort_desc"}
 async def author_page(datasette: "Datasette", request: Request) -> Response:
     name = request.args.get("name", "")
     if not name.strip() or len(name) > 500:
-        return Response.text("Give an author's name: /-/author?name=...", status=400)
+        raise BadRequest("Give an author's name: /-/author?name=...")
     db = catalog_database(datasette)
     found = (
         await db.execute("select id from authors where key = :key", {"key": name_key(name)})
     ).rows
     if not found:
-        return Response.text(f"No author named {name[:100]}", status=404)
+        raise NotFound(f"No author named {name[:100]}")
     return Response.redirect(datasette.urls.row(db.name, "authors", found[0][0]))
 
 

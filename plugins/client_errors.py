@@ -29,7 +29,7 @@ from datasette.views.base import DatasetteError
 
 from loader.web.absent_columns import absent_facet_column
 from loader.web.catalog_scope import in_catalog_scope
-from loader.web.error_pages import default_error_page
+from loader.web.error_pages import error_page
 
 if TYPE_CHECKING:
     from datasette.app import Datasette
@@ -147,9 +147,9 @@ def query_problem(query_string: bytes, table_page: bool = False) -> str | None:
 async def send_error(
     datasette: "Datasette", scope: "Scope", receive: "Receive", send: "Send", error: Exception
 ) -> None:
-    """Datasette's own error page (HTML) or error object (.json) for error."""
+    """The site's error page (HTML) or Datasette's error object (.json) for error."""
     request = Request(scope, receive)
-    response = await default_error_page(datasette, request, error)()
+    response = await error_page(datasette, request, error)()
     await response.asgi_send(send)
 
 
@@ -236,7 +236,7 @@ def handle_exception(
         return None
     error = request_error(datasette, exception)
     if error is not None:
-        return default_error_page(datasette, request, error)
+        return error_page(datasette, request, error)
     if not isinstance(exception, sqlite3.ProgrammingError):
         return None
 
@@ -244,6 +244,6 @@ def handle_exception(
         error = await wrong_row_key(datasette, request)
         if error is None:
             return None
-        return await default_error_page(datasette, request, error)()
+        return await error_page(datasette, request, error)()
 
     return row_key_or_default

@@ -15,7 +15,14 @@ from loader.web.catalog_scope import catalog_database, serves_catalog
 from loader.web.catalog_summary import FILES_SQL, VENUE_YEARS_SQL, data_source
 
 # the templates that extend catalog_base.html
-OWN_PAGES = ("home.html", "paper.html", "author.html", "search.html", "charts.html")
+OWN_PAGES = (
+    "home.html",
+    "paper.html",
+    "author.html",
+    "search.html",
+    "charts.html",
+    "site_error.html",
+)
 # per catalog database: a served catalog never changes, so its line is read once a worker
 LINES: "weakref.WeakKeyDictionary[Database, str]" = weakref.WeakKeyDictionary()
 

@@ -38,6 +38,7 @@ from . import (
     response_cap,
     search_guard,
     search_page,
+    site_errors,
     sql_queue,
     stream_buffer,
     table_exports,
@@ -88,6 +89,7 @@ EXCEPTION_HANDLERS: tuple[Concern, ...] = (
     response_cap.handle_exception,
     limits.handle_exception,
     client_errors.handle_exception,
+    site_errors.handle_exception,
 )
 CONNECTION_SETUP: tuple[Concern, ...] = (
     response_cap.prepare_connection,

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from datasette.views.base import DatasetteError
 
 from loader.web.catalog_scope import in_catalog_scope, is_catalog
-from loader.web.error_pages import default_error_page
+from loader.web.error_pages import error_page
 from loader.web.time_limit import open_virtual_tables
 
 if TYPE_CHECKING:
@@ -209,5 +209,5 @@ def handle_exception(
     if not any(refusal in message for refusal in REFUSALS):
         return None
     refused = DatasetteError(f"Query refused: {message}", title="Query refused", status=400)
-    # Datasette's own hook renders the error page; imported as a module, it is not one of ours
-    return default_error_page(datasette, request, refused)
+    # the site's error page for its HTML URLs, Datasette's own for .json (loader/web/error_pages.py)
+    return error_page(datasette, request, refused)

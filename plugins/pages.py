@@ -40,7 +40,7 @@ from loader.web.related import WordScores, kept_counts, kept_scores, related_wit
 from loader.web.rendering import title_html
 from loader.web.request_scope import mark_incomplete
 from loader.web.time_limit import within_time_limit
-from loader.web.versions import http_link, paper_versions
+from loader.web.versions import Version, http_link, paper_versions
 
 from .charts import area_chart
 from .data_source import instance_metadata
@@ -186,6 +186,12 @@ def paper_signals(paper: Mapping[str, Any], citing: list[dict[str, Any]]) -> dic
         "paper_rating": rating_text(paper.get("rating"), paper.get("rating_count")),
         "paper_tldr": paper.get("tldr") or None,
     }
+def listed_versions(sources: list[dict[str, Any]], title: str | None) -> list[Version]:
+    """The paper's versions (all, for the provenance fold) when the page lists any, else []."""
+    if len(sources) < 2:
+        return []
+    versions = paper_versions(sources, title)
+    return versions if any(version.listed for version in versions) else []
 
 
 def paper_page(
@@ -210,17 +216,17 @@ def paper_page(
         "paper": paper,
         "paper_url": http_link(paper["url"]),
         "paper_authors": [a for a in authors if a["position"] is not None],
-        # the profile owner: an author even when the cut-short list does not show them
-        "paper_owner": next((a for a in authors if a["position"] is None), None),
+        # profile owners: authors even when the cut-short list does not show them (a paper
+        # two owners' profiles list has two); the heading counts them with the list
+        "paper_owners": [a for a in authors if a["position"] is None],
         "paper_affiliations": rows(PAPER_AFFILIATIONS_SQL),
         # JSON lists of the row (null when no source gave any)
         "paper_categories": json.loads(paper.get("categories") or "[]"),
         "paper_keywords": json.loads(paper.get("keywords") or "[]"),
         "paper_sources": sources,
-        # a merged paper's versions (loader/web/versions.py); one entry is no versions
-        "paper_versions": paper_versions(sources, paper["title"] or paper["label"])
-        if len(sources) > 1
-        else [],
+        # a merged paper's versions (loader/web/versions.py); one entry, or entries of which
+        # none adds a venue, year, link or title, are no versions
+        "paper_versions": listed_versions(sources, paper["title"] or paper["label"]),
         # the related_papers canned query's rows (loader/web/related.py), None past the limit
         "related_papers": with_source_titles(
             connection,

@@ -39,12 +39,10 @@ def paper_entry(paper: Any, author_names: Iterable[str]) -> str:
 def page_entry(
     paper: Any,
     paper_authors: Iterable[Mapping[str, Any]],
-    paper_owner: Mapping[str, Any] | None = None,
+    paper_owners: Iterable[Mapping[str, Any]] = (),
 ) -> str:
-    """For the paper page's template: its authors in order, a profile owner last."""
-    names = [author["name"] for author in paper_authors]
-    if paper_owner:
-        names.append(paper_owner["name"])
+    """For the paper page's template: its authors in order, profile owners last."""
+    names = [author["name"] for author in (*paper_authors, *paper_owners)]
     return paper_entry(paper, names)
 
 

@@ -175,6 +175,15 @@ def query_result_link(
     return None
 
 
+def author_link(row: Any, name: str, datasette: "Datasette", database: str) -> Markup | None:
+    """In the authors table (the home page's author lookup lists its search), a name links to
+    the author's page as the id beside it does: readers click the name."""
+    author = row_value(row, "id")
+    if not isinstance(author, int):
+        return None
+    return link(row_url(datasette, database, "authors", author), name)
+
+
 def prepare_jinja2_environment(env: Any) -> None:
     env.filters["render_abstract"] = render_html
     env.filters["render_title"] = title_html
@@ -263,6 +272,8 @@ def render_cell(
         return kept_linked_names(value, column, datasette, database)
     if column in LIST_COLUMNS and table is None and isinstance(value, str):
         return render_names(value)
+    if column == "name" and table == "authors" and isinstance(value, str):
+        return author_link(row, value, datasette, database)
     if table is not None:
         return None
     if column == "snippet" and isinstance(value, str):

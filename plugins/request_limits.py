@@ -29,7 +29,7 @@ from datasette.utils.asgi import Request
 from datasette.views.base import DatasetteError
 
 from loader.web.catalog_scope import in_catalog_scope
-from loader.web.error_pages import default_error_page
+from loader.web.error_pages import error_page
 
 if TYPE_CHECKING:
     from datasette.app import Datasette
@@ -100,7 +100,7 @@ def bounded_requests(app: "ASGIApp", datasette: "Datasette") -> "ASGIApp":
             if problem:
                 error = DatasetteError(problem, title="Bad request", status=400)
                 request = Request(scope, receive)
-                response = await default_error_page(datasette, request, error)()
+                response = await error_page(datasette, request, error)()
                 await response.asgi_send(send)
                 return
         await app(scope, receive, send)

@@ -30,7 +30,7 @@ from datasette.utils.asgi import Request
 from datasette.views.base import DatasetteError
 
 from loader.web.catalog_scope import in_catalog_scope, is_catalog
-from loader.web.error_pages import default_error_page
+from loader.web.error_pages import error_page
 
 if TYPE_CHECKING:
     from datasette.app import Datasette
@@ -147,7 +147,7 @@ def handle_exception(
     datasette: "Datasette", request: Request | None, exception: BaseException
 ) -> Callable[[], Awaitable[Any]] | None:
     if isinstance(exception, ResponseTooLarge) and request is not None:
-        return default_error_page(datasette, request, refusal_error())
+        return error_page(datasette, request, refusal_error())
     return None
 
 
@@ -170,7 +170,7 @@ def cap_bodies(app: "ASGIApp", datasette: "Datasette") -> "ASGIApp":
                 body = message.get("body", b"")
                 if not message.get("more_body") and len(body) > MAX_RESPONSE_BYTES:
                     request = Request(scope, receive)
-                    error = default_error_page(datasette, request, refusal_error())
+                    error = error_page(datasette, request, refusal_error())
                     response = await error()
                     await response.asgi_send(send)
                     return

@@ -326,6 +326,59 @@ async def test_merged_paper_lists_its_versions_oldest_first(real_datasette, real
 
 
 @pytest.mark.asyncio
+async def test_versions_list_only_versions_that_add_something(real_datasette, real_query):
+    # real ICLR 2018 papers of the listing pages that a profile page lists too, with no venue
+    # or year: the profile adds nothing, so the list is ICLR 2018 alone and the fold keeps both
+    papers = real_query(
+        "select paper_id from paper_sources join sources on sources.id = source_id "
+        "group by paper_id having count(*) = 2 and sum(format = 'profile' and venue is null "
+        "and year is null) = 1 and sum(format = 'listing' and venue = 'ICLR' and year = 2018) = 1"
+    )
+    assert len(papers) == 2
+    for (paper,) in papers:
+        html = await get_ok(real_datasette, f"/catalog/papers/{paper}")
+        versions = section(html, "versions-section")
+        assert versions_shown(versions) == [("ICLR 2018", None)]
+        assert 'Versions <span class="count">(1)</span>' in versions
+        provenance = re.search(r'<details class="provenance">(.*?)</details>', versions, re.DOTALL)
+        folded = provenance.group(1)
+        assert re.search(r"author profile page \(no venue or year\): <code>[^<]*/profile_", folded)
+        assert re.search(r"ICLR 2018: <code>[^<]*/iclr2018_p", folded)
+
+
+@pytest.mark.asyncio
+async def test_entries_of_which_none_adds_anything_are_no_versions(real_datasette, real_query):
+    # real papers two profile pages list, neither with a venue, year or link: where they were
+    # found, not versions
+    (paper,) = real_query(
+        "select paper_id from paper_sources join sources on sources.id = source_id "
+        "group by paper_id having count(*) = 2 and sum(format = 'profile') = 2 limit 1"
+    )[0]
+    html = await get_ok(real_datasette, f"/catalog/papers/{paper}")
+    assert "versions-section" not in html
+    assert html.count("profile_") >= 2 and "sources-section" in html
+
+
+@pytest.mark.asyncio
+async def test_authors_heading_counts_the_people_listed(real_datasette, real_query):
+    # a real paper two profile pages list (Sergey Levine's and Yoshua Bengio's), each cut
+    # short before its owner: three names in order and both owners, five in all
+    ((paper, count),) = real_query(
+        "select paper_id, count(*) from paper_authors group by paper_id "
+        "having sum(position is null) = 2"
+    )
+    html = await get_ok(real_datasette, f"/catalog/papers/{paper}")
+    authors = section(html, "authors-section")
+    listed = re.findall(r"<li[^>]*><a href=\"/catalog/authors/\d+\">([^<]+)</a>", authors)
+    assert len(listed) == count == 5
+    assert f'Authors <span class="count">({count})</span>' in authors
+    owners = re.findall(r'<li class="owner-unknown-position"><a [^>]+>([^<]+)</a>', authors)
+    assert sorted(owners) == ["Sergey Levine", "Yoshua Bengio"]
+    bibtex = re.search(r'<pre class="bibtex">(.*?)</pre>', html, re.DOTALL).group(1)
+    assert "Levine" in bibtex and "Bengio" in bibtex
+
+
+@pytest.mark.asyncio
 async def test_paper_of_one_entry_lists_no_versions(datasette, math_paper):
     html = await get_ok(datasette, f"/catalog/papers/{math_paper}")
     assert "versions-section" not in html
@@ -700,6 +753,19 @@ async def test_author_search_ranks_namesakes_by_paper_count(datasette, query):
     everyone = await datasette.client.get("/catalog/authors.json?_shape=array&_size=20")
     ids = [author["id"] for author in everyone.json()]
     assert ids == sorted(ids)
+
+
+@pytest.mark.asyncio
+async def test_the_author_lookup_links_each_name_to_its_page(datasette, query):
+    # the home page's lookup lists the authors table searched: the name is what a reader
+    # clicks, so it links to the author's page as the id beside it does
+    html = await get_ok(datasette, "/catalog/authors?_search=zhang")
+    cells = re.findall(
+        r'<td class="col-name type-str"><a href="/catalog/authors/(\d+)">([^<]+)</a></td>', html
+    )
+    expected = query("select id, name from authors where name like '%zhang%'")
+    assert sorted((int(author), name) for author, name in cells) == sorted(expected)
+    assert len(cells) > 2
 
 
 @pytest.mark.asyncio

@@ -13,7 +13,12 @@ from hypothesis import strategies as st
 from loader.build.catalog import build_catalog
 from loader.records import Version
 from loader.rules.names import name_key
-from loader.rules.people import adds_initials, edit_distance_at_most_one, one_person_ids
+from loader.rules.people import (
+    edit_distance_at_most_one,
+    initials_apart,
+    one_person_ids,
+    short_form_apart,
+)
 
 from . import merge_fixtures
 from .conftest import FIXTURES
@@ -51,7 +56,7 @@ class Names:
     [("ann lee", "ann b lee"), ("ann lee", "ann b c lee"), ("ann c lee", "ann b c d lee")],
 )
 def test_added_middle_initials(shorter, fuller):
-    assert adds_initials(shorter, fuller)
+    assert initials_apart(shorter, fuller) and initials_apart(fuller, shorter)
 
 
 @pytest.mark.parametrize(
@@ -65,7 +70,7 @@ def test_added_middle_initials(shorter, fuller):
     ],
 )
 def test_other_words_are_no_added_initials(shorter, fuller):
-    assert not adds_initials(shorter, fuller)
+    assert not initials_apart(shorter, fuller)
 
 
 def test_one_edit():
@@ -140,6 +145,68 @@ def test_one_edit_needs_a_matching_name_beside_it():
     }
 
 
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        # real spellings of one person (Paper Copilot's lists: ICLR 2018 / ICML 2018, ICLR 2018
+        # / NeurIPS 2018, ICLR 2017 / ICML 2017, ICLR 2017 / ICML 2013)
+        ("Thomas L. Griffiths", "Tom Griffiths"),
+        ("Joshua B. Tenenbaum", "Josh Tenenbaum"),
+        ("Joshua Fromm", "Josh Fromm"),
+        ("Hado van Hasselt", "Hado Hasselt"),
+        ("Guy Van den Broeck", "Guy Broeck"),
+        ("H.I. Christensen", "Henrik Christensen"),
+    ],
+)
+def test_short_forms_initials_and_dropped_particles(first, second):
+    assert short_form_apart(name_key(first), name_key(second))
+    assert short_form_apart(name_key(second), name_key(first))
+
+
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        ("Alyosha Efros", "Alexei Efros"),  # a nickname, not a short form
+        ("Robert Adolf", "Bob Adolf"),
+        ("Xi Chen", "Xiao Chen"),  # two letters: a name of its own
+        ("Tom Li", "Tom Lin"),  # another surname
+        ("Thomas B. Li", "Tom C. Li"),  # another middle initial
+        ("Tom Li", "Tom Li"),
+    ],
+)
+def test_other_given_names_are_no_short_forms(first, second):
+    assert not short_form_apart(name_key(first), name_key(second))
+
+
+def test_a_middle_initial_beside_a_hyphenated_surname():
+    # real spellings of one person (Paper Copilot: ICLR 2017 and ICML 2013): the key runs the
+    # surname's first part into the given name when there is no initial between
+    first, second = name_key("Miguel A. Carreira-Perpinan"), name_key("Miguel Carreira-Perpinan")
+    assert (first, second) == ("miguel a carreira perpinan", "miguelcarreira perpinan")
+    assert initials_apart(first, second)
+    names = Names()
+    assert names.people(
+        names.version("Ramin Raziperchikolaei", "Miguel A. Carreira-Perpinan"),
+        names.version("Ramin Raziperchikolaei", "Miguel Carreira-Perpinan"),
+    ) == {"miguelcarreira perpinan": "miguel a carreira perpinan"}
+
+
+def test_a_short_form_counts_only_at_the_same_place():
+    names = Names()  # at the same place of the stretch after the shared names
+    assert names.people(
+        names.version("Rachit Dubey", "Thomas L. Griffiths", "Alexei A. Efros"),
+        names.version("Rachit Dubey", "Tom Griffiths", "Alexei Efros"),
+    ) == {"tom griffiths": "thomas l griffiths", "alexei efros": "alexei a efros"}
+    names = Names()  # two places apart: other people as likely
+    assert (
+        names.people(
+            names.version("Rachit Dubey", "Tom Li", "Bo Wu", "Ann Ma"),
+            names.version("Rachit Dubey", "Xu Chen", "Yan Zhao", "Thomas Li"),
+        )
+        == {}
+    )
+
+
 def test_two_names_of_one_list_are_never_one_person():
     names = Names()
     assert (
@@ -159,7 +226,9 @@ def test_two_names_of_one_list_are_never_one_person():
 # names with variants of one another: initials added, one edit, other people
 POOL = [
     "Ann Lee", "Ann B. Lee", "Ann C. Lee", "Ann B. C. Lee", "Ann Lea", "Anne Lee",
-    "Bo Chen", "Bo Chan", "Bo K. Chen", "Xi Chen", "Xu Chen", "Wei Han", "Wei Tan",
+    "Bo Chen", "Bo Chan", "Bo K. Chen", "Xi Chen", "Xu Chen", "Xiao Chen", "Wei Han", "Wei Tan",
+    "Tom Li", "Thomas Li", "T. Li", "Thomas B. Li", "Tim Li", "Jon Smith-Jones",
+    "Jonathan Q. Smith-Jones", "Jonathan Smith-Jones", "Hado van Hasselt", "Hado Hasselt",
 ]  # fmt: skip
 lists = st.lists(st.lists(st.sampled_from(POOL), max_size=6, unique=True), min_size=1, max_size=5)
 
@@ -243,6 +312,30 @@ def test_a_real_paper_lists_each_person_once(build_fixtures):
     assert db.execute(
         "select count(*) from papers where author_count != json_array_length(authors)"
     ).fetchone() == (0,)
+
+
+def test_a_real_paper_lists_a_person_once_under_a_short_form(build_fixtures):
+    """Real versions of four papers (tests/fixtures/real/merge/people_short_forms.jsonl): a
+    given name's short form (Tom / Thomas L., Josh / Joshua), a surname's particle dropped
+    (Hado Hasselt); a nickname (Alyosha / Alexei) is another name."""
+    db = build_fixtures("people_short_forms.jsonl")
+    assert db.execute("select count(*), sum(source_count) from papers").fetchone() == (4, 8)
+    assert paper_authors(db, "Investigating Human Priors") == [
+        "Rachit Dubey", "Pulkit Agrawal", "Deepak Pathak", "Thomas L. Griffiths",
+        "Alexei A. Efros",
+    ]  # fmt: skip
+    assert paper_authors(db, "Heterogeneous Bitwidth") == [
+        "Joshua Fromm", "Shwetak Patel", "Matthai Philipose",
+    ]  # fmt: skip
+    predictron = paper_authors(db, "The Predictron")
+    assert len(predictron) == 11 and predictron[1] == "Hado van Hasselt"
+    cycada = paper_authors(db, "CyCADA")
+    assert {"Alyosha Efros", "Alexei Efros"} <= set(cycada) and len(cycada) == 9
+    assert db.execute(
+        "select count(*) from papers where author_count != json_array_length(authors)"
+    ).fetchone() == (0,)
+    names = {row[0] for row in db.execute("select name from authors")}
+    assert not names & {"Tom Griffiths", "Josh Fromm", "Hado Hasselt"}
 
 
 def test_initials_stay_apart_across_papers(tmp_path):

@@ -47,3 +47,51 @@ def test_oldest_first_own_titles_and_only_web_links():
         ("ICLR 2014", "An Older Name", None),
         ("ICML 2015", None, None),  # a link that is not http(s) is no link
     ]
+
+
+def test_a_version_is_listed_when_it_adds_a_venue_year_link_or_title():
+    versions = paper_versions(
+        [
+            # a listing of arXiv papers with no year, the same paper's arXiv 2017 record, and
+            # an author's profile page with neither: only the record tells something
+            row("arxiv_listing.txt", 3, "listing", "arXiv"),
+            row("arxiv.jsonl", 8, "arxiv", "arXiv", 2017, None, "T", "https://arxiv.org/abs/1"),
+            row("profile_a.txt", 12, "profile"),
+            # a year no other version gives, and a venue alone the others do not give
+            row("b.txt", 4, "listing", None, 2018),
+            row("c.txt", 5, "listing", "ICLR"),
+        ],
+        "T",
+    )
+    assert [(v.name, v.listed) for v in versions] == [
+        ("arXiv 2017", True),
+        ("2018", True),
+        ("ICLR", True),
+        ("arXiv", False),
+        ("author profile page (no venue or year)", False),
+    ]
+
+
+def test_versions_differing_only_in_status_are_both_listed():
+    versions = paper_versions(
+        [
+            row("a.jsonl", 1, "jsonl", "ICLR", 2018, "Reject"),
+            row("b.jsonl", 1, "jsonl", "ICLR", 2018, "Poster"),
+        ],
+        "T",
+    )
+    assert [v.listed for v in versions] == [True, True]
+
+
+def test_a_version_another_says_with_a_status_adds_nothing():
+    versions = paper_versions(
+        [
+            row("iclr2018_p01.txt", 3, "listing", "ICLR", 2018),
+            row("iclr2018.jsonl", 9, "jsonl", "ICLR", 2018, "Reject"),
+        ],
+        "T",
+    )
+    assert [(v.name, v.status, v.listed) for v in versions] == [
+        ("ICLR 2018", None, False),
+        ("ICLR 2018", "Reject", True),
+    ]

@@ -8,10 +8,19 @@ Richards` third and its NeurIPS version that lists `Blake Richards` third are on
 would list both. So two versions' lists are read side by side: the names both give, in the
 order both give them, hold the lists together, and the names between two of those (or before
 the first, after the last) stand at one place. Two names at one place are one person when
-- one is the other with middle initials added (`ann lee` / `ann b lee`), or
+- one is the other with middle initials added (`ann lee` / `ann b lee`; `jonathan q smith
+  jones` / `jonathansmith jones`: the key runs a hyphenated surname's first part into the
+  given names, so the given names' words are compared run together), or
 - they are one edit apart (`brandon reagan` / `brandon reagen`, `ana b costa` / `anab costa`),
   each the one name at that place that the other list does not give, and a name both lists
-  give in order is beside them: the names beside them match.
+  give in order is beside them: the names beside them match, or
+- they have one surname, stand at the same place of their stretch (a one-name stretch with a
+  matching name beside, or the same index of a longer one), and one's first given name is the
+  other's initial or short form (`t li` / `thomas li`, `tom li` / `thomas li`, `josh` /
+  `joshua`: the shorter one's letters in order in the longer one, the first letter the same),
+  the other given names equal up to initials; or one's given names are the other's followed
+  by surname particles a source dropped (`hado van hasselt` / `hado hasselt`).
+  `robert` / `bob` and `alexei` / `alyosha` stay two: nicknames are no short forms.
 
 The paper keeps the fuller name: more words (initials), then the one more entries of the
 catalog use, then the longer key. Two names of one version's list are never one person, also
@@ -41,22 +50,86 @@ def edit_distance_at_most_one(first: str, second: str) -> bool:
     return shorter[start:] == longer[start + 1 :]
 
 
-def adds_initials(shorter: str, fuller: str) -> bool:
-    """`fuller` is `shorter` with middle initials added: the same first and last words, and
-    between them the shorter key's words in order with one-letter words added."""
-    short, full = shorter.split(), fuller.split()
-    if len(short) < 2 or len(full) <= len(short):
+def full_words(given: Sequence[str]) -> str:
+    """The given names' words of more than one letter, run together: a key runs the words
+    of a given name (and of a hyphenated surname's first part) together, initials apart."""
+    return "".join(word for word in given if len(word) > 1)
+
+
+def initials_of(given: Sequence[str]) -> list[str]:
+    return [word for word in given if len(word) == 1]
+
+
+def in_order_within(shorter: Sequence[str] | str, longer: Sequence[str] | str) -> bool:
+    """Every item of `shorter` in `longer`, in order (a subsequence)."""
+    remaining = iter(longer)
+    return all(item in remaining for item in shorter)
+
+
+def initials_apart(first: str, second: str) -> bool:
+    """One key is the other with middle initials added: the same surname (last word), the
+    same given names' words run together, and one's initials the other's with more."""
+    a, b = first.split(), second.split()
+    if len(a) < 2 or len(b) < 2 or a[-1] != b[-1]:
         return False
-    if short[0] != full[0] or short[-1] != full[-1]:
+    given_a, given_b = a[:-1], b[:-1]
+    if full_words(given_a) != full_words(given_b):
         return False
-    remaining = iter(short[1:-1])
-    wanted = next(remaining, None)
-    for word in full[1:-1]:
-        if word == wanted:
-            wanted = next(remaining, None)
-        elif len(word) != 1:
-            return False
-    return wanted is None
+    if not full_words(given_a) and given_a[0] != given_b[0]:  # initials only: the first stays
+        return False
+    shorter, longer = sorted((initials_of(given_a), initials_of(given_b)), key=len)
+    return len(shorter) < len(longer) and in_order_within(shorter, longer)
+
+
+# words of a surname a source may drop ("Hado Hasselt" for "Hado van Hasselt")
+SURNAME_PARTICLES = frozenset(
+    {"van", "von", "der", "den", "de", "da", "di", "del", "della", "du", "dos", "das", "le", "la"}
+)
+
+
+def only_particles(text: str) -> bool:
+    """`text` is surname particles run together ("van", "vanden", "vonder")."""
+    if not text:
+        return True
+    return any(
+        text.startswith(particle) and only_particles(text[len(particle) :])
+        for particle in SURNAME_PARTICLES
+    )
+
+
+def short_form_of(shorter: str, longer: str) -> bool:
+    """A given name's initial or short form: the same first letter, the shorter one's letters
+    in order in the longer (`t`, `tom`, `thom` of `thomas`; `josh` of `joshua`), an initial or
+    three letters at least."""
+    # two letters say too little: `xi` / `xiao`, `yu` / `yuan` are names of their own
+    return (
+        len(shorter) < len(longer)
+        and len(shorter) != 2
+        and shorter[0] == longer[0]
+        and in_order_within(shorter[1:], longer[1:])
+    )
+
+
+def short_form_apart(first: str, second: str) -> bool:
+    """One surname; one's first given name the other's initial or short form and their other
+    given names equal up to initials (`tom griffiths` / `thomas l griffiths`), or one's given
+    names the other's with surname particles after them (`hado hasselt` / `hado van
+    hasselt`)."""
+    a, b = first.split(), second.split()
+    if first == second or len(a) < 2 or len(b) < 2 or a[-1] != b[-1]:
+        return False
+    given_a, given_b = a[:-1], b[:-1]
+    shorter, longer = sorted((given_a[0], given_b[0]), key=len)
+    if short_form_of(shorter, longer) and full_words(given_a[1:]) == full_words(given_b[1:]):
+        initials = sorted((initials_of(given_a[1:]), initials_of(given_b[1:])), key=len)
+        return in_order_within(*initials)
+    shorter, longer = sorted((full_words(given_a), full_words(given_b)), key=len)
+    return (
+        bool(shorter)
+        and longer.startswith(shorter)
+        and len(longer) > len(shorter)
+        and only_particles(longer[len(shorter) :])
+    )
 
 
 def shared_in_order(first: Sequence[int], second: Sequence[int]) -> list[int]:
@@ -138,6 +211,11 @@ class People:
         return True
 
 
+def surname_and_words(key: str) -> tuple[str, str]:
+    words = key.split() or [""]
+    return words[-1], full_words(words[:-1])
+
+
 def one_person_pairs(
     lists: Sequence[Sequence[int]], key_of: Callable[[int], str]
 ) -> list[tuple[int, int]]:
@@ -149,30 +227,27 @@ def one_person_pairs(
             for ours, theirs, beside in stretches(first, second):
                 if len(ours) == 1 and len(theirs) == 1 and beside:
                     our_key, their_key = key_of(ours[0]), key_of(theirs[0])
-                    if edit_distance_at_most_one(our_key, their_key) or initials_apart(
-                        our_key, their_key
+                    if (
+                        edit_distance_at_most_one(our_key, their_key)
+                        or initials_apart(our_key, their_key)
+                        or short_form_apart(our_key, their_key)
                     ):
                         pairs.append((ours[0], theirs[0]))
                     continue
                 # a stretch may be long (a collaboration's hundreds of names): only names
-                # with the same first and last words can differ by initials
-                by_ends: dict[tuple[str, str], list[int]] = {}
+                # with the same surname and given names' words can differ by initials
+                by_words: dict[tuple[str, str], list[int]] = {}
                 for author in theirs:
-                    words = key_of(author).split() or [""]
-                    by_ends.setdefault((words[0], words[-1]), []).append(author)
-                for author in ours:
+                    by_words.setdefault(surname_and_words(key_of(author)), []).append(author)
+                for place, author in enumerate(ours):
                     key = key_of(author)
-                    words = key.split() or [""]
-                    for candidate in by_ends.get((words[0], words[-1]), ()):
+                    for candidate in by_words.get(surname_and_words(key), ()):
                         if initials_apart(key, key_of(candidate)):
                             pairs.append((author, candidate))
+                    # a short form only at the same place of the stretch
+                    if place < len(theirs) and short_form_apart(key, key_of(theirs[place])):
+                        pairs.append((author, theirs[place]))
     return pairs
-
-
-def initials_apart(first: str, second: str) -> bool:
-    """One key is the other with middle initials added."""
-    shorter, longer = sorted((first, second), key=len)
-    return adds_initials(shorter, longer)
 
 
 def one_person_ids(

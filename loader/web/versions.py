@@ -4,7 +4,11 @@ was read from (file and line) to fold under it.
 
 Entries that say the same thing (the same paper in two profile pages, a conference list read
 twice) are one version with several entries: a reader asks where a paper appeared, not how
-often the scrapers saw it.
+often the scrapers saw it. The list shows only the versions that add something (`listed`): a
+venue, a year, a link or a title no other version gives with more (`ICLR 2018` beside `ICLR
+2018 Reject` adds nothing either). A profile page's entry with no venue or year, or a
+listing's `arXiv` with no year beside `arXiv 2017`, says nothing the others do not; its
+entries stay in the provenance fold, under its name there.
 """
 
 from collections.abc import Iterable, Mapping
@@ -41,6 +45,37 @@ class Version:
     title: str | None  # only where it differs from the paper's
     url: str | None  # http(s) only
     entries: list[Entry] = field(default_factory=list)
+    venue: str | None = None
+    year: int | None = None
+    listed: bool = True  # it adds a venue, a year, a link or a title to the others
+
+    def facts(self) -> tuple[tuple[str, Any], ...]:
+        """What it tells a reader of where the paper appeared: its venue, year, status, link
+        and title, those it gives."""
+        given = (
+            ("venue", self.venue),
+            ("year", self.year),
+            ("status", self.status),
+            ("url", self.url),
+            ("title", self.title),
+        )
+        return tuple((name, value) for name, value in given if value)
+
+
+def covers(fuller: Version, other: Version) -> bool:
+    """`fuller` says all `other` says and more: every fact of `other` is one of its facts."""
+    facts, others = fuller.facts(), other.facts()
+    return len(facts) > len(others) and set(others) <= set(facts)
+
+
+def mark_listed(versions: list[Version]) -> None:
+    """A version is listed unless it tells nothing, or another version tells all it does
+    and more. `covers` is transitive and strict, so every unlisted version with facts is
+    covered by a listed one."""
+    for version in versions:
+        version.listed = bool(version.facts()) and not any(
+            covers(other, version) for other in versions
+        )
 
 
 def http_link(url: str | None) -> str | None:
@@ -69,16 +104,20 @@ def own_title(title: str | None, paper_title: str | None) -> str | None:
 def paper_versions(rows: Iterable[Mapping[str, Any]], paper_title: str | None) -> list[Version]:
     """The versions of a paper from its paper_sources rows (with `path` and `format` of their
     source), oldest first; entries that give the same venue, year, status, title and link
-    are one version."""
+    are one version. Each says whether the list shows it (`listed`, mark_listed)."""
     versions: dict[tuple, Version] = {}
     for row in rows:
         name = version_name(row["venue"], row["year"], row["format"])
         title = own_title(row["title"], paper_title)
         url = http_link(row["url"])
         key = (row["year"] is None, row["year"] or 0, name, row["status"] or "", title, url)
-        version = versions.setdefault(key, Version(name, row["status"], title, url))
+        version = versions.setdefault(
+            key, Version(name, row["status"], title, url, venue=row["venue"], year=row["year"])
+        )
         version.entries.append(Entry(row["path"], row["line"], row["format"]))
-    return [
+    ordered = [
         versions[key]
         for key in sorted(versions, key=lambda key: tuple("" if v is None else v for v in key))
     ]
+    mark_listed(ordered)
+    return ordered
