@@ -186,6 +186,8 @@ def paper_signals(paper: Mapping[str, Any], citing: list[dict[str, Any]]) -> dic
         "paper_rating": rating_text(paper.get("rating"), paper.get("rating_count")),
         "paper_tldr": paper.get("tldr") or None,
     }
+
+
 def listed_versions(sources: list[dict[str, Any]], title: str | None) -> list[Version]:
     """The paper's versions (all, for the provenance fold) when the page lists any, else []."""
     if len(sources) < 2:
