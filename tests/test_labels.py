@@ -281,7 +281,8 @@ def label_parts(label):
     not a phrase."""
     _, _, detail = label.partition(": ")
     if not detail:
-        return [label]
+        # a bare name ('DS2', of 'our method DS2 outperforms') is a name, not a phrase
+        return [] if " " not in label and not label[:1].islower() else [label]
     # a description led by an article is a noun phrase wherever it stands ('leads to a
     # batched training scheme as we propose ... FastGCN')
     if not detail[:1].islower() or detail.split()[0] in ("a", "an", "the"):
