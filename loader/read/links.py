@@ -44,7 +44,7 @@ def link_url(kind: str, value: str, site: str | None = None) -> str | None:
     if arxiv and (kind == "arxiv" or text.lower().startswith("arxiv:")):
         return ARXIV_URL.format(arxiv[1])
     doi = DOI.match(text)
-    if doi and kind == "doi" or doi and text.lower().startswith("doi:"):
+    if doi and (kind == "doi" or text.lower().startswith("doi:")):
         return DOI_URL.format(doi[1])
     if text.startswith("/") and not text.startswith("//") and site and " " not in text:
         return site.rstrip("/") + text
