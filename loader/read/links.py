@@ -33,11 +33,11 @@ def link_url(kind: str, value: str, site: str | None = None) -> str | None:
     text = value.strip()
     if not text:
         return None
+    if URL.match(text):  # most links: a URL as it is
+        return text
     targets = MARKDOWN_TARGET.findall(text)
     if targets:
         return targets[0]
-    if URL.match(text):
-        return text
     if text.lower().startswith("http://") or text.lower().startswith("https://"):
         return None  # a scheme and no host
     arxiv = ARXIV_ID.match(text)

@@ -15,6 +15,7 @@ Venue and year come from the file name (`iclr2024.json` -> ICLR 2024, `nips2018.
 NeurIPS 2018) unless a sources.yml entry gives them.
 """
 
+import functools
 import json
 import math
 import os
@@ -238,18 +239,10 @@ def affiliation_countries(record: dict[str, object], names: list[str]) -> dict[i
     country_names = unique_names(record.get("aff_country_unique"))
     if not any(country_names):
         return {}
-    if (
-        isinstance(index_text, str)
-        and isinstance(country_text, str)
-        and INDEX_TEXT.fullmatch(index_text)
-        and INDEX_TEXT.fullmatch(country_text)
-        and index_text.translate(DIGITS) == country_text.translate(DIGITS)
-    ):  # the same slots: most records, read index by index without building them
-        pairs = zip(INDEX_SEPARATORS.split(index_text), INDEX_SEPARATORS.split(country_text))
-        return countries_of(
-            country_names,
-            ((int(index), int(country)) for index, country in pairs if index and country),
-        )
+    if isinstance(index_text, str) and isinstance(country_text, str):
+        pairs = aligned_pairs(index_text, country_text)
+        if pairs is not None:
+            return countries_of(country_names, pairs)
     slots = index_slots(index_text)
     country_slots = index_slots(country_text)
     if not slots or not country_slots:
@@ -270,6 +263,22 @@ def affiliation_countries(record: dict[str, object], names: list[str]) -> dict[i
             for pair in zip(indexes, country_indexes)
         ),
     )
+
+
+# the index fields of most records are a few shapes ("0;0;0", "0;1;1"): each read once while
+# among the last this many
+@functools.lru_cache(maxsize=4096)
+def aligned_pairs(index_text: str, country_text: str) -> tuple[tuple[int, int], ...] | None:
+    """(affiliation index, country index) of every place of two index fields with the same
+    slots (most records), else None."""
+    if not (
+        INDEX_TEXT.fullmatch(index_text)
+        and INDEX_TEXT.fullmatch(country_text)
+        and index_text.translate(DIGITS) == country_text.translate(DIGITS)
+    ):
+        return None
+    pairs = zip(INDEX_SEPARATORS.split(index_text), INDEX_SEPARATORS.split(country_text))
+    return tuple((int(index), int(country)) for index, country in pairs if index and country)
 
 
 def countries_of(names: list[str], pairs: Iterable[tuple[int, int]]) -> dict[int, str]:
