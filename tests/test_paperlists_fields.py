@@ -58,7 +58,6 @@ def test_bare_ids_and_scheme_less_links_made_absolute():
     # a link that is no URL (a ssh-style "github.com:owner/repo") is left out, not guessed at
     alignment = entry_titled("acl2022.json", "Alignment-Augmented")
     assert "code" not in alignment.links
-    # ECCV-style DOI fields holding a publisher's page stay that page
     for entry in entries("acl2022.json"):
         assert "github.com:" not in entry.links.get("code", "")
 

@@ -33,18 +33,18 @@ def link_url(kind: str, value: str, site: str | None = None) -> str | None:
     text = value.strip()
     if not text:
         return None
+    if URL.match(text):  # most links: a URL as it is
+        return text
     targets = MARKDOWN_TARGET.findall(text)
     if targets:
         return targets[0]
-    if URL.match(text):
-        return text
     if text.lower().startswith("http://") or text.lower().startswith("https://"):
         return None  # a scheme and no host
     arxiv = ARXIV_ID.match(text)
     if arxiv and (kind == "arxiv" or text.lower().startswith("arxiv:")):
         return ARXIV_URL.format(arxiv[1])
     doi = DOI.match(text)
-    if doi and kind == "doi" or doi and text.lower().startswith("doi:"):
+    if doi and (kind == "doi" or text.lower().startswith("doi:")):
         return DOI_URL.format(doi[1])
     if text.startswith("/") and not text.startswith("//") and site and " " not in text:
         return site.rstrip("/") + text

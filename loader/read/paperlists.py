@@ -16,6 +16,7 @@ Venue and year come from the file name (`iclr2024.json` -> ICLR 2024, `nips2018.
 NeurIPS 2018) unless a sources.yml entry gives them.
 """
 
+import functools
 import json
 import math
 import os
@@ -227,15 +228,15 @@ def read_affiliations(record: dict[str, object]) -> tuple[list[str], list[str | 
     if not any(names):
         affiliations = unique(split_field(text_value("aff", raw)))
         return affiliations, [None] * len(affiliations)
-    slots = index_slots(record.get("aff_unique_index")) or []
     if "" in names:
+        slots = index_slots(record.get("aff_unique_index")) or []
         raw_slots = [slot.split(SLOT_SEPARATOR) for slot in (raw or "").split(SEPARATOR)]
         for author, indexes in enumerate(slots):
             written = raw_slots[author] if author < len(raw_slots) else []
             for place, index in enumerate(indexes):
                 if index < len(names) and not names[index] and len(written) == len(indexes):
                     names[index] = " ".join(written[place].split())
-    countries = affiliation_countries(record, slots, names)
+    countries = affiliation_countries(record, names)
     kept: dict[str, str | None] = {}
     for index, name in enumerate(names):
         if name and name not in kept:
@@ -243,32 +244,25 @@ def read_affiliations(record: dict[str, object]) -> tuple[list[str], list[str | 
     return list(kept), list(kept.values())
 
 
-def affiliation_countries(
-    record: dict[str, object], slots: list[list[int]], names: list[str]
-) -> dict[int, str]:
+def affiliation_countries(record: dict[str, object], names: list[str]) -> dict[int, str]:
     """Affiliation index -> country, read where the country index has the affiliation
     index's slots (the same number of authors, and of affiliations each); where it skips the
     authors with no affiliation, from the others. An affiliation given two countries (the
     fields do not agree) has none."""
-    country_names = unique_names(record.get("aff_country_unique"))
-    if not slots or not any(country_names):
-        return {}
     index_text = record.get("aff_unique_index")
     country_text = record.get("aff_country_unique_index")
-    if (
-        isinstance(index_text, str)
-        and isinstance(country_text, str)
-        and INDEX_TEXT.fullmatch(index_text)
-        and INDEX_TEXT.fullmatch(country_text)
-        and index_text.translate(DIGITS) == country_text.translate(DIGITS)
-    ):  # the same slots: most records, read index by index without building them
-        pairs = zip(INDEX_SEPARATORS.split(index_text), INDEX_SEPARATORS.split(country_text))
-        return countries_of(
-            country_names,
-            ((int(index), int(country)) for index, country in pairs if index and country),
-        )
+    if not index_text or not country_text:
+        return {}
+    country_names = unique_names(record.get("aff_country_unique"))
+    if not any(country_names):
+        return {}
+    if isinstance(index_text, str) and isinstance(country_text, str):
+        pairs = aligned_pairs(index_text, country_text)
+        if pairs is not None:
+            return countries_of(country_names, pairs)
+    slots = index_slots(index_text)
     country_slots = index_slots(country_text)
-    if not country_slots:
+    if not slots or not country_slots:
         return {}
 
     def shape(slots: list[list[int]]) -> list[int]:
@@ -278,12 +272,30 @@ def affiliation_countries(
         slots = [slot for slot in slots if any(i < len(names) and names[i] for i in slot)]
         if shape(slots) != shape(country_slots):
             return {}
-    pairs = (
-        pair
-        for indexes, country_indexes in zip(slots, country_slots)
-        for pair in zip(indexes, country_indexes)
+    return countries_of(
+        country_names,
+        (
+            pair
+            for indexes, country_indexes in zip(slots, country_slots)
+            for pair in zip(indexes, country_indexes)
+        ),
     )
-    return countries_of(country_names, pairs)
+
+
+# the index fields of most records are a few shapes ("0;0;0", "0;1;1"): each read once while
+# among the last this many
+@functools.lru_cache(maxsize=4096)
+def aligned_pairs(index_text: str, country_text: str) -> tuple[tuple[int, int], ...] | None:
+    """(affiliation index, country index) of every place of two index fields with the same
+    slots (most records), else None."""
+    if not (
+        INDEX_TEXT.fullmatch(index_text)
+        and INDEX_TEXT.fullmatch(country_text)
+        and index_text.translate(DIGITS) == country_text.translate(DIGITS)
+    ):
+        return None
+    pairs = zip(INDEX_SEPARATORS.split(index_text), INDEX_SEPARATORS.split(country_text))
+    return tuple((int(index), int(country)) for index, country in pairs if index and country)
 
 
 def countries_of(names: list[str], pairs: Iterable[tuple[int, int]]) -> dict[int, str]:

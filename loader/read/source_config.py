@@ -1,5 +1,5 @@
-"""sources.yml: the venue, year and status of the pages in a folder, and the arXiv categories
-a snapshot keeps.
+"""sources.yml: the venue, year and status of the pages in a folder, the arXiv categories
+a snapshot keeps, and the date of a dump's content.
 
     - match: "iclr2024_*.txt"   # glob relative to this folder, ** allowed
       venue: ICLR
