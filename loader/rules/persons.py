@@ -57,6 +57,10 @@ class PersonIds:
         stronger kind the ids give (then it is someone else: `~Yang_Liu3` is not the holder
         of `~Yang_Liu1` whatever DBLP pid the two share). The holders of the other ids are
         the same person when no kind's ids disagree (disagree())."""
+        if len(ids) == 1:  # most authors: one profile id, its holder's or no one's yet
+            if ids[0] in self.disputed:
+                return None, []
+            return self.owner.get(ids[0]), []
         ids = tuple(pair for pair in ids if pair not in self.disputed)
         chosen = None
         stronger: set[str] = set()  # kinds of ids no one holds yet, stronger than the holder's
