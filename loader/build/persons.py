@@ -112,8 +112,11 @@ def move_links(writer: "CatalogWriter", moves: list[tuple[int, str, int]], joine
                 replace(v, authors=tuple((kept if a == gone else a, p) for a, p in v.authors))
                 for v in versions
             ]
+        # the paper's list of names needs writing again only where the person is shown
+        # another way (a person renamed later has all their papers' lists written again)
+        if writer.author_names[gone] != writer.author_names[kept]:
+            joined.papers.add(paper_id)
         writer.move_entries(gone, kept, 1 + len(versions or ()))
-        joined.papers.add(paper_id)
         joined.replaced.add(gone)
     joined.names_joined += len(moves)
 
@@ -192,12 +195,14 @@ def lists_of(
         paper: ([], set()) for paper in papers
     }
     ids = json.dumps(sorted(papers))
+    keys = writer.author_key_of()
     for paper, author in writer.db.conn.execute(
         "select paper_id, author_id from paper_authors where paper_id in "
         "(select value from json_each(?))",
         [ids],
     ):
-        listed[paper][0].append((author, writer.key_of(author)))
+        key = keys.get(author)
+        listed[paper][0].append((author, writer.key_of(author) if key is None else key))
     for paper, affiliation in writer.db.conn.execute(
         "select paper_id, affiliation_id from paper_affiliations where paper_id in "
         "(select value from json_each(?))",
