@@ -71,6 +71,9 @@ class Joined:
     replaced: set[int] = field(default_factory=set)
     names_joined: int = 0
     persons_joined: int = 0
+    # (person, paper, the name's author id, "co-author" or "affiliation"): what joined whom,
+    # for bench/persons_report.py
+    evidence: list[tuple[int, str, int, str]] = field(default_factory=list)
 
 
 def move_link(writer: "CatalogWriter", paper_id: str, gone: int, kept: int, joined: Joined) -> bool:
@@ -183,6 +186,10 @@ def join_persons(writer: "CatalogWriter", identified: IdentifiedAuthors) -> Join
             if found is not None and (paper, found) not in present:
                 present.add((paper, found))
                 moves.append((found, paper, author))
+                shared = (
+                    "co-author" if not others.isdisjoint(coauthor_keys[found]) else "affiliation"
+                )
+                joined.evidence.append((found, paper, author, shared))
     move_links(writer, moves, joined)
     return joined
 
