@@ -36,6 +36,10 @@ class IdentifiedAuthors:
 
     def find(self, ids: AuthorIds) -> int | None:
         """The author id of the person with these ids, or None for a new person (then add())."""
+        if len(ids) == 1:  # most authors: one profile id, its holder's or no one's yet
+            if ids[0] in self.ids.disputed:
+                return None
+            return self.ids.owner.get(ids[0])
         person = self.known.get(ids)
         if person is not None:
             return person
@@ -55,7 +59,8 @@ class IdentifiedAuthors:
     def add(self, author_id: int, key: str, ids: AuthorIds) -> None:
         self.keys[author_id] = key
         self.ids.add(author_id, ids)
-        self.known[ids] = author_id
+        if len(ids) > 1:
+            self.known[ids] = author_id
 
     def rows(self) -> Iterable[tuple[int, str, str]]:
         """The author_ids rows: (author id, kind, value)."""

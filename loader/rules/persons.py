@@ -96,6 +96,12 @@ class PersonIds:
 
     def add(self, person: int, ids: AuthorIds) -> None:
         """Give `person` the ids no one holds yet (find() chose it for them)."""
+        if len(ids) == 1 and person not in self.held:  # a new person of one id: most
+            pair = ids[0]
+            if pair not in self.owner and pair not in self.disputed:
+                self.held[person] = {pair[0]: [pair[1]]}
+                self.owner[pair] = person
+                return
         held = self.held.setdefault(person, {})
         for kind, value in ids:
             if (kind, value) not in self.owner and (kind, value) not in self.disputed:
