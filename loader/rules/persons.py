@@ -61,10 +61,12 @@ class PersonIds:
             if ids[0] in self.disputed:
                 return None, []
             return self.owner.get(ids[0]), []
-        ids = tuple(pair for pair in ids if pair not in self.disputed)
+        if self.disputed and not self.disputed.isdisjoint(ids):
+            ids = tuple(pair for pair in ids if pair not in self.disputed)
         chosen = None
         stronger: set[str] = set()  # kinds of ids no one holds yet, stronger than the holder's
-        for kind, value in sorted(ids, key=lambda pair: RANK[pair[0]]):
+        # AuthorIds come strongest first (the order of RANK)
+        for kind, value in ids:
             person = self.owner.get((kind, value))
             if person is None:
                 stronger.add(kind)
@@ -89,6 +91,9 @@ class PersonIds:
 
     def dispute(self, ids: AuthorIds, chosen: int | None, joined: list[int]) -> None:
         """The ids of `ids` that another person holds than the one they are: disputed."""
+        owner = self.owner
+        if all(owner.get(pair, chosen) == chosen for pair in ids):
+            return
         for pair in ids:
             person = self.owner.get(pair)
             if person is not None and person != chosen and person not in joined:
