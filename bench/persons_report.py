@@ -97,6 +97,25 @@ def report(db: Path, sample: int) -> None:
     )
 
 
+def joined_sample(db: Path, joined: list[tuple[int, str, int, str]], sample: int) -> None:
+    """What the names without ids joined on, and a sample to judge by hand: the person (ids,
+    a paper of theirs with ids) and the paper whose name joined them."""
+    connection = sqlite3.connect(db)
+    kinds = collections.Counter(evidence for *_, evidence in joined)
+    print("names joined by: " + ", ".join(f"{kind} {n:,}" for kind, n in kinds.most_common()))
+    for person, paper, _, evidence in random.Random(1).sample(joined, min(sample, len(joined))):
+        name, ids = connection.execute(
+            "select name, ids from authors where id = ?", [person]
+        ).fetchone()
+        label, venue, year, affiliations, authors = connection.execute(
+            "select label, venue, year, affiliations, authors from papers "
+            "where id = coalesce((select paper_id from paper_aliases where alias = ?), ?)",
+            [paper, paper],
+        ).fetchone()
+        print(f"  joined ({evidence}): {name} {ids} <- {venue} {year} {label[:60]!r}")
+        print(f"      its authors {authors[:150]} affiliations {affiliations[:100]}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lists", type=Path, default=Path("/tmp/pl"))
@@ -115,6 +134,7 @@ def main() -> None:
             f"persons: {summary.persons:,}; names without ids joined to a person: "
             f"{summary.names_joined:,}; ids disputed (beside two people): {summary.disputed_ids:,}"
         )
+        joined_sample(args.db, summary.joined_names, args.sample)
     report(args.db, args.sample)
 
 

@@ -39,7 +39,12 @@ async def author_page(datasette: "Datasette", request: Request) -> Response:
         raise BadRequest("Give an author's name: /-/author?name=...")
     db = catalog_database(datasette)
     found = (
-        await db.execute("select id from authors where key = :key", {"key": name_key(name)})
+        # several people may share a name (docs/names.md, "People by their ids"): the one
+        # with most papers, whose page names the others
+        await db.execute(
+            "select id from authors where key = :key order by paper_count desc, id limit 1",
+            {"key": name_key(name)},
+        )
     ).rows
     if not found:
         raise NotFound(f"No author named {name[:100]}")

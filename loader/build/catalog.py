@@ -303,5 +303,6 @@ def write_rows(
         summary = writer.finish(merged, renamed, unlisted)
         summary.left_out = left_out
         summary.names_joined = joined.names_joined
+        summary.joined_names = joined.evidence
         summary.disputed_ids = len(identified.ids.disputed)
         return summary

@@ -30,21 +30,37 @@ class IdentifiedAuthors:
         self.ids = PersonIds()
         self.keys: dict[int, str] = {}  # author id -> name key of the first spelling seen
         self.joins: list[tuple[int, int]] = []  # (kept, gone): one person
+        # ids as an entry gives them -> their person: most persons recur with the same ids.
+        # Emptied when a join or a disputed id may make the answer another
+        self.known: dict[AuthorIds, int] = {}
 
     def find(self, ids: AuthorIds) -> int | None:
         """The author id of the person with these ids, or None for a new person (then add())."""
+        if len(ids) == 1:  # most authors: one profile id, its holder's or no one's yet
+            if ids[0] in self.ids.disputed:
+                return None
+            return self.ids.owner.get(ids[0])
+        person = self.known.get(ids)
+        if person is not None:
+            return person
+        disputed = len(self.ids.disputed)
         person, joined = self.ids.find(ids)
+        if joined or len(self.ids.disputed) != disputed:
+            self.known.clear()
         if person is None:
             return None
         for gone in joined:
             self.ids.join(person, gone)
             self.joins.append((person, gone))
         self.ids.add(person, ids)
+        self.known[ids] = person
         return person
 
     def add(self, author_id: int, key: str, ids: AuthorIds) -> None:
         self.keys[author_id] = key
         self.ids.add(author_id, ids)
+        if len(ids) > 1:
+            self.known[ids] = author_id
 
     def rows(self) -> Iterable[tuple[int, str, str]]:
         """The author_ids rows: (author id, kind, value)."""
@@ -60,6 +76,9 @@ class Joined:
     replaced: set[int] = field(default_factory=set)
     names_joined: int = 0
     persons_joined: int = 0
+    # (person, paper, the name's author id, "co-author" or "affiliation"): what joined whom,
+    # for bench/persons_report.py
+    evidence: list[tuple[int, str, int, str]] = field(default_factory=list)
 
 
 def move_link(writer: "CatalogWriter", paper_id: str, gone: int, kept: int, joined: Joined) -> bool:
@@ -86,6 +105,28 @@ def move_link(writer: "CatalogWriter", paper_id: str, gone: int, kept: int, join
     joined.papers.add(paper_id)
     joined.replaced.add(gone)
     return True
+
+
+def move_links(writer: "CatalogWriter", moves: list[tuple[int, str, int]], joined: Joined) -> None:
+    """Each (person, paper, author) of `moves`: the paper lists the person where it listed
+    the author (a name without ids), in its stored row and its repeated entries."""
+    writer.db.conn.executemany(
+        "update paper_authors set author_id = ? where paper_id = ? and author_id = ?", moves
+    )
+    for kept, paper_id, gone in moves:
+        versions = writer.duplicates.get(paper_id)
+        if versions:
+            writer.duplicates[paper_id] = [
+                replace(v, authors=tuple((kept if a == gone else a, p) for a, p in v.authors))
+                for v in versions
+            ]
+        # the paper's list of names needs writing again only where the person is shown
+        # another way (a person renamed later has all their papers' lists written again)
+        if writer.author_names[gone] != writer.author_names[kept]:
+            joined.papers.add(paper_id)
+        writer.move_entries(gone, kept, 1 + len(versions or ()))
+        joined.replaced.add(gone)
+    joined.names_joined += len(moves)
 
 
 def papers_of(writer: "CatalogWriter", authors: Iterable[int]) -> dict[int, list[str]]:
@@ -132,6 +173,8 @@ def join_persons(writer: "CatalogWriter", identified: IdentifiedAuthors) -> Join
             authors, affiliations = listed[paper]
             coauthor_keys[person].update(k for a, k in authors if a != person)
             affiliations_of[person].update(affiliations)
+    present = {(paper, a) for paper, (authors, _) in listed.items() for a, _ in authors}
+    moves: list[tuple[int, str, int]] = []  # (person, paper, name's author id)
     for author, candidates in sorted(named.items()):
         own_key = writer.key_of(author)
         for paper in papers.get(author, ()):
@@ -144,8 +187,15 @@ def join_persons(writer: "CatalogWriter", identified: IdentifiedAuthors) -> Join
                 lambda p: coauthor_keys[p],
                 lambda p: affiliations_of[p],
             )
-            if found is not None and move_link(writer, paper, author, found, joined):
-                joined.names_joined += 1
+            # not where the paper lists the person too: two people of one list
+            if found is not None and (paper, found) not in present:
+                present.add((paper, found))
+                moves.append((found, paper, author))
+                shared = (
+                    "co-author" if not others.isdisjoint(coauthor_keys[found]) else "affiliation"
+                )
+                joined.evidence.append((found, paper, author, shared))
+    move_links(writer, moves, joined)
     return joined
 
 
@@ -157,12 +207,14 @@ def lists_of(
         paper: ([], set()) for paper in papers
     }
     ids = json.dumps(sorted(papers))
+    keys = writer.author_key_of()
     for paper, author in writer.db.conn.execute(
         "select paper_id, author_id from paper_authors where paper_id in "
         "(select value from json_each(?))",
         [ids],
     ):
-        listed[paper][0].append((author, writer.key_of(author)))
+        key = keys.get(author)
+        listed[paper][0].append((author, writer.key_of(author) if key is None else key))
     for paper, affiliation in writer.db.conn.execute(
         "select paper_id, affiliation_id from paper_affiliations where paper_id in "
         "(select value from json_each(?))",

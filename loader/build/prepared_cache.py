@@ -175,9 +175,7 @@ def read_item(value: Any) -> PreparedItem:
     else:
         value[LINKS] = ()
     if value[AUTHOR_IDS]:
-        value[AUTHOR_IDS] = tuple(
-            tuple([(kind, id) for kind, id in ids]) for ids in value[AUTHOR_IDS]
-        )
+        value[AUTHOR_IDS] = tuple([tuple(map(tuple, ids)) for ids in value[AUTHOR_IDS]])
     else:
         value[AUTHOR_IDS] = ()
     return PreparedEntry._make(value)

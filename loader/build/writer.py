@@ -125,6 +125,8 @@ class Summary:
     persons: int = 0
     names_joined: int = 0
     disputed_ids: int = 0  # ids given beside two people who disagree (rules/persons.py)
+    # (person, paper, the name's author id, what they share) of each name joined
+    joined_names: list[tuple[int, str, int, str]] = field(default_factory=list)
 
     def __str__(self) -> str:
         left_out = f", {self.left_out} records left out by category" if self.left_out else ""

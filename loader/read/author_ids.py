@@ -33,7 +33,7 @@ def id_value(kind: str, text: str) -> str | None:
     if not text.isprintable():  # a NUL or a lone surrogate: no id, and SQLite refuses it
         return None
     if kind == "openreview":
-        return text if OPENREVIEW_PROFILE.match(text) else None
+        return text if text[:1] == "~" and OPENREVIEW_PROFILE.match(text) else None
     if kind == "orcid":
         match = ORCID.match(text.upper() if text[-1:] in "xX" else text)
         return match[1] if match else None
@@ -69,8 +69,18 @@ def aligned_ids(
     }
     if not usable:
         return []
-    found = [ids_of({kind: values[slot] for kind, values in usable.items()}) for slot in slots]
-    return found if any(found) else []
+    found: list[dict[str, str]] = [{} for _ in slots]
+    anything = False
+    for kind, values in usable.items():
+        for index, slot in enumerate(slots):
+            text = values[slot]
+            # most slots of ORCID and DBLP lists are blank
+            if isinstance(text, str) and text and not text.isspace():
+                value = id_value(kind, text)
+                if value:
+                    found[index][kind] = value
+                    anything = True
+    return found if anything else []
 
 
 def split_ids(value: object, names: int) -> list[str] | None:

@@ -308,6 +308,9 @@ def countries_of(names: list[str], pairs: Iterable[tuple[int, int]]) -> dict[int
         if country and countries.setdefault(index, country) != country:
             conflicting.add(index)
     return {index: country for index, country in countries.items() if index not in conflicting}
+def has_ids(value: object) -> bool:
+    """Whether a ";"-joined list of ids holds one that is not blank."""
+    return isinstance(value, str) and bool(value.strip("; "))
 
 
 def paperlists_author_ids(
@@ -316,6 +319,11 @@ def paperlists_author_ids(
     """The authors' ids: `authorids` ("~Name1;~Name2", OpenReview profile ids; e-mails and
     other sites' ids are left out, loader.read.author_ids), `orcid` and `dblp`, each one slot
     a name of `author`, blanks where none."""
+    given = record.get("authorids")
+    if not (isinstance(given, str) and "~" in given) and not any(
+        has_ids(record.get(field)) for field in ("orcid", "dblp")
+    ):
+        return []  # most records: none, or other sites' ids (IEEE, ACL) and addresses
     lists = {
         kind: split_ids(record.get(field), width)
         for kind, field in (("openreview", "authorids"), ("orcid", "orcid"), ("dblp", "dblp"))

@@ -57,10 +57,16 @@ class PersonIds:
         stronger kind the ids give (then it is someone else: `~Yang_Liu3` is not the holder
         of `~Yang_Liu1` whatever DBLP pid the two share). The holders of the other ids are
         the same person when no kind's ids disagree (disagree())."""
-        ids = tuple(pair for pair in ids if pair not in self.disputed)
+        if len(ids) == 1:  # most authors: one profile id, its holder's or no one's yet
+            if ids[0] in self.disputed:
+                return None, []
+            return self.owner.get(ids[0]), []
+        if self.disputed and not self.disputed.isdisjoint(ids):
+            ids = tuple(pair for pair in ids if pair not in self.disputed)
         chosen = None
         stronger: set[str] = set()  # kinds of ids no one holds yet, stronger than the holder's
-        for kind, value in sorted(ids, key=lambda pair: RANK[pair[0]]):
+        # AuthorIds come strongest first (the order of RANK)
+        for kind, value in ids:
             person = self.owner.get((kind, value))
             if person is None:
                 stronger.add(kind)
@@ -85,6 +91,9 @@ class PersonIds:
 
     def dispute(self, ids: AuthorIds, chosen: int | None, joined: list[int]) -> None:
         """The ids of `ids` that another person holds than the one they are: disputed."""
+        owner = self.owner
+        if all(owner.get(pair, chosen) == chosen for pair in ids):
+            return
         for pair in ids:
             person = self.owner.get(pair)
             if person is not None and person != chosen and person not in joined:
@@ -92,6 +101,12 @@ class PersonIds:
 
     def add(self, person: int, ids: AuthorIds) -> None:
         """Give `person` the ids no one holds yet (find() chose it for them)."""
+        if len(ids) == 1 and person not in self.held:  # a new person of one id: most
+            pair = ids[0]
+            if pair not in self.owner and pair not in self.disputed:
+                self.held[person] = {pair[0]: [pair[1]]}
+                self.owner[pair] = person
+                return
         held = self.held.setdefault(person, {})
         for kind, value in ids:
             if (kind, value) not in self.owner and (kind, value) not in self.disputed:
