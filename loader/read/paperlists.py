@@ -308,6 +308,8 @@ def countries_of(names: list[str], pairs: Iterable[tuple[int, int]]) -> dict[int
         if country and countries.setdefault(index, country) != country:
             conflicting.add(index)
     return {index: country for index, country in countries.items() if index not in conflicting}
+
+
 def has_ids(value: object) -> bool:
     """Whether a ";"-joined list of ids holds one that is not blank."""
     return isinstance(value, str) and bool(value.strip("; "))
