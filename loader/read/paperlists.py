@@ -152,8 +152,12 @@ def number_value(value: object) -> float | None:
             value = float(value)
         except ValueError:
             return None
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-        return float(value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            number = float(value)
+        except OverflowError:  # an integer past any float: no rating
+            return None
+        return number if math.isfinite(number) else None
     return None
 
 
