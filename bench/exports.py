@@ -46,6 +46,7 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from loader.records import LINK_KINDS
 from loader.web import search_request as search
 from loader.web.search_exports import CSV_COLUMNS
 
@@ -71,7 +72,21 @@ AFFILIATIONS_SQL = (
     " join affiliations on affiliations.id = paper_affiliations.affiliation_id"
     " where paper_affiliations.paper_id = papers.id order by affiliations.name))"
 )
-EXPORT_COLUMNS = {"authors": AUTHORS_SQL, "affiliations": AFFILIATIONS_SQL}
+COUNTRIES_SQL = (
+    "(select group_concat(country, '; ') from (select distinct affiliations.country"
+    " from paper_affiliations"
+    " join affiliations on affiliations.id = paper_affiliations.affiliation_id"
+    " where paper_affiliations.paper_id = papers.id and affiliations.country is not null))"
+)
+# the CSV's columns the papers table does not store as such: each a SQL expression
+EXPORT_COLUMNS = {
+    "authors": AUTHORS_SQL,
+    "affiliations": AFFILIATIONS_SQL,
+    "countries": COUNTRIES_SQL,
+    **{f"link_{kind}": f"json_extract(papers.links, '$.{kind}')" for kind in LINK_KINDS},
+}
+# derived from the stored columns (`links`, the affiliations): the table's CSV has `links`
+DERIVED_COLUMNS = {"countries", *(f"link_{kind}" for kind in LINK_KINDS)}
 
 
 def free_port():
@@ -260,7 +275,7 @@ def run(catalog, out):
             word = raw_search_sql([("q", COMMON_WORD)])
             # the search export's columns, as the table stores them (authors and affiliations
             # as JSON lists), chosen in the URL
-            columns = [c for c in CSV_COLUMNS if c != "id"]
+            columns = [c for c in CSV_COLUMNS if c != "id" and c not in DERIVED_COLUMNS]
             table = f"select id, {', '.join(columns)} from papers order by id"
             table_url = "/catalog/papers.csv?_stream=on&_size=max&" + "&".join(
                 f"_col={c}" for c in columns

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from loader.web.catalog_scope import catalog_database, catalog_name, serves_catalog
+from loader.web.search_request import SIGNAL_COLUMNS
 
 if TYPE_CHECKING:
     from datasette.app import Datasette
@@ -41,14 +42,8 @@ MAYBE_EMPTY = (
     "track_id",
     "keywords",
     "categories",
-    # what public dumps carry (issue 34): none of them in a catalog built from pages
-    "tldr",
-    "links",
-    "citations",
-    "citations_source",
-    "citations_as_of",
-    "rating",
-    "rating_count",
+    # what public dumps carry: none of them in a catalog built from pages
+    *SIGNAL_COLUMNS,
 )
 
 

@@ -65,12 +65,7 @@ CSV_COLUMNS = (
     # the signals (issue 34): empty for a catalog built without them
     "countries",
     *(f"link_{kind}" for kind in LINK_LABELS),
-    "citations",
-    "citations_source",
-    "citations_as_of",
-    "rating",
-    "rating_count",
-    "tldr",
+    *(column for column in search.SIGNAL_COLUMNS if column != "links"),
     "abstract",
 )
 CONTENT_TYPES = {
