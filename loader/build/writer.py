@@ -251,14 +251,8 @@ class CatalogWriter:
         key, written = author
         author_id = self.author_keys.get(key)
         if author_id is None:
-            author_id = self.author_keys[key] = len(self.author_names)
-            self.author_names.append(written)
-            self.author_entries.append(0)
-        elif written != self.author_names[author_id]:
-            others = self.other_spellings.setdefault(author_id, collections.Counter())
-            others[written] += 1
-        self.author_entries[author_id] += 1
-        return author_id
+            author_id = self.author_keys[key] = self.new_author(written)
+        return self.counted(author_id, written)
 
     def person_id(self, author: AuthorName, ids: AuthorIds) -> int:
         """The author of these ids (a person, persons.py), counting the spelling once for the
@@ -268,11 +262,19 @@ class CatalogWriter:
         key, written = author
         author_id = self.identified.find(ids)
         if author_id is None:
-            author_id = len(self.author_names)
+            author_id = self.new_author(written)
             self.identified.add(author_id, key, ids)
-            self.author_names.append(written)
-            self.author_entries.append(0)
-        elif written != self.author_names[author_id]:
+        return self.counted(author_id, written)
+
+    def new_author(self, written: str) -> int:
+        """A new author's id, its first spelling `written`."""
+        self.author_names.append(written)
+        self.author_entries.append(0)
+        return len(self.author_names) - 1
+
+    def counted(self, author_id: int, written: str) -> int:
+        """The author, counted once more for an entry, with the spelling it used there."""
+        if written != self.author_names[author_id]:
             others = self.other_spellings.setdefault(author_id, collections.Counter())
             others[written] += 1
         self.author_entries[author_id] += 1
