@@ -7,7 +7,6 @@ entries written (writer.py), versions merged, shared labels told apart and autho
 import contextlib
 import functools
 import os
-import sqlite3
 from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 
@@ -37,7 +36,7 @@ from loader.build.prepare import (
 )
 from loader.build.prepared_cache import CacheRefused, PreparedCache, cache_folder
 from loader.build.schema import MARKER_TABLE, PAGE_SIZE
-from loader.build.vocabulary import write_search_vocabulary
+from loader.build.vocabulary import SearchVocabulary
 from loader.build.writer import CatalogWriter, Summary
 from loader.read.sources import public_paths, source_date
 from loader.records import LeftOut, Problem
@@ -64,18 +63,13 @@ class BuildFailed(Exception):
 
 
 def finish_database(db: sqlite_utils.Database, full_text: SideIndex) -> None:
-    """The full-text index from its side database, statistics, SQLite's check and the
-    index's own (CatalogWriter.finish made the indexes and the facet table)."""
+    """The full-text index and the search vocabulary from their side database, statistics,
+    SQLite's check and the index's own (CatalogWriter.finish made the indexes and the facet
+    table)."""
     db.conn.commit()
     full_text.copy_into(db.conn)
     # per-term document counts: "related papers" picks a paper's rarest terms from it
     db.execute("create virtual table papers_fts_vocab using fts5vocab(papers_fts, 'row')")
-    try:
-        write_search_vocabulary(db.conn)
-    except sqlite3.DatabaseError:
-        # the copied index reads as damaged: its own check, on the side database, says how
-        full_text.checked()
-        raise
     analyze(db)
     check_integrity(db)
     # checked in the side database while the lines above ran
@@ -205,7 +199,9 @@ def write_catalog(
     db.execute("pragma synchronous = off")
     db.execute(f"pragma cache_size = -{STREAM_CACHE_KB}")
     db.execute(f"pragma threads = {SORTER_THREADS}")
-    full_text = SideIndex(path + atomic.FULL_TEXT_SUFFIX, "papers_fts", PAGE_SIZE)
+    full_text = SideIndex(
+        path + atomic.FULL_TEXT_SUFFIX, "papers_fts", PAGE_SIZE, companions=[SearchVocabulary()]
+    )
     try:
         summary = write_rows(
             db, files, forced_format, progress, workers, full_text, arxiv_categories, cache

@@ -7,13 +7,16 @@ are added or taken out by value, its segments merged (optimize) and its structur
 the GIL while it tokenizes and merges: the thread's connection uses the core the serial end
 of a build otherwise leaves idle (the writer counts papers and builds indexes meanwhile).
 Copied row for row into the catalog's empty shadow tables, the index is the one the writer
-would have built in place (tests/test_build.py matches it against a rebuild).
+would have built in place (tests/test_build.py matches it against a rebuild). Companions,
+other indexes over the same rows (the search vocabulary's words, vocabulary.py), are fed the
+same rows and removals on the same thread, finished after the merge and copied in with it.
 """
 
 import collections
 import concurrent.futures
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
+from typing import Protocol
 
 SHADOW_TABLES = ("data", "idx", "docsize", "config")
 # batches given to the thread and not yet indexed: the writer waits beyond this (memory)
@@ -25,6 +28,20 @@ SIDE_CACHE_KB = 4096
 Setting = tuple[str, int]
 # (rowid, *columns) of one row to index, or ("delete", rowid, *columns) to take out
 IndexRow = Sequence[object]
+
+
+class Companion(Protocol):
+    """An index over the rows the full-text index is given, made in the side database: created
+    with the index, given every row and removal (by the FTS5 `delete` command, with the
+    text), finished by the thread once the last rows are in, then copied into the catalog."""
+
+    name: str  # its FTS5 table in the side database
+
+    def create(self, connection: sqlite3.Connection, columns: Sequence[str]) -> None: ...
+
+    def finish(self, connection: sqlite3.Connection) -> None: ...
+
+    def copy_into(self, connection: sqlite3.Connection, schema: str) -> None: ...
 
 
 class CatalogCheckFailed(Exception):
@@ -39,10 +56,14 @@ class SideIndex:
     forks only while no other thread runs). Call define() first, complete() once all rows
     are given, then copy_into() and checked(); close() whatever happens."""
 
-    def __init__(self, path: str, name: str, page_size: int) -> None:
+    def __init__(
+        self, path: str, name: str, page_size: int, companions: Sequence[Companion] = ()
+    ) -> None:
         self.path = path
         self.name = name
         self.page_size = page_size
+        self.companions = companions
+        self.columns: Sequence[str] = ()
         self.sql: str | None = None
         self.settings: Sequence[Setting] = ()
         self.build_settings: Sequence[Setting] = ()
@@ -53,11 +74,16 @@ class SideIndex:
         self.connection: sqlite3.Connection | None = None  # the thread's own
 
     def define(
-        self, sql: str, settings: Sequence[Setting], build_settings: Sequence[Setting]
+        self,
+        sql: str,
+        columns: Sequence[str],
+        settings: Sequence[Setting],
+        build_settings: Sequence[Setting],
     ) -> None:
-        """The catalog's `create virtual table` statement, the FTS5 settings it keeps and
-        those only for building (dropped after the merge)."""
-        self.sql, self.settings, self.build_settings = sql, settings, build_settings
+        """The catalog's `create virtual table` statement, its columns, the FTS5 settings it
+        keeps and those only for building (dropped after the merge)."""
+        self.sql, self.columns = sql, columns
+        self.settings, self.build_settings = settings, build_settings
 
     def thread(self) -> concurrent.futures.ThreadPoolExecutor:
         """The index's thread, started by the first task, which opens the side database."""
@@ -99,8 +125,10 @@ class SideIndex:
             f"insert into {self.name} ({self.name}, rank) values (?, ?)",
             (*self.settings, *self.build_settings),
         )
+        for companion in self.companions:
+            companion.create(self.connection, self.columns)
 
-    def add(self, columns: Sequence[str], rows: Iterable[IndexRow]) -> None:
+    def add(self, columns: Sequence[str], rows: Sequence[IndexRow]) -> None:
         """Index rows of (rowid, *columns): in rowid order, each rowid once."""
         self.submit(self.insert, columns, rows)
 
@@ -109,20 +137,23 @@ class SideIndex:
         self.submit(self.insert, columns, [("delete", *row) for row in rows], True)
 
     def insert(
-        self, columns: Sequence[str], rows: Iterable[IndexRow], command: bool = False
+        self, columns: Sequence[str], rows: Sequence[IndexRow], command: bool = False
     ) -> None:
         names = ", ".join(columns)
-        if command:
-            sql = f"insert into {self.name} ({self.name}, rowid, {names}) values (?, ?, "
-        else:
-            sql = f"insert into {self.name} (rowid, {names}) values (?, "
-        self.open_connection().executemany(sql + ", ".join("?" * len(columns)) + ")", rows)
+        values = ", ".join("?" * len(columns))
+        for table in (self.name, *(companion.name for companion in self.companions)):
+            if command:
+                sql = f"insert into {table} ({table}, rowid, {names}) values (?, ?, {values})"
+            else:
+                sql = f"insert into {table} (rowid, {names}) values (?, {values})"
+            self.open_connection().executemany(sql, rows)
 
     def complete(self) -> None:
-        """Merge the segments into one and drop the build settings, then check the structure;
-        the writer goes on meanwhile. copy_into() waits for the merge only: the check, longer
-        than the merge, reads the side database while the writer copies it and runs ANALYZE
-        and quick_check; checked() gives its verdict."""
+        """Merge the segments into one and drop the build settings, finish the companions,
+        then check the structure; the writer goes on meanwhile. copy_into() waits for the
+        merge and the companions only: the check, longer than the merge, reads the side
+        database while the writer copies it and runs ANALYZE and quick_check; checked()
+        gives its verdict."""
         self.submit(self.merge)
         self.check = self.thread().submit(self.check_structure)
 
@@ -133,6 +164,8 @@ class SideIndex:
             f"delete from {self.name}_config where k in ({', '.join('?' * len(self.build_settings))})",
             [key for key, _ in self.build_settings],
         )
+        for companion in self.companions:
+            companion.finish(self.open_connection())
         execute("commit")
 
     def check_structure(self) -> None:
@@ -161,6 +194,8 @@ class SideIndex:
                     connection.execute(
                         f"insert into main.{shadow} select * from full_text.{shadow}"
                     )
+                for companion in self.companions:
+                    companion.copy_into(connection, "full_text")
         finally:
             connection.execute("detach database full_text")
 
