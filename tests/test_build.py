@@ -764,3 +764,19 @@ def test_statistics_cover_every_table_but_the_full_text_shadow_tables(query):
     assert indexed <= analyzed
     assert {"papers", "paper_authors", "authors"} <= indexed
     assert not [table for table in analyzed if "_fts" in table]
+
+
+def test_a_small_builds_index_is_held_in_one_larger_term_buffer():
+    """Under SMALL_BUILD_BYTES of input the term buffer holds a small catalog's whole index
+    (one segment: the optimize merges next to nothing); at a large build's size it keeps the
+    4 MB that keeps the build's peak memory within its budget."""
+    from loader.build.schema import (
+        FTS_BUILD_SETTINGS,
+        SMALL_BUILD_BYTES,
+        SMALL_BUILD_HASHSIZE,
+        fts_build_settings,
+    )
+
+    assert dict(fts_build_settings(16 * 1024 * 1024))["hashsize"] == SMALL_BUILD_HASHSIZE
+    assert fts_build_settings(SMALL_BUILD_BYTES) == FTS_BUILD_SETTINGS
+    assert dict(fts_build_settings(0))["automerge"] == 0

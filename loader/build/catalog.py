@@ -30,12 +30,13 @@ from loader.build.prepare import (
     InputPath,
     Progress,
     files_to_read,
+    input_bytes,
     plan_files,
     prepared_sources,
     worker_count,
 )
 from loader.build.prepared_cache import CacheRefused, PreparedCache, cache_folder
-from loader.build.schema import MARKER_TABLE, PAGE_SIZE
+from loader.build.schema import MARKER_TABLE, PAGE_SIZE, fts_build_settings
 from loader.build.vocabulary import SearchVocabulary
 from loader.build.writer import CatalogWriter, Summary
 from loader.read.sources import public_paths, source_date
@@ -199,8 +200,13 @@ def write_catalog(
     db.execute("pragma synchronous = off")
     db.execute(f"pragma cache_size = -{STREAM_CACHE_KB}")
     db.execute(f"pragma threads = {SORTER_THREADS}")
+    files = list(files)
     full_text = SideIndex(
-        path + atomic.FULL_TEXT_SUFFIX, "papers_fts", PAGE_SIZE, companions=[SearchVocabulary()]
+        path + atomic.FULL_TEXT_SUFFIX,
+        "papers_fts",
+        PAGE_SIZE,
+        build_settings=fts_build_settings(input_bytes(files)),
+        companions=[SearchVocabulary()],
     )
     try:
         summary = write_rows(

@@ -37,7 +37,9 @@ class Companion(Protocol):
 
     name: str  # its FTS5 table in the side database
 
-    def create(self, connection: sqlite3.Connection, columns: Sequence[str]) -> None: ...
+    def create(
+        self, connection: sqlite3.Connection, columns: Sequence[str], settings: Sequence[Setting]
+    ) -> None: ...
 
     def finish(self, connection: sqlite3.Connection) -> None: ...
 
@@ -57,33 +59,33 @@ class SideIndex:
     are given, then copy_into() and checked(); close() whatever happens."""
 
     def __init__(
-        self, path: str, name: str, page_size: int, companions: Sequence[Companion] = ()
+        self,
+        path: str,
+        name: str,
+        page_size: int,
+        build_settings: Sequence[Setting] = (),
+        companions: Sequence[Companion] = (),
     ) -> None:
+        """`build_settings`: FTS5 settings only for building (dropped after the merge), the
+        companions' too."""
         self.path = path
         self.name = name
         self.page_size = page_size
+        self.build_settings = build_settings
         self.companions = companions
         self.columns: Sequence[str] = ()
         self.sql: str | None = None
         self.settings: Sequence[Setting] = ()
-        self.build_settings: Sequence[Setting] = ()
         self.executor: concurrent.futures.ThreadPoolExecutor | None = None
         self.pending: collections.deque[concurrent.futures.Future[None]] = collections.deque()
         # complete()'s structural check, awaited apart from the batches
         self.check: concurrent.futures.Future[None] | None = None
         self.connection: sqlite3.Connection | None = None  # the thread's own
 
-    def define(
-        self,
-        sql: str,
-        columns: Sequence[str],
-        settings: Sequence[Setting],
-        build_settings: Sequence[Setting],
-    ) -> None:
-        """The catalog's `create virtual table` statement, its columns, the FTS5 settings it
-        keeps and those only for building (dropped after the merge)."""
-        self.sql, self.columns = sql, columns
-        self.settings, self.build_settings = settings, build_settings
+    def define(self, sql: str, columns: Sequence[str], settings: Sequence[Setting]) -> None:
+        """The catalog's `create virtual table` statement, its columns and the FTS5 settings
+        it keeps."""
+        self.sql, self.columns, self.settings = sql, columns, settings
 
     def thread(self) -> concurrent.futures.ThreadPoolExecutor:
         """The index's thread, started by the first task, which opens the side database."""
@@ -126,7 +128,7 @@ class SideIndex:
             (*self.settings, *self.build_settings),
         )
         for companion in self.companions:
-            companion.create(self.connection, self.columns)
+            companion.create(self.connection, self.columns, self.build_settings)
 
     def add(self, columns: Sequence[str], rows: Sequence[IndexRow]) -> None:
         """Index rows of (rowid, *columns): in rowid order, each rowid once."""

@@ -31,6 +31,23 @@ FTS_PAGE_BYTES = PAGE_SIZE - 160
 # larger segments. Dropped before publishing. ("crisis" merges stay on: without them indexing
 # is cheaper, but the final optimize, in the build's serial tail, grows more than that)
 FTS_BUILD_SETTINGS = (("automerge", 0), ("hashsize", 4 * 1024 * 1024))
+# a build of less input than this holds its whole index (or most of it) in a term buffer of
+# SMALL_BUILD_HASHSIZE: one segment, which the optimize then has next to nothing to merge. Its
+# memory counts only in large builds, where the writer's maps set the peak: they keep 4 MB
+SMALL_BUILD_BYTES = 256 * 1024 * 1024
+SMALL_BUILD_HASHSIZE = 16 * 1024 * 1024
+
+
+def fts_build_settings(input_bytes: int) -> tuple[tuple[str, int], ...]:
+    """FTS_BUILD_SETTINGS for a build of `input_bytes` of input."""
+    if input_bytes >= SMALL_BUILD_BYTES:
+        return FTS_BUILD_SETTINGS
+    return tuple(
+        (key, SMALL_BUILD_HASHSIZE if key == "hashsize" else value)
+        for key, value in FTS_BUILD_SETTINGS
+    )
+
+
 # the block size the catalog keeps
 FTS_SETTINGS = (("pgsz", FTS_PAGE_BYTES),)
 

@@ -22,7 +22,7 @@ name) is never suggested.
 import sqlite3
 from collections.abc import Sequence
 
-from loader.build.schema import FTS_BUILD_SETTINGS
+from loader.build.full_text import Setting
 
 TABLE = "search_vocabulary"
 MIN_PAPERS = 3
@@ -38,16 +38,17 @@ class SearchVocabulary:
 
     name = WORDS
 
-    def create(self, connection: sqlite3.Connection, columns: Sequence[str]) -> None:
+    def create(
+        self, connection: sqlite3.Connection, columns: Sequence[str], settings: Sequence[Setting]
+    ) -> None:
+        """The words index, with the catalog index's build `settings`."""
         connection.execute(
             f"create virtual table {WORDS} using fts5({', '.join(columns)}, content='',"
             f" detail=none, columnsize=0, tokenize='{TOKENIZER}')"
         )
-        # the catalog index's: few large segments, never merged (fts5vocab reads them all
-        # once); at FTS5's defaults (1 MB, automerge) indexing the words cost a third more
-        connection.executemany(
-            f"insert into {WORDS} ({WORDS}, rank) values (?, ?)", FTS_BUILD_SETTINGS
-        )
+        # few large segments, never merged (fts5vocab reads them all once); at FTS5's
+        # defaults (1 MB, automerge) indexing the words cost a third more
+        connection.executemany(f"insert into {WORDS} ({WORDS}, rank) values (?, ?)", settings)
 
     def finish(self, connection: sqlite3.Connection) -> None:
         """The counts, from the words index, which then goes."""

@@ -22,7 +22,6 @@ from loader.build.schema import (
     AUTHOR_FTS_TOKENIZER,
     AUTHORS,
     CATALOG_FORMAT,
-    FTS_BUILD_SETTINGS,
     FTS_COLUMNS,
     FTS_SETTINGS,
     FTS_TOKENIZER,
@@ -214,7 +213,7 @@ class CatalogWriter:
         # the catalog's table, empty until the side index is copied into its shadow tables
         db.table("papers").enable_fts(FTS_COLUMNS, tokenize=FTS_TOKENIZER)
         sql = db.execute("select sql from sqlite_master where name = 'papers_fts'").fetchone()[0]
-        full_text.define(sql, FTS_COLUMNS, FTS_SETTINGS, FTS_BUILD_SETTINGS)
+        full_text.define(sql, FTS_COLUMNS, FTS_SETTINGS)
 
     def date_source(self, source_id: int, as_of: str | None) -> None:
         """The date of a source's content, before its entries are added."""
