@@ -2,9 +2,13 @@
 one person (loader/rules/persons.py), the build (loader/build/persons.py) and the author page,
 on real Paper Copilot records (tests/fixtures/dumps/persons/SOURCE.md)."""
 
+import csv
+import io
 import json
+import re
 import shutil
 import sqlite3
+from html import unescape
 
 import pytest
 
@@ -235,3 +239,22 @@ async def test_search_results_carry_the_persons_author_id(persons_catalog):
     response = await datasette.client.get("/search.json?q=FormaRL")
     (paper,) = response.json()["results"]
     assert {"id": person["id"], "name": "Yang Liu"} in paper["authors"]
+
+
+@pytest.mark.asyncio
+async def test_a_persons_all_papers_links_leave_their_namesakes_papers_out(persons_catalog):
+    (person, *_) = authors_named(persons_catalog, "yang liu")
+    datasette = served_app(persons_catalog).datasette
+    html = (await datasette.client.get(f"/catalog/authors/{person['id']}")).text
+    (csv_url,) = re.findall(r'CSV of their papers: <a href="([^"]+)"', html)
+    csv_rows = list(
+        csv.DictReader(io.StringIO((await datasette.client.get(unescape(csv_url))).text))
+    )
+    assert len(csv_rows) == person["paper_count"] == 4
+    table_url = unescape(csv_url).replace("papers.csv", "papers.json").replace("_stream=on", "")
+    rows = (await datasette.client.get(table_url + "&_shape=objects")).json()["rows"]
+    assert sorted(row["id"] for row in rows) == sorted(row["id"] for row in csv_rows)
+    # the person of one name with no namesake keeps the name's filter (the authors facet's)
+    (single,) = authors_named(persons_catalog, "billyuchen lin")
+    html = (await datasette.client.get(f"/catalog/authors/{single['id']}")).text
+    assert "authors__arraycontains=Bill+Yuchen+Lin" in html
