@@ -3,6 +3,10 @@
 axe-core comes from npm (tests/js/package.json; `make test` installs it) and is injected into
 each page; no serious or critical violation (nor a heading out of order) may remain, and no page may scroll sideways on a
 390 px phone.
+
+Each page kind is checked once in `make test`: the site's own pages here, Datasette's pages of
+the catalog (tables, a row, the database, SQL, a canned query) in tests/test_accessibility_tables.py,
+the error pages in tests/test_error_pages.py. An axe-core run costs Chromium about a second a page.
 """
 
 from pathlib import Path
@@ -47,21 +51,40 @@ def pages(search_catalog):
         "search-empty": "/search?q=lerning+imitaton",
         # the lines under the box saying how the query was read
         "search-notes": "/search?q=learning+or+policy+venue%3AICLR",
-        "papers": "/catalog/papers",
-        # a chosen facet value: its remove link (✖) in a line of text
-        "papers-filtered": f"/catalog/papers?_search=learning&area={quote_plus(area)}",
         "paper": f"/catalog/papers/{paper}",
         "author": f"/catalog/authors/{author}",
         # a Versions list and its folded sources
         "merged-paper": f"/catalog/papers/{merged}",
-        "author-search": "/catalog/authors?_search=zhang",
         "charts": "/-/charts",
+        # Datasette's pages of the catalog: axe-core runs on them in
+        # tests/test_accessibility_tables.py (its PAGES), their width is measured here
+        "papers": "/catalog/papers",
+        # a chosen facet value: its remove link (✖) in a line of text
+        "papers-filtered": f"/catalog/papers?_search=learning&area={quote_plus(area)}",
+        "author-search": "/catalog/authors?_search=zhang",
         # ad-hoc SQL: the editor (CodeMirror's own input) and its Format button
         "database": "/catalog",
         "sql": "/catalog?sql=select+id%2C+label+from+papers+limit+3",
         # foreign keys shown as a label link beside the raw id
         "links": "/catalog/paper_authors",
     }
+
+
+# the pages of pages() that tests/test_accessibility_tables.py runs axe-core on (the same
+# URLs, or the same kind: a table filtered by a facet value and a search)
+AXE_ELSEWHERE = {"papers", "papers-filtered", "author-search", "database", "sql", "links"}
+
+
+OPEN_FILTERS = "document.querySelectorAll('details.filters').forEach(d => d.open = true)"
+
+
+@pytest.fixture(scope="module")
+def axe_page(browser):
+    """One page for the module's axe-core runs: axe-core goes in as an inline script, which the
+    site's Content-Security-Policy refuses."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)
+    yield page
+    page.close()
 
 
 def violations(page):
@@ -74,36 +97,40 @@ def violations(page):
     ]
 
 
-# the phone width in `make test-slow`: tests/test_pages_browser.py checks every page kind's
-# width on a phone in `make test`
+# `make test`: axe-core at the desktop's width on the site's own pages, and every page's width on
+# a phone (measured on the page as loaded, the viewport narrowed: the layout follows it);
+# `make test-slow`: axe-core at the phone's width on every page of pages() too
 @pytest.mark.parametrize("width", ["desktop", pytest.param("phone", marks=pytest.mark.slow)])
-def test_no_serious_violation_and_no_sideways_scroll(search_site, browser, search_catalog, width):
-    # axe-core goes in as an inline script, which the site's Content-Security-Policy refuses
-    page = browser.new_page(viewport={"width": WIDTHS[width], "height": 900}, bypass_csp=True)
+def test_no_serious_violation_and_no_sideways_scroll(search_site, axe_page, search_catalog, width):
+    page = axe_page
     found, wide = {}, {}
     for name, path in pages(search_catalog).items():
+        page.set_viewport_size({"width": WIDTHS[width], "height": 900})
         response = page.goto(search_site + path)
         assert response.status == 200, path
-        # axe checks only what shows: on a phone, the facets folded under Filters too
-        page.evaluate("document.querySelectorAll('details.filters').forEach(d => d.open = true)")
-        problems = violations(page)
-        if problems:
-            found[name] = problems
+        if width == "phone" or name not in AXE_ELSEWHERE:
+            # axe checks only what shows: on a phone, the facets folded under Filters too
+            page.evaluate(OPEN_FILTERS)
+            problems = violations(page)
+            if problems:
+                found[name] = problems
+            screenshot(page, f"axe-{width}-{name}", full_page=False)
+        page.set_viewport_size({"width": WIDTHS["phone"], "height": 900})
         scroll = page.evaluate("document.documentElement.scrollWidth")
-        if scroll > WIDTHS[width]:
+        if scroll > WIDTHS["phone"]:
             wide[name] = scroll
-        screenshot(page, f"axe-{width}-{name}", full_page=False)
-    page.close()
     assert found == {}
-    if width == "phone":
-        assert wide == {}
+    assert wide == {}
 
 
+# axe-core at the phone's width in `make test-slow`, as above; both widths measured in `make test`
+@pytest.mark.parametrize("width", ["desktop", pytest.param("phone", marks=pytest.mark.slow)])
 def test_a_paper_with_links_citations_and_countries_has_no_serious_violation(
-    signals_site, browser, signals_catalog
+    signals_site, axe_page, signals_catalog, width
 ):
     """The paper page's links line, citations, rating, TL;DR and countries, and /search's
-    rating control, code and country facets (real Paper Copilot records), at both widths."""
+    rating control, code and country facets (real Paper Copilot records): axe-core, and no
+    sideways scroll at either width."""
     import sqlite3
 
     with sqlite3.connect(signals_catalog) as connection:
@@ -112,35 +139,32 @@ def test_a_paper_with_links_citations_and_countries_has_no_serious_violation(
             " order by tldr is null, rating is null, citations desc limit 1"
         ).fetchone()[0]
     found, wide = {}, {}
-    for width, pixels in WIDTHS.items():
-        viewport = {"width": pixels, "height": 900}
-        page = browser.new_page(viewport=viewport, bypass_csp=True)
-        for name, path in {
-            "paper-signals": f"/catalog/papers/{paper}",
-            "search-signals": "/search?sort=citations&rating_min=5",
-        }.items():
-            response = page.goto(signals_site + path)
-            assert response.status == 200, path
-            assert page.locator(".paper-link").count() > 0
-            page.evaluate(
-                "document.querySelectorAll('details.filters').forEach(d => d.open = true)"
-            )
-            problems = violations(page)
-            if problems:
-                found[width, name] = problems
+    page = axe_page
+    for name, path in {
+        "paper-signals": f"/catalog/papers/{paper}",
+        "search-signals": "/search?sort=citations&rating_min=5",
+    }.items():
+        page.set_viewport_size({"width": WIDTHS[width], "height": 900})
+        response = page.goto(signals_site + path)
+        assert response.status == 200, path
+        assert page.locator(".paper-link").count() > 0
+        page.evaluate(OPEN_FILTERS)
+        problems = violations(page)
+        if problems:
+            found[width, name] = problems
+        screenshot(page, f"axe-{width}-{name}", full_page=False)
+        for other, pixels in WIDTHS.items():
+            page.set_viewport_size({"width": pixels, "height": 900})
             scroll = page.evaluate("document.documentElement.scrollWidth")
             if scroll > pixels:
-                wide[width, name] = scroll
-            screenshot(page, f"axe-{width}-{name}", full_page=False)
-        page.close()
+                wide[other, name] = scroll
     assert found == {} and wide == {}
 
 
 @pytest.mark.parametrize("name", ["home", "search", "paper", "author"])
-def test_keyboard_users_skip_to_the_content(search_site, browser, search_catalog, name):
+def test_keyboard_users_skip_to_the_content(search_site, page, search_catalog, name):
     """The first Tab of each of the site's own pages (catalog_base.html) reaches the skip
     link, and it moves the focus to the main landmark."""
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
     page.goto(search_site + pages(search_catalog)[name])
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.textContent") == "Skip to content"
@@ -148,4 +172,3 @@ def test_keyboard_users_skip_to_the_content(search_site, browser, search_catalog
     assert page.evaluate("document.activeElement.id") == "main"
     assert page.evaluate("document.activeElement.tagName") == "MAIN"
     assert page.evaluate("document.documentElement.lang") == "en"
-    page.close()

@@ -36,10 +36,19 @@ PAGES = {
 }
 
 
+@pytest.fixture(scope="module")
+def axe_page(browser):
+    """A page axe-core can run in: it goes in as an inline script, which the site's
+    Content-Security-Policy refuses."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)
+    yield page
+    page.close()
+
+
 @pytest.mark.parametrize("width", ["desktop", pytest.param("phone", marks=pytest.mark.slow)])
-def test_datasettes_pages_of_the_catalog_pass_axe(search_site, browser, width):
-    # axe-core goes in as an inline script, which the site's Content-Security-Policy refuses
-    page = browser.new_page(viewport={"width": WIDTHS[width], "height": 900}, bypass_csp=True)
+def test_datasettes_pages_of_the_catalog_pass_axe(search_site, axe_page, width):
+    page = axe_page
+    page.set_viewport_size({"width": WIDTHS[width], "height": 900})
     found = {}
     for name, path in PAGES.items():
         response = page.goto(search_site + path)
@@ -48,7 +57,6 @@ def test_datasettes_pages_of_the_catalog_pass_axe(search_site, browser, width):
         if problems:
             found[name] = problems
         screenshot(page, f"axe-tables-{width}-{name}", full_page=False)
-    page.close()
     assert found == {}
 
 

@@ -1,4 +1,4 @@
-"""The site in real Chromium against a real `datasette serve`: search from the UI, click a facet,
+"""The site in real Chromium against a real `paper-catalog serve`: search from the UI, click a facet,
 open a paper, see its math as MathML. (Hostile markup in the data never run:
 tests/test_xss_browser.py, on the one hostile catalog both sets of payloads make.)
 
@@ -6,15 +6,13 @@ Screenshots land in test-artifacts/ (the README's copies live in docs/screenshot
 """
 
 import re
+import sqlite3
+from contextlib import closing
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tests.browser import (
-    datasette_server,
-    requires_chromium,
-    screenshot,
-)
+from tests.browser import requires_chromium, screenshot
 
 pytestmark = [pytest.mark.browser, requires_chromium]
 
@@ -23,10 +21,16 @@ MATH_PAPER_WORD = "polylogarithmically"
 
 
 @pytest.fixture(scope="module")
-def site(seed_catalog, tmp_path_factory):
-    """The seed catalog served by a real Datasette."""
-    with datasette_server(seed_catalog, tmp_path_factory.mktemp("site-logs")) as url:
-        yield url
+def site(search_site):
+    """The search catalog (the seeds and 36 real conference papers) served by a real
+    `paper-catalog serve`: the server the other browser tests of a worker use too."""
+    return search_site
+
+
+@pytest.fixture
+def query(search_catalog):
+    with closing(sqlite3.connect(search_catalog)) as connection:
+        yield lambda sql, params=(): connection.execute(sql, params).fetchall()
 
 
 def row_count(page):

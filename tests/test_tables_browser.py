@@ -65,7 +65,10 @@ def test_the_papers_tables_rows_come_first_and_fit(search_site, axe_page, screen
         assert boxes.first.bounding_box()["x"] >= rows_box["x"] + rows_box["width"]
     assert page.evaluate(CELLS_PAST_THEIR_COLUMN) == []
     assert page.evaluate("document.documentElement.scrollWidth") <= width
-    assert violations(page) == []
+    if screen == "phone":
+        # with the Filters control open; at the desktop's width axe-core runs on this page in
+        # tests/test_accessibility_tables.py
+        assert violations(page) == []
     page.goto(search_site + ABSTRACTS_SQL)
     assert page.locator("td.col-abstract").count() > 0
     assert page.evaluate(CELLS_PAST_THEIR_COLUMN) == []
