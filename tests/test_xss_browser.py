@@ -200,7 +200,8 @@ def test_no_payload_runs_on_any_page(hostile_site, page, share):
     assert page.evaluate(FIND_SCRIPT_HOOKS)
     dialogs.clear()
     hostile_data = data_paths(db)
-    for path in hostile_data + [path for _, _, path in payload_urls(share)]:
+    paths = hostile_data + [path for _, _, path in payload_urls(share)]
+    for path in paths:
         before = len(dialogs)
         page.goto(url + path, wait_until="load")
         visited += 1
@@ -215,7 +216,7 @@ def test_no_payload_runs_on_any_page(hostile_site, page, share):
             problems.append((path, injected, dialogs[before:]))
         if path.startswith("/catalog/papers/") and visited < 20:
             screenshot(page, f"xss-paper-{visited}")
-    assert visited > (50 if share == 3 else 100)
+    assert visited == len(paths) > 50
     assert not problems, problems
     assert not dialogs
 
