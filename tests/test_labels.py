@@ -13,7 +13,7 @@ from loader.rules import labels, markup
 from loader.rules.labels import LABEL_LENGTH, cut_at_word, derive_label
 from loader.rules.markup import plain_text
 
-from .conftest import REAL_TEXT_SHARES
+from .real_text_shares import REAL_TEXT_SHARES
 from .real_texts import REAL_TEXTS, plain_texts
 
 REAL = Path(__file__).resolve().parent / "fixtures" / "real" / "markup"
@@ -693,11 +693,12 @@ def introduced_thing_searching_every_sentence(sentences):
         labels.may_hold = original
 
 
-def test_introduced_thing_with_the_prefilter_on_real_text():
-    texts = [" ".join(labels.drop_citations(t).split()) for t in REAL_TEXTS]
+@REAL_TEXT_SHARES
+def test_introduced_thing_with_the_prefilter_on_real_text(share):
+    texts = [" ".join(labels.drop_citations(t).split()) for t in REAL_TEXTS[::share]]
     sentences = [[s.strip() for s in labels.split_sentences(t) if s.strip()] for t in texts]
     found = [s for s in sentences if labels.introduced_thing(s)]
-    assert len(found) > 100
+    assert len(found) > 100 // share
     differ = [
         s
         for s in sentences
@@ -744,10 +745,11 @@ def check_quoted_name(sentence):
             assert markup.holds_any(sentence, labels.QUOTES), sentence
 
 
-def test_quoted_names_hold_a_quote_mark_on_real_text():
+@REAL_TEXT_SHARES
+def test_quoted_names_hold_a_quote_mark_on_real_text(share):
     quoted = [s for s in REAL_TEXTS if labels.QUOTED_NAME.search(s)]
     assert len(quoted) > 20
-    for source in quoted + REAL_TEXTS[:2000]:
+    for source in (quoted + REAL_TEXTS[:2000])[::share]:
         check_quoted_name(source[:300])
 
 
