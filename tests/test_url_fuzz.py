@@ -232,8 +232,8 @@ async def catalog_tables(datasette):
 def parameter_requests(tables, share=1):
     """Every parameter with every value it is fuzzed with, on a table and format in turn; with a
     share of n, each parameter gets its own values and every nth hostile one, a different nth
-    for the next parameter, so that every hostile value is still sent, and each table gets
-    every other column parameter, the others on the next table."""
+    for the next parameter, so that every hostile value is still sent, and each table gets a
+    third of the column parameters, the others on the next tables."""
     names = sorted(tables)
     turn = 0
     requests = []
@@ -243,7 +243,7 @@ def parameter_requests(tables, share=1):
             suffix = FORMATS[turn % len(FORMATS)]
             turn += 1
             requests.append((f"/{DATABASE}/{table}{suffix}", [(parameter, value)]))
-    step = min(share, 2)
+    step = min(share, 3)
     for number, table in enumerate(names):
         columns = tables[table]["columns"]
         for index, parameter in enumerate(COLUMN_PARAMETERS):
