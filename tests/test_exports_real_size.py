@@ -117,6 +117,8 @@ async def check_json(client, pairs, expected):
     assert all(result["snippet"] is None for result in body["results"]), "exports show none"
 
 
+# the same export through the whole served stack: test_the_served_stack_streams_an_export_...
+@pytest.mark.slow
 @on_the_session_loop
 async def test_the_search_csv_of_more_than_10000_matches_has_every_row(client, matches):
     expected = matches(COMMON)
@@ -362,17 +364,24 @@ def wipe(path):
 
 
 @on_the_session_loop
-async def test_the_served_stack_streams_an_export_as_it_is_read(real_size_catalog, matches):
-    """gzip and the response cache pass each piece on as it comes: none holds the export."""
+async def test_the_served_stack_streams_an_export_as_it_is_read(real_size_catalog, client, matches):
+    """gzip and the response cache pass each piece on as it comes: none holds the export. The
+    search CSV of more than 10,000 matches has every row, in the page's order."""
+    expected = matches(COMMON)
+    assert len(expected) > 10_000
     app = served_app(real_size_catalog, cache_bytes=DEFAULT_CACHE_BYTES)
     answer = await drive(app, "/search.csv", "q=the")
     assert answer.status == 200 and answer.complete
+    assert answer.headers["content-type"].startswith("text/csv")
     assert answer.headers["content-encoding"] == "gzip"
     assert answer.headers["content-disposition"] == 'attachment; filename="papers-the.csv"'
-    batches = -(-len(matches(COMMON)) // search_exports.EXPORT_BATCH)
+    batches = -(-len(expected) // search_exports.EXPORT_BATCH)
     assert len(answer.bodies) > batches
     assert max(len(body) for body in answer.bodies) < len(answer.body) / 4
-    assert len(csv_ids(answer.text())) == len(matches(COMMON))
+    ids = csv_ids(answer.text())
+    page, total = await first_page(client, COMMON)
+    assert total == len(ids) == len(expected) and set(ids) == set(expected)
+    assert ids[: len(page)] == page, "the export keeps the page's order"
 
 
 @on_the_session_loop
