@@ -374,7 +374,7 @@ def test_the_merge_leaves_the_full_text_index_as_a_rebuild_writes_it(tmp_path, i
     against FTS5's own check against the content and against a rebuild from the rows."""
     if inputs == "generated":
         folder = tmp_path / "in"
-        generate = [sys.executable, ROOT / "bench" / "generate.py", "--papers", "1500"]
+        generate = [sys.executable, ROOT / "bench" / "generate.py", "--papers", "500"]
         subprocess.run([*generate, "--out", folder], check=True, stdout=subprocess.DEVNULL)
         files = discover([folder])
     else:

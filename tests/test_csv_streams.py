@@ -90,6 +90,8 @@ async def test_a_where_with_or_streams_every_row_once(real_size_app, catalog_sql
     assert len(ids) == len(set(ids)) == len(expected) and set(ids) == expected
 
 
+# the same sorted stream of one column: tests/test_exports_real_size.py, "papers by year"
+@pytest.mark.slow
 @on_the_session_loop
 async def test_a_stream_of_every_column_sorted_on_few_values_has_every_row_once(
     real_size_client, catalog_sql

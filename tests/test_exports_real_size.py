@@ -16,7 +16,10 @@ import logging
 import re
 import shutil
 import sqlite3
+import subprocess
 import zlib
+from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import urlencode
 
 import httpx
@@ -32,6 +35,7 @@ from loader.web import search_results as search_run
 from .asgi_requests import get_scope
 from .conftest import ROOT, served_app
 from .plugin_files import load_plugin
+from .test_security import peak_rss_mb
 from .test_serve import served
 
 on_the_session_loop = pytest.mark.asyncio(loop_scope="session")
@@ -113,6 +117,8 @@ async def check_json(client, pairs, expected):
     assert all(result["snippet"] is None for result in body["results"]), "exports show none"
 
 
+# the same export through the whole served stack: test_the_served_stack_streams_an_export_...
+@pytest.mark.slow
 @on_the_session_loop
 async def test_the_search_csv_of_more_than_10000_matches_has_every_row(client, matches):
     expected = matches(COMMON)
@@ -188,13 +194,23 @@ def catalog_sql(real_size_catalog):
     connection.close()
 
 
+# each order with one format in `make test` (both formats and both orders still whole at the
+# real size), each with the other in `make test-slow`
+WHOLE_CATALOG_EXPORTS = [
+    ("newest", "csv"),
+    ("oldest", "json"),
+    pytest.param("newest", "json", marks=pytest.mark.slow),
+    pytest.param("oldest", "csv", marks=pytest.mark.slow),
+]
+
+
 @on_the_session_loop
-@pytest.mark.parametrize("sort", ["newest", "oldest"])
-async def test_every_paper_exports_in_the_pages_order(client, catalog_sql, sort):
+@pytest.mark.parametrize("sort, extension", WHOLE_CATALOG_EXPORTS)
+async def test_every_paper_exports_in_the_pages_order(client, catalog_sql, sort, extension):
     """No words and no filter: the largest match set, the whole catalog."""
     expected = [row[0] for row in catalog_sql("select id from papers")]
-    await check_csv(client, [("sort", sort)], expected)
-    await check_json(client, [("sort", sort)], expected)
+    check = {"csv": check_csv, "json": check_json}[extension]
+    await check(client, [("sort", sort)], expected)
 
 
 SORTED_STREAMS = {
@@ -348,17 +364,24 @@ def wipe(path):
 
 
 @on_the_session_loop
-async def test_the_served_stack_streams_an_export_as_it_is_read(real_size_catalog, matches):
-    """gzip and the response cache pass each piece on as it comes: none holds the export."""
+async def test_the_served_stack_streams_an_export_as_it_is_read(real_size_catalog, client, matches):
+    """gzip and the response cache pass each piece on as it comes: none holds the export. The
+    search CSV of more than 10,000 matches has every row, in the page's order."""
+    expected = matches(COMMON)
+    assert len(expected) > 10_000
     app = served_app(real_size_catalog, cache_bytes=DEFAULT_CACHE_BYTES)
     answer = await drive(app, "/search.csv", "q=the")
     assert answer.status == 200 and answer.complete
+    assert answer.headers["content-type"].startswith("text/csv")
     assert answer.headers["content-encoding"] == "gzip"
     assert answer.headers["content-disposition"] == 'attachment; filename="papers-the.csv"'
-    batches = -(-len(matches(COMMON)) // search_exports.EXPORT_BATCH)
+    batches = -(-len(expected) // search_exports.EXPORT_BATCH)
     assert len(answer.bodies) > batches
     assert max(len(body) for body in answer.bodies) < len(answer.body) / 4
-    assert len(csv_ids(answer.text())) == len(matches(COMMON))
+    ids = csv_ids(answer.text())
+    page, total = await first_page(client, COMMON)
+    assert total == len(ids) == len(expected) and set(ids) == set(expected)
+    assert ids[: len(page)] == page, "the export keeps the page's order"
 
 
 @on_the_session_loop
@@ -419,26 +442,66 @@ async def test_an_export_stops_when_the_client_leaves(real_size_app, matches, pa
     assert read <= 3 * search_exports.EXPORT_BATCH < papers, "no batch read for nobody"
 
 
-def test_a_failed_export_is_a_failed_download_for_a_real_client(catalog_copy, tmp_path):
+@dataclass
+class RealSizeServer:
+    url: str
+    supervisor: subprocess.Popen
+    db: Path
+    log: Path
+
+
+@pytest.fixture(scope="module")
+def real_size_server(real_size_catalog, tmp_path_factory):
+    """One real `paper-catalog serve` (a worker) on a copy of the catalog, for the two tests
+    over HTTP: a start on this catalog costs seconds. The whole stream is read first; the
+    test of a failed download, last in this file, then wipes the copy (the server, asked to
+    look for a new catalog once an hour, keeps serving it)."""
+    folder = tmp_path_factory.mktemp("real-size-served")
+    db = folder / "catalog.db"
+    # a copy: the server keeps its snapshot beside the file, and the real-size catalog is shared
+    shutil.copyfile(real_size_catalog, db)
+    log_path = folder / "serve.log"
+    with log_path.open("w") as log, served(db, poll=3600, log=log) as (url, supervisor):
+        yield RealSizeServer(url, supervisor, db, log_path)
+
+
+def test_streamed_csv_sends_every_row_past_the_cap_against_a_real_server(real_size_server):
+    url, supervisor, db = real_size_server.url, real_size_server.supervisor, real_size_server.db
+    with contextlib.closing(sqlite3.connect(db)) as connection:
+        (papers,) = connection.execute("select count(*) from papers").fetchone()
+    # every column (the plain text too): past the cap at the real size (11,000+ papers)
+    params = {"_stream": "on", "_size": "max", "_nocol": "url"}
+    with httpx.stream("GET", f"{url}/catalog/papers.csv", params=params, timeout=300) as r:
+        assert r.status_code == 200
+        text = b"".join(r.iter_bytes()).decode("utf-8")
+    size = len(text.encode("utf-8"))
+    peak = peak_rss_mb(supervisor)
+    rows = list(csv.reader(io.StringIO(text)))
+    print(
+        f"\nstreamed CSV: {len(rows) - 1} rows, {size / 1e6:.1f} MB; server peak RSS {peak:.0f} MB"
+    )
+    assert papers > 10_000
+    assert len(rows) - 1 == papers
+    assert size > load_plugin("response_cap").MAX_RESPONSE_BYTES
+
+
+def test_a_failed_export_is_a_failed_download_for_a_real_client(real_size_server):
     """`paper-catalog serve` itself, over HTTP: both exports started, then the catalog file
     wiped; each transfer ends without the last chunk of its chunked body, as curl
     (exit 18) and browsers report a failed download, and the server logs both."""
-    log_path = tmp_path / "serve.log"
     urls = ["/search.csv?q=the", "/catalog/papers.csv?_search=the&_stream=on&_size=max"]
     with contextlib.ExitStack() as stack:
-        log = stack.enter_context(log_path.open("w"))
-        url, _ = stack.enter_context(served(catalog_copy, poll=3600, log=log))
-        http = stack.enter_context(httpx.Client(base_url=url, timeout=60))
+        http = stack.enter_context(httpx.Client(base_url=real_size_server.url, timeout=60))
         streams = [stack.enter_context(http.stream("GET", u)) for u in urls]
         pieces = [stream.iter_raw() for stream in streams]
         for stream, piece in zip(streams, pieces):
             assert stream.status_code == 200 and next(piece)
-        wipe(catalog_copy)
+        wipe(real_size_server.db)
         for piece in pieces:
             with pytest.raises(httpx.RemoteProtocolError, match="incomplete chunked"):
                 for _ in piece:
                     pass
-    logged = log_path.read_text()
+    logged = real_size_server.log.read_text()
     assert logged.count("download aborted") == 2, logged[-2000:]
 
 

@@ -13,7 +13,7 @@ from loader.rules import labels, markup
 from loader.rules.labels import LABEL_LENGTH, cut_at_word, derive_label
 from loader.rules.markup import plain_text
 
-from .conftest import REAL_TEXT_SHARES
+from .real_text_shares import REAL_TEXT_SHARES
 from .real_texts import REAL_TEXTS, plain_texts
 
 REAL = Path(__file__).resolve().parent / "fixtures" / "real" / "markup"
@@ -693,17 +693,26 @@ def introduced_thing_searching_every_sentence(sentences):
         labels.may_hold = original
 
 
-def test_introduced_thing_with_the_prefilter_on_real_text():
-    texts = [" ".join(labels.drop_citations(t).split()) for t in REAL_TEXTS]
+@REAL_TEXT_SHARES
+def test_introduced_thing_with_the_prefilter_on_real_text(share):
+    texts = [" ".join(labels.drop_citations(t).split()) for t in REAL_TEXTS[::share]]
     sentences = [[s.strip() for s in labels.split_sentences(t) if s.strip()] for t in texts]
     found = [s for s in sentences if labels.introduced_thing(s)]
-    assert len(found) > 100
+    assert len(found) > 100 // share
     differ = [
         s
         for s in sentences
         if labels.introduced_thing(s) != introduced_thing_searching_every_sentence(s)
     ]
     assert differ == []
+
+
+@functools.cache
+def plain_share(share):
+    """plain_texts()[::share], reading only the texts it keeps."""
+    if share == 1:
+        return plain_texts()
+    return [markup.plain_text(source) for source in REAL_TEXTS[::share]]
 
 
 def readable_sentences(source):
@@ -726,7 +735,7 @@ def derive_label_cutting_every_sentence(source):
 
 @REAL_TEXT_SHARES
 def test_labels_from_sentences_read_one_at_a_time_on_real_text(share):
-    texts = plain_texts()[::share]
+    texts = plain_share(share)
     named = sum(labels.named_method(labels.split_sentences(t)) is not None for t in texts)
     assert named > 100 // share
     differ = [t for t in texts if labels.derive_label(t) != derive_label_cutting_every_sentence(t)]
@@ -744,10 +753,11 @@ def check_quoted_name(sentence):
             assert markup.holds_any(sentence, labels.QUOTES), sentence
 
 
-def test_quoted_names_hold_a_quote_mark_on_real_text():
-    quoted = [s for s in REAL_TEXTS if labels.QUOTED_NAME.search(s)]
-    assert len(quoted) > 20
-    for source in quoted + REAL_TEXTS[:2000]:
+@REAL_TEXT_SHARES
+def test_quoted_names_hold_a_quote_mark_on_real_text(share):
+    quoted = [s for s in REAL_TEXTS[::share] if labels.QUOTED_NAME.search(s)]
+    assert len(quoted) > 20 // share
+    for source in quoted + REAL_TEXTS[:2000:share]:
         check_quoted_name(source[:300])
 
 
@@ -789,7 +799,7 @@ def derive_label_reading_every_sentence_twice(source):
 
 @REAL_TEXT_SHARES
 def test_labels_with_intros_handed_on_and_names_read_lazily_on_real_text(share):
-    texts = plain_texts()[::share]
+    texts = plain_share(share)
     # both fast paths are taken: abstracts naming no method (introduced_thing reads the
     # intros named_method found), and names of earlier sentences read for a later one
     unnamed = [t for t in texts if labels.named_method(labels.split_sentences(t)) is None]
@@ -854,7 +864,7 @@ def check_cut_helpers(text):
 
 @REAL_TEXT_SHARES
 def test_cut_helpers_equal_their_loops_over_every_character_on_real_text(share):
-    texts = (plain_texts() + REAL_TEXTS)[::share]
+    texts = plain_share(share) + REAL_TEXTS[-len(REAL_TEXTS) % share :: share]
     assert sum(labels.without_stray_closers(t) != t for t in texts) > 10 // share  # strays
     for text in texts:
         check_cut_helpers(text[: labels.LABEL_LENGTH * 2])

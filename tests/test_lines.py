@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from loader.read import lines as text
 
-from .conftest import REAL_TEXT_SHARES
+from .real_text_shares import REAL_TEXT_SHARES
 from .real_texts import REAL_TEXTS, ROOT
 
 # names ----------------------------------------------------------------------------------------
@@ -118,23 +118,25 @@ def split_authors_reading_every_head(source):
         text.too_many_words = original
 
 
-def test_too_many_words_on_real_text():
+@REAL_TEXT_SHARES
+def test_too_many_words_on_real_text(share):
     """It splits only the words it needs, says so only of what read_name refuses, and
     split_authors reads no head differently for asking it."""
+    texts = REAL_TEXTS[::share]
     heads = {
         part
-        for source in REAL_TEXTS
+        for source in texts
         for part in text.NAME_SEPARATOR.split(source[: text.MAX_NAME_LENGTH * 4])[:3]
     }
     refused = [head for head in heads if text.too_many_words(head)]
-    assert len(refused) > 1000
+    assert len(refused) > 1000 // share
     assert [head for head in refused if text.read_name(head) is not None] == []
-    lists = [s for s in REAL_TEXTS if len(s) < 2000]
+    lists = [s for s in texts if len(s) < 2000]
     assert [s for s in lists if text.split_authors(s) != split_authors_reading_every_head(s)] == []
 
-    clauses = [text.first_part(source[: text.MAX_NAME_LENGTH * 4])[0] for source in REAL_TEXTS]
-    assert sum(too_many_words_splitting_every_word(c) for c in clauses) > 500
-    for clause in clauses + REAL_TEXTS:
+    clauses = [text.first_part(source[: text.MAX_NAME_LENGTH * 4])[0] for source in texts]
+    assert sum(too_many_words_splitting_every_word(c) for c in clauses) > 500 // share
+    for clause in clauses + texts:
         assert text.too_many_words(clause) == too_many_words_splitting_every_word(clause), clause
 
 
@@ -262,9 +264,10 @@ def check_truncation(source):
     assert text.strip_truncation(source) == strip_truncation_searching_every_line(source), source
 
 
-def test_truncation_marks_found_at_the_end_on_real_text():
-    texts = REAL_TEXTS + [t.rstrip() for t in REAL_TEXTS]
-    assert sum(bool(text.TRUNCATION_MARK.search(t)) for t in texts) > 20
+@REAL_TEXT_SHARES
+def test_truncation_marks_found_at_the_end_on_real_text(share):
+    texts = REAL_TEXTS[::share] + [t.rstrip() for t in REAL_TEXTS[::share]]
+    assert sum(bool(text.TRUNCATION_MARK.search(t)) for t in texts) > 20 // share
     for source in texts:
         check_truncation(source)
 

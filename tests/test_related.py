@@ -12,7 +12,8 @@ from loader.read.sources import discover, plan_inputs
 from loader.web import related
 from loader.web.related import WordScores, related_papers, related_within, word_uses
 
-from .conftest import FIXTURES, REAL_TEXT_SHARES, ROOT, SEEDS
+from .conftest import FIXTURES, ROOT, SEEDS
+from .real_text_shares import REAL_TEXT_SHARES
 
 CANNED_SQL = yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8"))["databases"][
     "catalog"

@@ -232,7 +232,8 @@ async def catalog_tables(datasette):
 def parameter_requests(tables, share=1):
     """Every parameter with every value it is fuzzed with, on a table and format in turn; with a
     share of n, each parameter gets its own values and every nth hostile one, a different nth
-    for the next parameter, so that every hostile value is still sent."""
+    for the next parameter, so that every hostile value is still sent, and each table gets
+    every other column parameter, the others on the next table."""
     names = sorted(tables)
     turn = 0
     requests = []
@@ -242,9 +243,12 @@ def parameter_requests(tables, share=1):
             suffix = FORMATS[turn % len(FORMATS)]
             turn += 1
             requests.append((f"/{DATABASE}/{table}{suffix}", [(parameter, value)]))
-    for table in names:
+    step = min(share, 2)
+    for number, table in enumerate(names):
         columns = tables[table]["columns"]
         for index, parameter in enumerate(COLUMN_PARAMETERS):
+            if (index + number) % step:
+                continue
             # every column of every table in turn, at least twice over the parameters
             for column in {columns[index % len(columns)], columns[-1 - index % len(columns)]}:
                 suffix = FORMATS[index % len(FORMATS)]
@@ -281,12 +285,14 @@ def sql_requests():
     return requests
 
 
-async def canned_requests(datasette):
+async def canned_requests(datasette, share=1):
+    """Every canned query with a share of the hostile values, a different share for the next
+    query, so that every value is still sent."""
     queries = await datasette.get_canned_queries(DATABASE, None)
     requests = []
     for index, (name, query) in enumerate(sorted(queries.items())):
         params = query.get("params") or []
-        for offset, value in enumerate([*HOSTILE, *RAW, "1"]):
+        for offset, value in enumerate([*HOSTILE, *RAW, "1"][index % share :: share]):
             suffix = FORMATS[(index + offset) % len(FORMATS)]
             pairs = [(param, value) for param in params] or [("_shape", value)]
             requests.append((f"/{DATABASE}/{name}{suffix}", pairs))
@@ -294,8 +300,10 @@ async def canned_requests(datasette):
     return requests
 
 
-def path_requests(tables):
-    """Tables, rows, compound keys, missing names and broken encodings in the path itself."""
+def path_requests(tables, share=1):
+    """Tables, rows, compound keys, missing names and broken encodings in the path itself;
+    with a share of n, each table's rows are asked with every nth key, a different nth for the
+    next table, so that every key is still asked."""
     keys = ["", " ", "'", "-1", "0", "1.5", "1e999", "-9223372036854775809", "9" * 30, "x" * 5000]
     keys += [*RAW, "~2C", "a,b", "a,b,c", "1,", ",1", "~", "~~", "~ZZ", "~2F~2F", "\U0001f600"]
     paths = ["/", "/.json", f"/{DATABASE}", f"/{DATABASE}.json", f"/{DATABASE}.csv", "/missing"]
@@ -303,10 +311,12 @@ def path_requests(tables):
     paths += [f"/{DATABASE}/missing", f"/{DATABASE}/missing.json", f"/{DATABASE}/missing/1"]
     paths += [f"/{DATABASE}.db", f"/{DATABASE}/papers.missing", f"/{DATABASE}/papers/x.missing"]
     paths += [f"/{DATABASE}/%FF", f"/{DATABASE}/%00", "/%FF", "/%00", f"/{DATABASE}/~ZZ"]
-    for table in sorted(tables):
+    for number, table in enumerate(sorted(tables)):
         paths += [f"/{DATABASE}/{table}{suffix}" for suffix in FORMATS]
         paths.append(f"/{DATABASE}/{quote(table.replace('_', '~5F'), safe='~')}")
         for index, key in enumerate(keys):
+            if (index + number) % share:
+                continue
             suffix = (
                 FORMATS[index % len(FORMATS)] if FORMATS[index % len(FORMATS)] != ".csv" else ""
             )
@@ -365,14 +375,21 @@ def report(failures):
     return f"{len(failures)} answered 5xx:\n" + "\n".join(map(str, failures))
 
 
-# `make test` sends each hostile value with a third of the parameters and a sixth of the filter
-# operations; `make test-slow` with every parameter and half of the operations
+# `make test` sends each hostile value with a sixth of the parameters and a twelfth of the
+# filter operations, each canned query with half of the values, each table's rows with a sixth of
+# the keys and 150 combinations; `make test-slow` with every parameter and query, half of the
+# operations, every key and 3,000 combinations
+
+
+def shares(sample, whole=1):
+    """A sampled run in `make test` (every `sample`th), the whole one in `make test-slow`."""
+    return pytest.mark.parametrize(
+        "share", [sample, pytest.param(whole, marks=pytest.mark.slow)], ids=lambda n: f"1-in-{n}"
+    )
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize(
-    "share", [3, pytest.param(1, marks=pytest.mark.slow)], ids=lambda n: f"1-in-{n}"
-)
+@shares(6)
 async def test_every_parameter_with_hostile_values_is_never_a_5xx(datasette, share):
     tables = await catalog_tables(datasette)
     failures = await fetch_all(datasette, parameter_requests(tables, share))
@@ -380,9 +397,7 @@ async def test_every_parameter_with_hostile_values_is_never_a_5xx(datasette, sha
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize(
-    "share", [6, pytest.param(2, marks=pytest.mark.slow)], ids=lambda n: f"1-in-{n}"
-)
+@shares(12, whole=2)
 async def test_every_filter_operation_with_hostile_values_is_never_a_5xx(datasette, share):
     tables = await catalog_tables(datasette)
     operations = [*filter_operations(), "missing_op"]
@@ -391,21 +406,23 @@ async def test_every_filter_operation_with_hostile_values_is_never_a_5xx(dataset
 
 
 @pytest.mark.asyncio
-async def test_sql_and_canned_queries_with_hostile_values_are_never_a_5xx(datasette):
-    requests = sql_requests() + await canned_requests(datasette)
+@shares(2)
+async def test_sql_and_canned_queries_with_hostile_values_are_never_a_5xx(datasette, share):
+    requests = sql_requests() + await canned_requests(datasette, share)
     failures = await fetch_all(datasette, requests)
     assert not failures, report(failures)
 
 
 @pytest.mark.asyncio
-async def test_hostile_paths_are_never_a_5xx(datasette):
+@shares(6)
+async def test_hostile_paths_are_never_a_5xx(datasette, share):
     tables = await catalog_tables(datasette)
-    failures = await fetch_all(datasette, path_requests(tables))
+    failures = await fetch_all(datasette, path_requests(tables, share))
     assert not failures, report(failures)
 
 
 @pytest.mark.asyncio
-@pytest.mark.parametrize("count", [300, pytest.param(3000, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("count", [150, pytest.param(3000, marks=pytest.mark.slow)])
 async def test_combinations_of_hostile_parameters_are_never_a_5xx(datasette, count):
     tables = await catalog_tables(datasette)
     requests = combination_requests(tables, filter_operations(), count)
@@ -484,13 +501,17 @@ async def page_kinds(datasette, each_table=False):
     return kinds
 
 
-def page_requests(kinds, values):
-    """Every parameter of every page kind with every value, on the kind's URLs in turn."""
+def page_requests(kinds, values, share=1):
+    """Every parameter of every page kind with every value, on the kind's URLs in turn; with a
+    share of n, each parameter with every nth value, a different nth for the next parameter,
+    so that each kind still meets every value (a kind of fewer than n parameters, every
+    parameter with every value)."""
     requests = []
     for paths, pairs, parameters in kinds.values():
         turn = 0
-        for parameter in parameters:
-            for value in values:
+        step = share if len(parameters) >= share else 1
+        for index, parameter in enumerate(parameters):
+            for value in values[index % step :: step]:
                 requests.append((paths[turn % len(paths)], [*pairs, (parameter, value)]))
                 turn += 1
     return requests
@@ -519,11 +540,14 @@ async def site_client(site_app):
 
 
 @pytest.mark.asyncio(loop_scope="session")
+@shares(len(SHORT_VALUES))
 async def test_every_parameter_of_every_page_kind_with_each_kind_of_hostile_value(
-    site_client, datasette
+    site_client, datasette, share
 ):
+    """`make test`: each parameter with one kind of value, a different one for the next
+    parameter, each page kind with every kind."""
     kinds = await page_kinds(datasette)
-    requests = page_requests(kinds, SHORT_VALUES)
+    requests = page_requests(kinds, SHORT_VALUES, share)
     failures = await fetch_each(site_client.get, requests)
     assert not failures, report(failures)
 
@@ -590,16 +614,19 @@ HOSTILE_FACETS = [
 
 
 @pytest.mark.asyncio(loop_scope="session")
-async def test_facet_parameters_on_every_table_are_never_a_5xx(site_client, datasette):
+@shares(2)
+async def test_facet_parameters_on_every_table_are_never_a_5xx(site_client, datasette, share):
     """Every table, hidden ones (full-text shadow tables, link tables) included, with every
     hostile parameter, through the served app: as a page, JSON or CSV in turn (each table meets
-    each format with a third of the parameters, and each parameter meets each format)."""
+    each format with a third of the parameters, and each parameter meets each format). In
+    `make test` each table with half of the parameters, each parameter on half of the tables."""
     tables = await catalog_tables(datasette)
     extensions = ("", ".json", ".csv")
     requests = [
         (f"/{DATABASE}/{quote(table, safe='')}{extensions[(t + p) % 3]}", [pair])
         for t, table in enumerate(tables)
         for p, pair in enumerate(HOSTILE_FACETS)
+        if (t + p) % share == 0
     ]
     failures = await fetch_each(site_client.get, requests)
     assert not failures, report(failures)
