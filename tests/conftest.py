@@ -34,11 +34,11 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 # to do. A file not named here runs after them; the order changes no result.
 LONGEST_FILES = (
     "test_serve.py",
+    "test_exports_real_size.py",
     "test_security.py",
     "test_crash_safety.py",
     "test_xss_browser.py",
     "test_accessibility.py",
-    "test_exports_real_size.py",
     "test_url_fuzz.py",
     "test_pages_browser.py",
     "test_connections.py",
@@ -126,13 +126,6 @@ def query_path(database="catalog", format=""):
     /catalog/-/query.json?sql=... in 1.0 (which redirects the old path there)."""
     suffix = f".{format}" if format else ""
     return f"/{database}/-/query{suffix}" if DATASETTE_1 else f"/{database}{suffix}"
-
-
-# Checks that a fast path reads every real text as the slow path it replaces: `make test` reads a
-# third of the texts (every third one, the same each run), `make test-slow` all of them.
-REAL_TEXT_SHARES = pytest.mark.parametrize(
-    "share", [3, pytest.param(1, marks=pytest.mark.slow)], ids=lambda n: f"1-in-{n}"
-)
 
 
 def scaled_examples(count):
