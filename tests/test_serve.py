@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -24,6 +25,7 @@ from loader.serve.app import Site
 from loader.serve.settings import SETTINGS, setting_text
 from loader.serve.supervisor import (
     HEAD_TIMEOUT_SECONDS,
+    READY_PREFIX,
     SERVING_DIRECTORY,
     remove_stale_snapshots,
     server_command,
@@ -183,8 +185,60 @@ REBUILD_LOAD_PATHS = [
 ]
 
 
+def server_processes(supervisor):
+    """The servers (`python -m loader.serve.workers`) the supervisor process has started."""
+    found = []
+    for task in Path(f"/proc/{supervisor.pid}/task").glob("*"):
+        with contextlib.suppress(OSError):
+            for child in map(int, (task / "children").read_text().split()):
+                with contextlib.suppress(OSError):
+                    if b"loader.serve.workers" in Path(f"/proc/{child}/cmdline").read_bytes():
+                        found.append(child)
+    return found
+
+
+def wait_for(condition, what, seconds=STARTUP_SECONDS, poll=POLL_SECONDS):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"{what}: not within {seconds} s"
+        time.sleep(poll)
+
+
+def hold_the_switch(process, db, before, workers):
+    """After a new build: stop the supervisor (SIGSTOP) as soon as it has started the new
+    build's server, and return once that server's workers all wait at the gate. The old build
+    answers until the supervisor goes on (SIGCONT): it then stops the old workers (they drain
+    their connections) and opens the gate, as it does unheld."""
+    [old_server] = server_processes(process)
+    # the new workers take seconds to start (Python, Datasette, the site): polled far more often
+    wait_for(
+        lambda: set(server_processes(process)) - {old_server}, "the new build's server", poll=0.005
+    )
+    process.send_signal(signal.SIGSTOP)
+
+    def new_snapshots():
+        return [directory for directory in snapshot_directories(db) if directory not in before]
+
+    wait_for(new_snapshots, "the new build's snapshot")
+    [directory] = new_snapshots()
+    wait_for(
+        lambda: len(list(directory.glob(f"{READY_PREFIX}*"))) == workers,
+        "the new build's workers at the gate",
+    )
+
+
 @pytest.mark.skipif(shutil.which("wrk") is None, reason="needs wrk (Debian: apt-get install wrk)")
-def test_rebuild_while_serving_moves_the_server_to_the_new_build(tmp_path):
+@pytest.mark.parametrize(
+    "load_during",
+    [
+        # the switch under load (the old workers' drain, the gate opening), the new build's
+        # workers started unloaded and held at the gate until then
+        "the switch",
+        # the load through the whole restart: the new build's inspect and workers' start too
+        pytest.param("the whole restart", marks=pytest.mark.slow),
+    ],
+)
+def test_rebuild_while_serving_moves_the_server_to_the_new_build(tmp_path, load_during):
     """Two workers move to a new build while a keep-alive client asks again and again and wrk
     keeps 64 connections busy: never an old answer after a new one, and no error on any
     connection (the old workers drain them: loader/serve/drain.py)."""
@@ -195,9 +249,12 @@ def test_rebuild_while_serving_moves_the_server_to_the_new_build(tmp_path):
     # while the server switches
     next_build = tmp_path / "next" / "catalog.db"
     build_catalog(seeds, next_build)
+    new = sqlite3_count(next_build)
     load = load_module()
-    with served(db, workers=2) as (url, process):
+    workers = 2
+    with served(db, workers=workers) as (url, process):
         old = paper_count(url)
+        assert new != old
         before = snapshot_directories(db)
         assert len(before) == 1 and os.path.samefile(before[0] / "catalog.db", db)
 
@@ -218,20 +275,25 @@ def test_rebuild_while_serving_moves_the_server_to_the_new_build(tmp_path):
                     time.sleep(0.02)
 
         asker = threading.Thread(target=ask_repeatedly)
-        with load.wrk_until_stopped(url, REBUILD_LOAD_PATHS, connections=64, threads=1) as wrk:
-            asker.start()
-            try:
-                time.sleep(0.5)
+        try:
+            if load_during == "the switch":
                 os.replace(next_build, db)
-                new = sqlite3_count(db)
-                assert new != old
-                deadline = time.monotonic() + STARTUP_SECONDS
-                while new not in seen and time.monotonic() < deadline:
-                    time.sleep(POLL_SECONDS)
-                time.sleep(0.5)
-            finally:
-                stop.set()
-                asker.join()
+                hold_the_switch(process, db, before, workers)
+            with load.wrk_until_stopped(url, REBUILD_LOAD_PATHS, 64, threads=1) as wrk:
+                asker.start()
+                try:
+                    time.sleep(0.5)  # every connection busy, the old build answering
+                    if load_during == "the switch":
+                        process.send_signal(signal.SIGCONT)  # the switch
+                    else:
+                        os.replace(next_build, db)  # the restart, then the switch
+                    wait_for(lambda: new in seen, "an answer from the new build")
+                    time.sleep(0.5)  # the new build answering under load
+                finally:
+                    stop.set()
+                    asker.join()
+        finally:
+            process.send_signal(signal.SIGCONT)  # never left stopped, whatever failed
 
         answers = [a for a in seen if a != "refused"]
         print(
