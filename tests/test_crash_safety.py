@@ -33,8 +33,9 @@ from .conftest import ROOT, SEEDS
 QUICK_KILLS = 3
 SLOW_KILLS = int(os.environ.get("CRASH_KILLS", "20"))
 # copies of the 90 seed entries, each copy with its own abstracts: 1 800 papers for the quick
-# kill run, a build of a second or more (long enough for kills to land mid-build); 3 600 papers
-# for the many kills of `make test-slow`, and for two builds that must overlap
+# kill run, a build of a second or more (long enough for kills to land mid-build; fewer papers
+# save little, a build's start costs as much), and for two builds that overlap; 3 600 papers for
+# the many kills of `make test-slow`
 COPIES = 20
 BIG_COPIES = 40
 TABLES = (
