@@ -21,12 +21,14 @@ import pytest_asyncio
 
 from loader.build.catalog import build_catalog
 from loader.read.sources import discover
+from loader.serve import supervisor
 from loader.serve.app import Site
 from loader.serve.settings import SETTINGS, setting_text
 from loader.serve.supervisor import (
     HEAD_TIMEOUT_SECONDS,
     READY_PREFIX,
     SERVING_DIRECTORY,
+    Snapshot,
     remove_stale_snapshots,
     server_command,
     server_environment,
@@ -111,8 +113,8 @@ def port_is_open(url):
 
 def test_server_command_passes_the_snapshot_socket_and_site(tmp_path):
     db = tmp_path / "catalog.db"
-    build_catalog(discover([SEEDS])[:1], db)
-    snapshot = take_snapshot(db)
+    directory = tmp_path / SERVING_DIRECTORY / "1a2b-3c-4d"  # as take_snapshot() names one
+    snapshot = Snapshot(directory, directory / "catalog.db", directory / "inspect.json", lock=-1)
     site = Site(str(db), None, "metadata.yml", "", "s3cret")
     with contextlib.closing(socket.socket()) as listener:
         command = server_command(listener, workers=3, head_timeout=2)
@@ -128,7 +130,6 @@ def test_server_command_passes_the_snapshot_socket_and_site(tmp_path):
     assert served_site.db == str(snapshot.database) and served_site.build_id == snapshot.build_id
     assert served_site.inspect_file == str(snapshot.inspect_file)
     assert served_site.secret == "s3cret"
-    snapshot.release()
 
 
 def open_files():
@@ -155,7 +156,9 @@ def test_a_snapshots_inspect_file_is_what_datasette_inspect_writes(tmp_path, see
     snapshot.release()
 
 
-def test_snapshots_in_use_survive_cleanup_and_unused_ones_go(tmp_path):
+def test_snapshots_in_use_survive_cleanup_and_unused_ones_go(tmp_path, monkeypatch):
+    # what `datasette inspect` writes is the test above's: here a stand-in, not a second Python
+    monkeypatch.setattr(supervisor, "write_inspect_file", lambda db, path: path.write_text("{}"))
     seeds = discover([SEEDS])
     db = tmp_path / "catalog.db"
     build_catalog(seeds[:1], db)
@@ -185,10 +188,10 @@ REBUILD_LOAD_PATHS = [
 ]
 
 
-def server_processes(supervisor):
-    """The servers (`python -m loader.serve.workers`) the supervisor process has started."""
+def server_processes(process):
+    """The servers (`python -m loader.serve.workers`) the supervisor `process` has started."""
     found = []
-    for task in Path(f"/proc/{supervisor.pid}/task").glob("*"):
+    for task in Path(f"/proc/{process.pid}/task").glob("*"):
         with contextlib.suppress(OSError):
             for child in map(int, (task / "children").read_text().split()):
                 with contextlib.suppress(OSError):
@@ -340,8 +343,6 @@ def test_server_stops_with_its_supervisor_even_on_kill_9(tmp_path):
 
 
 def sqlite3_count(db):
-    import sqlite3
-
     with contextlib.closing(sqlite3.connect(db)) as connection:
         return connection.execute(COUNT_SQL).fetchone()[0]
 
@@ -353,20 +354,28 @@ def load_module():
     return module
 
 
+@pytest.fixture(scope="module")
+def seed_server(tmp_path_factory, seed_catalog):
+    """`paper-catalog serve` (one worker) on a copy of the seed catalog in a file named big.db:
+    yields (base URL, its catalog file). The tests that use it only read."""
+    db = tmp_path_factory.mktemp("served") / "big.db"
+    shutil.copy(seed_catalog, db)
+    with served(db) as (url, _):
+        yield url, db
+
+
 @pytest.mark.skipif(shutil.which("wrk") is None, reason="needs wrk (Debian: apt-get install wrk)")
-def test_short_load_run_answers_everything(tmp_path, seed_catalog):
+def test_short_load_run_answers_everything(seed_server):
     """`make load` in miniature: a second of wrk, no non-2xx, no socket errors; and the status
     counting itself notices a page that fails."""
     load = load_module()
-    db = tmp_path / "catalog.db"
-    shutil.copy(seed_catalog, db)
+    url, db = seed_server
     kinds = load.pick_urls(db)
     assert all(len(paths) >= 3 for paths in kinds.values())
     paths = [path for kind in kinds.values() for path in kind]
-    with served(db) as (url, _):
-        load.check_urls(url, kinds)
-        figures, _ = load.run_wrk(url, paths, duration=1, connections=8, threads=1)
-        broken, _ = load.run_wrk(url, ["/catalog/no_such_table"], 1, connections=2, threads=1)
+    load.check_urls(url, kinds)
+    figures, _ = load.run_wrk(url, paths, duration=1, connections=8, threads=1)
+    broken, _ = load.run_wrk(url, ["/catalog/no_such_table"], 1, connections=1, threads=1)
     assert figures["requests"] > 0
     assert figures["non_2xx"] == 0 and load.socket_errors(figures) == 0
     assert figures["ok_2xx"] == figures["requests"]
@@ -378,28 +387,19 @@ def test_setting_text_keeps_zero_apart_from_off():
     assert [setting_text(v) for v in (0, False, True, 1000)] == ["0", "off", "on", "1000"]
 
 
-def test_served_site_is_catalog_whatever_the_file_and_revalidates_with_the_build(tmp_path):
-    db = tmp_path / "big.db"
-    build_catalog(discover([SEEDS])[:1], db)
-    with served(db) as (url, _):
-        page = httpx.get(f"{url}/catalog/papers", headers={"accept-encoding": "gzip"}, timeout=10)
-        assert page.status_code == 200 and page.headers["content-encoding"] == "gzip"
-        assert "papers" in page.text
-        etag = page.headers["etag"]
-        assert page.headers["cache-control"] == "no-cache"
-        again = httpx.get(f"{url}/catalog/papers", headers={"if-none-match": etag}, timeout=10)
-        assert again.status_code == 304 and again.content == b""
-        assert paper_count(url) == sqlite3_count(db)
-        assert httpx.get(f"{url}/big", timeout=10).status_code == 404
-        settings = httpx.get(f"{url}/-/settings.json", timeout=10).json()
-        assert {name: settings[name] for name in SETTINGS} == SETTINGS
-        build_catalog(discover([SEEDS]), db)
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while paper_count(url) != sqlite3_count(db) and time.monotonic() < deadline:
-            time.sleep(POLL_SECONDS)
-        # a new build answers the old tag with the new page
-        fresh = httpx.get(f"{url}/catalog/papers", headers={"if-none-match": etag}, timeout=10)
-        assert fresh.status_code == 200 and fresh.headers["etag"] != etag
+def test_served_site_is_catalog_whatever_the_file(seed_server):
+    url, db = seed_server
+    page = httpx.get(f"{url}/catalog/papers", headers={"accept-encoding": "gzip"}, timeout=10)
+    assert page.status_code == 200 and page.headers["content-encoding"] == "gzip"
+    assert "papers" in page.text
+    etag = page.headers["etag"]
+    assert page.headers["cache-control"] == "no-cache"
+    again = httpx.get(f"{url}/catalog/papers", headers={"if-none-match": etag}, timeout=10)
+    assert again.status_code == 304 and again.content == b""
+    assert paper_count(url) == sqlite3_count(db)
+    assert httpx.get(f"{url}/big", timeout=10).status_code == 404
+    settings = httpx.get(f"{url}/-/settings.json", timeout=10).json()
+    assert {name: settings[name] for name in SETTINGS} == SETTINGS
 
 
 def test_a_site_that_cannot_start_is_one_error_line_not_a_restart_loop(tmp_path):
@@ -431,21 +431,34 @@ def test_a_file_that_is_no_catalog_is_one_error_line(tmp_path):
     assert "Traceback" not in result.stderr
 
 
-def test_a_new_build_that_is_no_catalog_leaves_the_previous_one_serving(tmp_path):
+def test_a_new_build_that_is_no_catalog_leaves_the_previous_one_serving_the_next_revalidates(
+    tmp_path,
+):
+    """A build that is no catalog: the previous one keeps serving, one line in the log. The
+    next good build is served, and answers the old ETag with its own page."""
     db = tmp_path / "catalog.db"
-    build_catalog(discover([SEEDS])[:1], db)
-    papers = sqlite3.connect(db).execute("select count(*) from papers").fetchone()[0]
+    seeds = discover([SEEDS])
+    build_catalog(seeds[:1], db)
+    papers = sqlite3_count(db)
     damaged = tmp_path / "damaged.db"
     damaged.write_bytes(b"not an SQLite file\n" * 500)
     log_path = tmp_path / "server.log"
     with log_path.open("wb") as log, served(db, log=log) as (url, process):
+        etag = httpx.get(f"{url}/catalog/papers", timeout=10).headers["etag"]
         os.replace(damaged, db)
         deadline = time.monotonic() + STARTUP_SECONDS
         while b"still serving the previous one" not in log_path.read_bytes():
             assert time.monotonic() < deadline and process.poll() is None, log_path.read_text()
-            time.sleep(0.05)
+            time.sleep(POLL_SECONDS)
         assert paper_count(url) == papers
         assert process.poll() is None
+
+        build_catalog(seeds, tmp_path / "next" / "catalog.db")  # `build` refuses a non-catalog
+        os.replace(tmp_path / "next" / "catalog.db", db)
+        wait_for(lambda: paper_count(url) == sqlite3_count(db) != papers, "the next build")
+        # a new build answers the old tag with the new page
+        fresh = httpx.get(f"{url}/catalog/papers", headers={"if-none-match": etag}, timeout=10)
+        assert fresh.status_code == 200 and fresh.headers["etag"] != etag
     text = log_path.read_text()
     assert "(file is not a database); still serving the previous one" in text, text
     assert "Traceback" not in text
