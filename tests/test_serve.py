@@ -357,11 +357,14 @@ def load_module():
 @pytest.fixture(scope="module")
 def seed_server(tmp_path_factory, seed_catalog):
     """`paper-catalog serve` (one worker) on a copy of the seed catalog in a file named big.db:
-    yields (base URL, its catalog file). The tests that use it only read."""
-    db = tmp_path_factory.mktemp("served") / "big.db"
+    yields (base URL, its catalog file, the process, its log). Each test leaves it serving the
+    seed catalog (a later build of it, maybe)."""
+    folder = tmp_path_factory.mktemp("served")
+    db = folder / "big.db"
     shutil.copy(seed_catalog, db)
-    with served(db) as (url, _):
-        yield url, db
+    log_path = folder / "server.log"
+    with log_path.open("wb") as log, served(db, log=log) as (url, process):
+        yield url, db, process, log_path
 
 
 @pytest.mark.skipif(shutil.which("wrk") is None, reason="needs wrk (Debian: apt-get install wrk)")
@@ -369,7 +372,7 @@ def test_short_load_run_answers_everything(seed_server):
     """`make load` in miniature: a second of wrk, no non-2xx, no socket errors; and the status
     counting itself notices a page that fails."""
     load = load_module()
-    url, db = seed_server
+    url, db, *_ = seed_server
     kinds = load.pick_urls(db)
     assert all(len(paths) >= 3 for paths in kinds.values())
     paths = [path for kind in kinds.values() for path in kind]
@@ -388,7 +391,7 @@ def test_setting_text_keeps_zero_apart_from_off():
 
 
 def test_served_site_is_catalog_whatever_the_file(seed_server):
-    url, db = seed_server
+    url, db, *_ = seed_server
     page = httpx.get(f"{url}/catalog/papers", headers={"accept-encoding": "gzip"}, timeout=10)
     assert page.status_code == 200 and page.headers["content-encoding"] == "gzip"
     assert "papers" in page.text
@@ -432,33 +435,35 @@ def test_a_file_that_is_no_catalog_is_one_error_line(tmp_path):
 
 
 def test_a_new_build_that_is_no_catalog_leaves_the_previous_one_serving_the_next_revalidates(
-    tmp_path,
+    seed_server, seed_catalog, tmp_path
 ):
     """A build that is no catalog: the previous one keeps serving, one line in the log. The
-    next good build is served, and answers the old ETag with its own page."""
-    db = tmp_path / "catalog.db"
-    seeds = discover([SEEDS])
-    build_catalog(seeds[:1], db)
+    next good build (the seed catalog again, a new build of it) is served, and answers the old
+    ETag with its own page."""
+    url, db, process, log_path = seed_server
     papers = sqlite3_count(db)
+    etag = httpx.get(f"{url}/catalog/papers", timeout=10).headers["etag"]
     damaged = tmp_path / "damaged.db"
     damaged.write_bytes(b"not an SQLite file\n" * 500)
-    log_path = tmp_path / "server.log"
-    with log_path.open("wb") as log, served(db, log=log) as (url, process):
-        etag = httpx.get(f"{url}/catalog/papers", timeout=10).headers["etag"]
-        os.replace(damaged, db)
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while b"still serving the previous one" not in log_path.read_bytes():
-            assert time.monotonic() < deadline and process.poll() is None, log_path.read_text()
-            time.sleep(POLL_SECONDS)
-        assert paper_count(url) == papers
-        assert process.poll() is None
+    os.replace(damaged, db)
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while b"still serving the previous one" not in log_path.read_bytes():
+        assert time.monotonic() < deadline and process.poll() is None, log_path.read_text()
+        time.sleep(POLL_SECONDS)
+    assert paper_count(url) == papers
+    assert process.poll() is None
 
-        build_catalog(seeds, tmp_path / "next" / "catalog.db")  # `build` refuses a non-catalog
-        os.replace(tmp_path / "next" / "catalog.db", db)
-        wait_for(lambda: paper_count(url) == sqlite3_count(db) != papers, "the next build")
-        # a new build answers the old tag with the new page
-        fresh = httpx.get(f"{url}/catalog/papers", headers={"if-none-match": etag}, timeout=10)
-        assert fresh.status_code == 200 and fresh.headers["etag"] != etag
+    shutil.copy(seed_catalog, tmp_path / "next.db")
+    os.replace(tmp_path / "next.db", db)  # as `build` moves its own
+
+    def new_tag():
+        return httpx.get(f"{url}/catalog/papers", timeout=10).headers["etag"] != etag
+
+    wait_for(new_tag, "the next build")
+    assert paper_count(url) == sqlite3_count(db) == papers
+    # a new build answers the old tag with the new page
+    fresh = httpx.get(f"{url}/catalog/papers", headers={"if-none-match": etag}, timeout=10)
+    assert fresh.status_code == 200 and fresh.headers["etag"] != etag
     text = log_path.read_text()
     assert "(file is not a database); still serving the previous one" in text, text
     assert "Traceback" not in text
