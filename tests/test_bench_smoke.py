@@ -41,15 +41,20 @@ def generate(papers, out, seed=7):
     )
 
 
+# papers the generator writes here: three files of both formats, enough for two parsing workers
+# to take them out of order
+CORPUS_PAPERS = 2000
+
+
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
     folder = tmp_path_factory.mktemp("corpus")
-    generate(3000, folder)
+    generate(CORPUS_PAPERS, folder)
     return folder
 
 
 def test_generator_is_deterministic_and_in_the_seed_formats(corpus, tmp_path):
-    generate(3000, tmp_path)
+    generate(CORPUS_PAPERS, tmp_path)
     files = sorted(p.name for p in corpus.iterdir())
     assert files == sorted(p.name for p in tmp_path.iterdir())
     assert not filecmp.cmpfiles(corpus, tmp_path, files, shallow=False)[1]
@@ -61,7 +66,7 @@ def test_generator_is_deterministic_and_in_the_seed_formats(corpus, tmp_path):
             assert not isinstance(item, Problem), str(item)
             entries += 1
     assert formats == {"listing", "profile"}
-    assert entries >= 3000  # some papers appear in two files
+    assert entries >= CORPUS_PAPERS  # some papers appear in two files
 
 
 def test_parallel_parsing_builds_the_same_catalog(corpus, tmp_path):
@@ -77,6 +82,7 @@ def test_parallel_parsing_builds_the_same_catalog(corpus, tmp_path):
             }
         )
         connection.close()
+    assert len(discover([corpus])) >= 3
     assert dumps[0]["papers"] and dumps[0]["paper_authors"]
     assert dumps[0] == dumps[1]
 

@@ -18,7 +18,7 @@ import httpx
 import pytest
 import uvicorn
 
-from loader.serve.connections import ACCEPT_BATCH, HeadDeadlineProtocol
+from loader.serve.connections import ACCEPT_BATCH, HeadDeadlineProtocol, connection_cap
 
 from .test_security_headers import FIXED
 from .test_serve import load_module, served
@@ -26,10 +26,9 @@ from .test_serve import load_module, served
 DESCRIPTOR_LIMIT = 1024
 IDLE_SOCKETS = 1300  # more than the two workers hold together under the limit (2 x 576)
 SLOW_SOCKETS = 60
-# the servers here give each request head 1 s (`serve --head-timeout`; 5 s by default): the
-# tests wait for that deadline, whatever its length; 2 s under the flood, which takes about
-# half a second to open and must be open all at once to go over the workers' cap
-HEAD_TIMEOUT_SECONDS = 1
+# the server here gives each request head 2 s (`serve --head-timeout`; 5 s by default): the
+# tests wait for that deadline, whatever its length; the flood takes about half a second to
+# open and must be open all at once to go over the workers' cap
 FLOOD_HEAD_TIMEOUT_SECONDS = 2
 TRICKLE_SECONDS = 0.25  # between two bytes of a slow head: well within the deadline
 WAIT_BOUND_SECONDS = 15  # a bound on the wait, far above the head deadline
@@ -121,10 +120,15 @@ def get_within(url, seconds):
     return None
 
 
-def test_idle_and_slow_header_sockets_cannot_starve_the_server(tmp_path, seed_catalog):
-    db = tmp_path / "catalog.db"
+@pytest.fixture(scope="module")
+def flood_server(tmp_path_factory, seed_catalog):
+    """Two workers whose descriptor limit is lowered to 1024 (576 client sockets each), each
+    request head given FLOOD_HEAD_TIMEOUT_SECONDS; yields (base URL, process, catalog, log).
+    Each test leaves it as it found it: no connection of its own open."""
+    folder = tmp_path_factory.mktemp("flood")
+    db = folder / "catalog.db"
     shutil.copy(seed_catalog, db)
-    log_path = tmp_path / "server.log"
+    log_path = folder / "server.log"
     with (
         descriptors_for_the_test(IDLE_SOCKETS + SLOW_SOCKETS + 256),
         log_path.open("wb") as log,
@@ -136,75 +140,64 @@ def test_idle_and_slow_header_sockets_cannot_starve_the_server(tmp_path, seed_ca
             head_timeout=FLOOD_HEAD_TIMEOUT_SECONDS,
         ) as (url, process),
     ):
-        address = ("127.0.0.1", int(url.rsplit(":", 1)[1]))
-        idle = open_sockets(address, IDLE_SOCKETS)
-        slow = open_sockets(address, SLOW_SOCKETS)
-        stop = threading.Event()
-        trickler = threading.Thread(target=trickle_headers, args=(slow, stop))
-        trickler.start()
-        try:
-            response = get_within(f"{url}/catalog/papers", WAIT_BOUND_SECONDS)
-            assert response is not None, "a normal request waited past the bound"
-            assert "papers" in response.text
-            still_open, busy = wait_until_closed(idle + slow, CLOSE_BOUND_SECONDS)
-        finally:
-            stop.set()
-            trickler.join()
-            for sock in idle + slow:
-                sock.close()
-        assert still_open == 0, f"{still_open} idle or slow-header sockets never closed"
-        assert busy > 0, "the flood never went over the workers' cap"
-        assert process.poll() is None
-        assert get_within(f"{url}/catalog/papers", WAIT_BOUND_SECONDS) is not None
+        yield url, process, db, log_path
 
-        if shutil.which("wrk") is not None:
-            load = load_module()
-            kinds = load.pick_urls(db)
-            paths = [path for kind in kinds.values() for path in kind]
-            figures, _ = load.run_wrk(url, paths, duration=1, connections=64, threads=2)
-            assert figures["requests"] > 0
-            assert figures["non_2xx"] == 0 and load.socket_errors(figures) == 0
+
+def test_idle_and_slow_header_sockets_cannot_starve_the_server(flood_server):
+    """More idle sockets than the workers hold together, and slowloris heads: a normal request
+    still gets its answer within a bounded wait, the sockets over the workers' caps get a 503
+    at once, every other one is closed at its head deadline, and the workers answer a load
+    run afterwards without one error."""
+    url, process, db, log_path = flood_server
+    address = ("127.0.0.1", int(url.rsplit(":", 1)[1]))
+    idle = open_sockets(address, IDLE_SOCKETS)
+    slow = open_sockets(address, SLOW_SOCKETS)
+    stop = threading.Event()
+    trickler = threading.Thread(target=trickle_headers, args=(slow, stop))
+    trickler.start()
+    try:
+        response = get_within(f"{url}/catalog/papers", WAIT_BOUND_SECONDS)
+        assert response is not None, "a normal request waited past the bound"
+        assert "papers" in response.text
+        still_open, busy = wait_until_closed(idle + slow, CLOSE_BOUND_SECONDS)
+    finally:
+        stop.set()
+        trickler.join()
+        for sock in idle + slow:
+            sock.close()
+    assert still_open == 0, f"{still_open} idle or slow-header sockets never closed"
+    assert busy > 0, "the flood never went over the workers' cap"
+    assert process.poll() is None
+    assert get_within(f"{url}/catalog/papers", WAIT_BOUND_SECONDS) is not None
+
+    if shutil.which("wrk") is not None:
+        load = load_module()
+        kinds = load.pick_urls(db)
+        paths = [path for kind in kinds.values() for path in kind]
+        figures, _ = load.run_wrk(url, paths, duration=1, connections=64, threads=2)
+        assert figures["requests"] > 0
+        assert figures["non_2xx"] == 0 and load.socket_errors(figures) == 0
     text = log_path.read_text(errors="replace")
     assert "Too many open files" not in text
     assert log_path.stat().st_size < LOG_BOUND_BYTES, text[-2000:]
 
 
-@pytest.fixture(scope="module")
-def capped_server(tmp_path_factory, seed_catalog):
-    """One worker whose 512 descriptors leave it room for 64 client sockets (the rest is kept
-    for SQLite, its pipes and asyncio's accept batches); yields (base URL, process). Each test
-    leaves it as it found it: no connection of its own open."""
-    db = tmp_path_factory.mktemp("capped") / "catalog.db"
-    shutil.copy(seed_catalog, db)
-
-    def limit():
-        resource.setrlimit(resource.RLIMIT_NOFILE, (512, 512))
-
-    with served(db, workers=1, preexec_fn=limit, head_timeout=HEAD_TIMEOUT_SECONDS) as server:
-        yield server
-
-
-def test_a_worker_over_its_cap_answers_503_at_once(capped_server):
-    """The 65th client socket and later get a 503 and a close, and the worker still answers
-    once the idle ones are gone."""
-    url, process = capped_server
-    address = ("127.0.0.1", int(url.rsplit(":", 1)[1]))
-    idle = open_sockets(address, 200)
+@pytest.mark.parametrize(("limit", "cap"), [(512, 64), (DESCRIPTOR_LIMIT, 576)])
+def test_a_workers_cap_leaves_room_below_its_descriptor_limit(limit, cap):
+    """The cap the flood above goes over (576 a worker under 1024 descriptors), and a worker's
+    at 512, in this process: what is left after SQLite, pipes and asyncio's accept batches."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (limit, hard))
     try:
-        still_open, busy = wait_until_closed(idle, CLOSE_BOUND_SECONDS)
+        assert connection_cap() == cap
     finally:
-        for sock in idle:
-            sock.close()
-    assert still_open == 0
-    assert busy > 0, "over the cap, a worker answers 503 at once"
-    assert process.poll() is None
-    assert get_within(f"{url}/catalog/papers", WAIT_BOUND_SECONDS) is not None
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
-def test_a_connection_gets_a_deadline_for_each_request_head(capped_server):
+def test_a_connection_gets_a_deadline_for_each_request_head(flood_server):
     """Between keep-alive requests too: a client that got its answer and then trickles the next
     head byte by byte is cut off, while one that asks promptly is served again."""
-    url, _ = capped_server
+    url, *_ = flood_server
     address = ("127.0.0.1", int(url.rsplit(":", 1)[1]))
     request = b"GET /-/versions.json HTTP/1.1\r\nHost: x\r\n\r\n"
     with socket.create_connection(address, timeout=10) as prompt:

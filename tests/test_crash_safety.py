@@ -33,8 +33,9 @@ from .conftest import ROOT, SEEDS
 QUICK_KILLS = 3
 SLOW_KILLS = int(os.environ.get("CRASH_KILLS", "20"))
 # copies of the 90 seed entries, each copy with its own abstracts: 1 800 papers for the quick
-# kill run, a build of a second or more (long enough for kills to land mid-build); 3 600 papers
-# for the many kills of `make test-slow`, and for two builds that must overlap
+# kill run, a build of a second or more (long enough for kills to land mid-build; fewer papers
+# save little, a build's start costs as much), and for two builds that overlap; 3 600 papers for
+# the many kills of `make test-slow`
 COPIES = 20
 BIG_COPIES = 40
 TABLES = (
@@ -470,34 +471,54 @@ def test_cleanup_leaves_the_temporary_of_a_running_build(tmp_path):
     assert sorted(tmp_path.iterdir()) == []
 
 
+def locked(path):
+    """True while a process holds the lock on path (a build its temporary)."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(descriptor)
+    return False
+
+
 @pytest.mark.parametrize("second", ["catalog.db", "catalog.db.new"])
-def test_concurrent_builds_leave_each_other_alone(tmp_path, big_inputs, second):
+def test_concurrent_builds_leave_each_other_alone(tmp_path, inputs, second):
     """Before: `--db catalog.db` removed the temporary of a running `--db catalog.db.new`,
-    which then died with a thread traceback blaming a "disk I/O error"."""
+    which then died with a thread traceback blaming a "disk I/O error". The first build is held
+    (SIGSTOP) once its temporary is made and locked, while the second build runs whole: the
+    second's cleanup always meets the first's temporary."""
     first = tmp_path / "catalog.db.new"
     other = tmp_path / second
-    # another catalog's build cleans up as it starts, whatever it then reads: the seeds
-    inputs, papers = (big_inputs, BIG_COPIES * 90) if other == first else (SEEDS, 90)
     for _attempt in range(3):
         # cold every time (the cache's own concurrency: tests/test_prepared_cache.py)
-        running = paper_catalog("build", big_inputs, "--db", first, "--no-cache")
-        while not temporaries(first) and running.poll() is None:
+        running = paper_catalog("build", inputs, "--db", first, "--no-cache")
+        while not any(map(locked, temporaries(first))) and running.poll() is None:
             time.sleep(0.002)
-        theirs = temporaries(first)
-        starting = paper_catalog("build", inputs, "--db", other, "--no-cache")
-        # the second build's cleanup has run once its own temporary exists
-        while not (temporaries(other) - theirs) and starting.poll() is None:
-            time.sleep(0.002)
-        overlapped = running.poll() is None
-        outcomes = [(p.wait(), p.stderr.read()) for p in (running, starting)]
-        for process in (running, starting):
-            process.stderr.close()
-        assert outcomes == [(0, ""), (0, "")]
-        assert counts(first)["papers"] == BIG_COPIES * 90 and counts(other)["papers"] == papers
-        if overlapped:
-            break
+        running.send_signal(signal.SIGSTOP)
+        try:
+            if running.poll() is not None:
+                continue  # it finished before it could be held
+            theirs = temporaries(first)
+            # another catalog's build cleans up as it starts, whatever it then reads: the seeds
+            starting = paper_catalog("build", SEEDS, "--db", other, "--no-cache")
+            assert (starting.wait(120), starting.stderr.read()) == (0, "")
+            starting.stderr.close()
+            assert temporaries(first) == theirs, "the second build touched the first's file"
+            assert counts(other)["papers"] == 90
+        finally:
+            running.send_signal(signal.SIGCONT)
+        assert (running.wait(120), running.stderr.read()) == (0, "")
+        running.stderr.close()
+        # the last to replace it wins: the first build, held until the second had finished
+        assert counts(first)["papers"] == COPIES * 90
+        break
     else:
-        pytest.fail("the first build kept finishing before the second one started")
+        pytest.fail("the first build kept finishing before it could be held")
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted({first.name, other.name})
 
 

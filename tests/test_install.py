@@ -1,4 +1,5 @@
-"""`pip install .` (not editable) into a fresh virtualenv, used from a folder outside the checkout:
+"""`pip install .` (not editable) into a fresh virtualenv, used from a folder outside the checkout
+(the wheel `pip install .` builds, built once for the run: tests/project_wheel.py):
 the installed paper-catalog builds a catalog of any name and serves it as `catalog` with the
 site's metadata, plugins, templates and static files. Once with the versions installed here, and
 once (`make test-slow`) with the lowest versions pyproject.toml declares (its floors), so a
@@ -10,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from loader.serve.publish import copy_source, pinned_requirements
+from loader.serve.publish import pinned_requirements
 
 from . import fresh_venv
-from .conftest import ROOT, SEEDS
+from .conftest import SEEDS
+from .project_wheel import shared_wheel
 
 COMMAND_SECONDS = 120
 PINS = {"installed here": pinned_requirements, "floors": fresh_venv.floor_pins}
@@ -33,17 +35,26 @@ def run(command, cwd, environment, status=0):
     return result.stdout + result.stderr
 
 
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    return shared_wheel(tmp_path_factory)
+
+
 @pytest.mark.parametrize(
     "versions",
     ["installed here", pytest.param("floors", marks=pytest.mark.slow)],
 )
-def test_installed_site_builds_and_serves_any_file_from_any_folder(versions, tmp_path):
-    source = copy_source(ROOT, tmp_path / "checkout")
+def test_installed_site_builds_and_serves_any_file_from_any_folder(
+    versions, wheel, tmp_path, monkeypatch
+):
+    # pip compiles every module of every package it installs (half its time); the commands
+    # below compile, once, only the ones they import
+    monkeypatch.setenv("PIP_COMPILE", "0")  # --no-compile
     pins = PINS[versions]()
     constraints = tmp_path / "constraints.txt"
     constraints.write_text("\n".join(pins) + "\n", encoding="utf-8")
     python = fresh_venv.create(tmp_path / "venv")
-    fresh_venv.install(python, "--constraint", constraints, source)
+    fresh_venv.install(python, "--constraint", constraints, wheel)
 
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -66,7 +77,7 @@ def test_installed_site_builds_and_serves_any_file_from_any_folder(versions, tmp
     paper_catalog = str(python.parent / "paper-catalog")
     run([paper_catalog, "build", "my seeds", "--db", "my.db"], elsewhere, environment)
     port = fresh_venv.free_port()
-    serve = [paper_catalog, "serve", "--db", "my.db", "--port", str(port)]
+    serve = [paper_catalog, "serve", "--db", "my.db", "--port", str(port), "--workers", "1"]
     url = f"http://127.0.0.1:{port}"
     with fresh_venv.running(serve, elsewhere, environment, url, tmp_path / "serve.log"):
         fresh_venv.check_served_site(url, elsewhere / "my.db")

@@ -11,14 +11,18 @@ import json
 import shlex
 import shutil
 import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from loader.cli import cli
+from loader.serve import publish
 from loader.serve.publish import SERVED_NAME, deploy_command, serve_command, write_context
 
 from . import fresh_venv
+from .conftest import ROOT
+from .project_wheel import shared_wheel
 
 # the one RUN that is not an install: the image's unprivileged user (the test runs as itself)
 USER_SETUP = "useradd "
@@ -76,9 +80,39 @@ def play(context, root, venv):
 
 
 @pytest.fixture(scope="module")
-def context(seed_catalog, tmp_path_factory):
+def wheel_built_once(tmp_path_factory):
+    """publish's build_wheel answers with the wheel it built once for the run (the install
+    test installs the same one): a wheel build costs seconds of CPU each time."""
+    wheel = shared_wheel(tmp_path_factory)
+
+    def build_wheel(source, directory):
+        assert Path(source) == ROOT
+        return Path(shutil.copy(wheel, directory))
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(publish, "build_wheel", build_wheel)
+        yield
+
+
+@pytest.fixture(scope="module")
+def context(seed_catalog, tmp_path_factory, wheel_built_once):
     """The build context `paper-catalog publish` writes for the seed catalog."""
     return write_context(seed_catalog, tmp_path_factory.mktemp("publish") / "context").directory
+
+
+def test_the_context_holds_what_the_dockerfile_copies(context):
+    assert sorted(p.name for p in context.iterdir()) == sorted(
+        ["Dockerfile", "constraints.txt", SERVED_NAME, next(context.glob("*.whl")).name]
+    )
+    # each file beside the Dockerfile is what one of its COPY instructions copies
+    copies = [
+        shlex.split(arguments)
+        for instruction, arguments in instructions(context / "Dockerfile")
+        if instruction == "COPY"
+    ]
+    for path in context.iterdir():
+        if path.name != "Dockerfile":
+            assert any(path.name in words for words in copies), path.name
 
 
 @pytest.mark.slow  # the dry run and the Dockerfile checks stay in `make test`
@@ -122,7 +156,9 @@ def test_deploy_commands_build_from_the_context(tmp_path):
         deploy_command(tmp_path, "heroku", "papers")
 
 
-def test_publish_dry_run_prints_the_deploy_and_the_dockerfile(seed_catalog, tmp_path):
+def test_publish_dry_run_prints_the_deploy_and_the_dockerfile(
+    seed_catalog, tmp_path, wheel_built_once
+):
     context = tmp_path / "fly-context"
     result = CliRunner().invoke(
         cli,

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -20,11 +21,14 @@ import pytest_asyncio
 
 from loader.build.catalog import build_catalog
 from loader.read.sources import discover
+from loader.serve import supervisor
 from loader.serve.app import Site
 from loader.serve.settings import SETTINGS, setting_text
 from loader.serve.supervisor import (
     HEAD_TIMEOUT_SECONDS,
+    READY_PREFIX,
     SERVING_DIRECTORY,
+    Snapshot,
     remove_stale_snapshots,
     server_command,
     server_environment,
@@ -109,8 +113,8 @@ def port_is_open(url):
 
 def test_server_command_passes_the_snapshot_socket_and_site(tmp_path):
     db = tmp_path / "catalog.db"
-    build_catalog(discover([SEEDS])[:1], db)
-    snapshot = take_snapshot(db)
+    directory = tmp_path / SERVING_DIRECTORY / "1a2b-3c-4d"  # as take_snapshot() names one
+    snapshot = Snapshot(directory, directory / "catalog.db", directory / "inspect.json", lock=-1)
     site = Site(str(db), None, "metadata.yml", "", "s3cret")
     with contextlib.closing(socket.socket()) as listener:
         command = server_command(listener, workers=3, head_timeout=2)
@@ -126,7 +130,6 @@ def test_server_command_passes_the_snapshot_socket_and_site(tmp_path):
     assert served_site.db == str(snapshot.database) and served_site.build_id == snapshot.build_id
     assert served_site.inspect_file == str(snapshot.inspect_file)
     assert served_site.secret == "s3cret"
-    snapshot.release()
 
 
 def open_files():
@@ -153,7 +156,9 @@ def test_a_snapshots_inspect_file_is_what_datasette_inspect_writes(tmp_path, see
     snapshot.release()
 
 
-def test_snapshots_in_use_survive_cleanup_and_unused_ones_go(tmp_path):
+def test_snapshots_in_use_survive_cleanup_and_unused_ones_go(tmp_path, monkeypatch):
+    # what `datasette inspect` writes is the test above's: here a stand-in, not a second Python
+    monkeypatch.setattr(supervisor, "write_inspect_file", lambda db, path: path.write_text("{}"))
     seeds = discover([SEEDS])
     db = tmp_path / "catalog.db"
     build_catalog(seeds[:1], db)
@@ -183,8 +188,60 @@ REBUILD_LOAD_PATHS = [
 ]
 
 
+def server_processes(process):
+    """The servers (`python -m loader.serve.workers`) the supervisor `process` has started."""
+    found = []
+    for task in Path(f"/proc/{process.pid}/task").glob("*"):
+        with contextlib.suppress(OSError):
+            for child in map(int, (task / "children").read_text().split()):
+                with contextlib.suppress(OSError):
+                    if b"loader.serve.workers" in Path(f"/proc/{child}/cmdline").read_bytes():
+                        found.append(child)
+    return found
+
+
+def wait_for(condition, what, seconds=STARTUP_SECONDS, poll=POLL_SECONDS):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"{what}: not within {seconds} s"
+        time.sleep(poll)
+
+
+def hold_the_switch(process, db, before, workers):
+    """After a new build: stop the supervisor (SIGSTOP) as soon as it has started the new
+    build's server, and return once that server's workers all wait at the gate. The old build
+    answers until the supervisor goes on (SIGCONT): it then stops the old workers (they drain
+    their connections) and opens the gate, as it does unheld."""
+    [old_server] = server_processes(process)
+    # the new workers take seconds to start (Python, Datasette, the site): polled far more often
+    wait_for(
+        lambda: set(server_processes(process)) - {old_server}, "the new build's server", poll=0.005
+    )
+    process.send_signal(signal.SIGSTOP)
+
+    def new_snapshots():
+        return [directory for directory in snapshot_directories(db) if directory not in before]
+
+    wait_for(new_snapshots, "the new build's snapshot")
+    [directory] = new_snapshots()
+    wait_for(
+        lambda: len(list(directory.glob(f"{READY_PREFIX}*"))) == workers,
+        "the new build's workers at the gate",
+    )
+
+
 @pytest.mark.skipif(shutil.which("wrk") is None, reason="needs wrk (Debian: apt-get install wrk)")
-def test_rebuild_while_serving_moves_the_server_to_the_new_build(tmp_path):
+@pytest.mark.parametrize(
+    "load_during",
+    [
+        # the switch under load (the old workers' drain, the gate opening), the new build's
+        # workers started unloaded and held at the gate until then
+        "the switch",
+        # the load through the whole restart: the new build's inspect and workers' start too
+        pytest.param("the whole restart", marks=pytest.mark.slow),
+    ],
+)
+def test_rebuild_while_serving_moves_the_server_to_the_new_build(tmp_path, load_during):
     """Two workers move to a new build while a keep-alive client asks again and again and wrk
     keeps 64 connections busy: never an old answer after a new one, and no error on any
     connection (the old workers drain them: loader/serve/drain.py)."""
@@ -195,9 +252,12 @@ def test_rebuild_while_serving_moves_the_server_to_the_new_build(tmp_path):
     # while the server switches
     next_build = tmp_path / "next" / "catalog.db"
     build_catalog(seeds, next_build)
+    new = sqlite3_count(next_build)
     load = load_module()
-    with served(db, workers=2) as (url, process):
+    workers = 2
+    with served(db, workers=workers) as (url, process):
         old = paper_count(url)
+        assert new != old
         before = snapshot_directories(db)
         assert len(before) == 1 and os.path.samefile(before[0] / "catalog.db", db)
 
@@ -218,20 +278,25 @@ def test_rebuild_while_serving_moves_the_server_to_the_new_build(tmp_path):
                     time.sleep(0.02)
 
         asker = threading.Thread(target=ask_repeatedly)
-        with load.wrk_until_stopped(url, REBUILD_LOAD_PATHS, connections=64, threads=1) as wrk:
-            asker.start()
-            try:
-                time.sleep(0.5)
+        try:
+            if load_during == "the switch":
                 os.replace(next_build, db)
-                new = sqlite3_count(db)
-                assert new != old
-                deadline = time.monotonic() + STARTUP_SECONDS
-                while new not in seen and time.monotonic() < deadline:
-                    time.sleep(POLL_SECONDS)
-                time.sleep(0.5)
-            finally:
-                stop.set()
-                asker.join()
+                hold_the_switch(process, db, before, workers)
+            with load.wrk_until_stopped(url, REBUILD_LOAD_PATHS, 64, threads=1) as wrk:
+                asker.start()
+                try:
+                    time.sleep(0.5)  # every connection busy, the old build answering
+                    if load_during == "the switch":
+                        process.send_signal(signal.SIGCONT)  # the switch
+                    else:
+                        os.replace(next_build, db)  # the restart, then the switch
+                    wait_for(lambda: new in seen, "an answer from the new build")
+                    time.sleep(0.5)  # the new build answering under load
+                finally:
+                    stop.set()
+                    asker.join()
+        finally:
+            process.send_signal(signal.SIGCONT)  # never left stopped, whatever failed
 
         answers = [a for a in seen if a != "refused"]
         print(
@@ -278,8 +343,6 @@ def test_server_stops_with_its_supervisor_even_on_kill_9(tmp_path):
 
 
 def sqlite3_count(db):
-    import sqlite3
-
     with contextlib.closing(sqlite3.connect(db)) as connection:
         return connection.execute(COUNT_SQL).fetchone()[0]
 
@@ -291,20 +354,31 @@ def load_module():
     return module
 
 
+@pytest.fixture(scope="module")
+def seed_server(tmp_path_factory, seed_catalog):
+    """`paper-catalog serve` (one worker) on a copy of the seed catalog in a file named big.db:
+    yields (base URL, its catalog file, the process, its log). Each test leaves it serving the
+    seed catalog (a later build of it, maybe)."""
+    folder = tmp_path_factory.mktemp("served")
+    db = folder / "big.db"
+    shutil.copy(seed_catalog, db)
+    log_path = folder / "server.log"
+    with log_path.open("wb") as log, served(db, log=log) as (url, process):
+        yield url, db, process, log_path
+
+
 @pytest.mark.skipif(shutil.which("wrk") is None, reason="needs wrk (Debian: apt-get install wrk)")
-def test_short_load_run_answers_everything(tmp_path, seed_catalog):
+def test_short_load_run_answers_everything(seed_server):
     """`make load` in miniature: a second of wrk, no non-2xx, no socket errors; and the status
     counting itself notices a page that fails."""
     load = load_module()
-    db = tmp_path / "catalog.db"
-    shutil.copy(seed_catalog, db)
+    url, db, *_ = seed_server
     kinds = load.pick_urls(db)
     assert all(len(paths) >= 3 for paths in kinds.values())
     paths = [path for kind in kinds.values() for path in kind]
-    with served(db) as (url, _):
-        load.check_urls(url, kinds)
-        figures, _ = load.run_wrk(url, paths, duration=1, connections=8, threads=1)
-        broken, _ = load.run_wrk(url, ["/catalog/no_such_table"], 1, connections=2, threads=1)
+    load.check_urls(url, kinds)
+    figures, _ = load.run_wrk(url, paths, duration=1, connections=8, threads=1)
+    broken, _ = load.run_wrk(url, ["/catalog/no_such_table"], 1, connections=1, threads=1)
     assert figures["requests"] > 0
     assert figures["non_2xx"] == 0 and load.socket_errors(figures) == 0
     assert figures["ok_2xx"] == figures["requests"]
@@ -316,28 +390,19 @@ def test_setting_text_keeps_zero_apart_from_off():
     assert [setting_text(v) for v in (0, False, True, 1000)] == ["0", "off", "on", "1000"]
 
 
-def test_served_site_is_catalog_whatever_the_file_and_revalidates_with_the_build(tmp_path):
-    db = tmp_path / "big.db"
-    build_catalog(discover([SEEDS])[:1], db)
-    with served(db) as (url, _):
-        page = httpx.get(f"{url}/catalog/papers", headers={"accept-encoding": "gzip"}, timeout=10)
-        assert page.status_code == 200 and page.headers["content-encoding"] == "gzip"
-        assert "papers" in page.text
-        etag = page.headers["etag"]
-        assert page.headers["cache-control"] == "no-cache"
-        again = httpx.get(f"{url}/catalog/papers", headers={"if-none-match": etag}, timeout=10)
-        assert again.status_code == 304 and again.content == b""
-        assert paper_count(url) == sqlite3_count(db)
-        assert httpx.get(f"{url}/big", timeout=10).status_code == 404
-        settings = httpx.get(f"{url}/-/settings.json", timeout=10).json()
-        assert {name: settings[name] for name in SETTINGS} == SETTINGS
-        build_catalog(discover([SEEDS]), db)
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while paper_count(url) != sqlite3_count(db) and time.monotonic() < deadline:
-            time.sleep(POLL_SECONDS)
-        # a new build answers the old tag with the new page
-        fresh = httpx.get(f"{url}/catalog/papers", headers={"if-none-match": etag}, timeout=10)
-        assert fresh.status_code == 200 and fresh.headers["etag"] != etag
+def test_served_site_is_catalog_whatever_the_file(seed_server):
+    url, db, *_ = seed_server
+    page = httpx.get(f"{url}/catalog/papers", headers={"accept-encoding": "gzip"}, timeout=10)
+    assert page.status_code == 200 and page.headers["content-encoding"] == "gzip"
+    assert "papers" in page.text
+    etag = page.headers["etag"]
+    assert page.headers["cache-control"] == "no-cache"
+    again = httpx.get(f"{url}/catalog/papers", headers={"if-none-match": etag}, timeout=10)
+    assert again.status_code == 304 and again.content == b""
+    assert paper_count(url) == sqlite3_count(db)
+    assert httpx.get(f"{url}/big", timeout=10).status_code == 404
+    settings = httpx.get(f"{url}/-/settings.json", timeout=10).json()
+    assert {name: settings[name] for name in SETTINGS} == SETTINGS
 
 
 def test_a_site_that_cannot_start_is_one_error_line_not_a_restart_loop(tmp_path):
@@ -369,21 +434,36 @@ def test_a_file_that_is_no_catalog_is_one_error_line(tmp_path):
     assert "Traceback" not in result.stderr
 
 
-def test_a_new_build_that_is_no_catalog_leaves_the_previous_one_serving(tmp_path):
-    db = tmp_path / "catalog.db"
-    build_catalog(discover([SEEDS])[:1], db)
-    papers = sqlite3.connect(db).execute("select count(*) from papers").fetchone()[0]
+def test_a_new_build_that_is_no_catalog_leaves_the_previous_one_serving_the_next_revalidates(
+    seed_server, seed_catalog, tmp_path
+):
+    """A build that is no catalog: the previous one keeps serving, one line in the log. The
+    next good build (the seed catalog again, a new build of it) is served, and answers the old
+    ETag with its own page."""
+    url, db, process, log_path = seed_server
+    papers = sqlite3_count(db)
+    etag = httpx.get(f"{url}/catalog/papers", timeout=10).headers["etag"]
     damaged = tmp_path / "damaged.db"
     damaged.write_bytes(b"not an SQLite file\n" * 500)
-    log_path = tmp_path / "server.log"
-    with log_path.open("wb") as log, served(db, log=log) as (url, process):
-        os.replace(damaged, db)
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while b"still serving the previous one" not in log_path.read_bytes():
-            assert time.monotonic() < deadline and process.poll() is None, log_path.read_text()
-            time.sleep(0.05)
-        assert paper_count(url) == papers
-        assert process.poll() is None
+    os.replace(damaged, db)
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while b"still serving the previous one" not in log_path.read_bytes():
+        assert time.monotonic() < deadline and process.poll() is None, log_path.read_text()
+        time.sleep(POLL_SECONDS)
+    assert paper_count(url) == papers
+    assert process.poll() is None
+
+    shutil.copy(seed_catalog, tmp_path / "next.db")
+    os.replace(tmp_path / "next.db", db)  # as `build` moves its own
+
+    def new_tag():
+        return httpx.get(f"{url}/catalog/papers", timeout=10).headers["etag"] != etag
+
+    wait_for(new_tag, "the next build")
+    assert paper_count(url) == sqlite3_count(db) == papers
+    # a new build answers the old tag with the new page
+    fresh = httpx.get(f"{url}/catalog/papers", headers={"if-none-match": etag}, timeout=10)
+    assert fresh.status_code == 200 and fresh.headers["etag"] != etag
     text = log_path.read_text()
     assert "(file is not a database); still serving the previous one" in text, text
     assert "Traceback" not in text

@@ -11,13 +11,11 @@ look-up), gzip, then Datasette.
 import atexit
 import hashlib
 import json
-import os
 import shutil
 import tempfile
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
 from asgi_gzip import GZipMiddleware
 from datasette.app import Datasette
@@ -30,6 +28,7 @@ from loader.serve.etag import BuildETag
 from loader.serve.response_cache import ResponseCache
 from loader.serve.security_headers import SecurityHeaders
 from loader.serve.settings import SETTINGS
+from loader.serve.site import DEFAULT_CACHE_BYTES, Site  # noqa: F401 - the callers' cache size
 from loader.serve.site_files import plugin_files
 from loader.web.asgi_types import ASGIApp, Receive, Scope, Send
 from loader.web.catalog_scope import DEFAULT_DATABASE
@@ -40,30 +39,6 @@ DATABASE_NAME = DEFAULT_DATABASE
 # level 6 compresses HTML and JSON almost as well as 9, for much less CPU (docs/serving.md)
 GZIP_LEVEL = 6
 GZIP_MINIMUM_BYTES = 500
-DEFAULT_CACHE_BYTES = 32 * 1024 * 1024
-ENVIRONMENT_VARIABLE = "PAPER_CATALOG_SITE"
-
-
-@dataclass
-class Site:
-    """What a worker serves. `build_id` names the catalog build; `secret` signs cookies and must
-    be the same in every worker, or a token made by one is refused by another."""
-
-    db: str
-    inspect_file: str | None
-    metadata: str
-    build_id: str
-    secret: str
-    cache_bytes: int = DEFAULT_CACHE_BYTES
-
-    ENVIRONMENT_VARIABLE = ENVIRONMENT_VARIABLE
-
-    def to_environment(self) -> str:
-        return json.dumps(asdict(self))
-
-    @classmethod
-    def from_environment(cls) -> Self:
-        return cls(**json.loads(os.environ[ENVIRONMENT_VARIABLE]))
 
 
 def site_fingerprint(site: Site) -> str:

@@ -37,14 +37,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from loader.build.marker import is_paper_catalog
 from loader.lifetime import adopt_orphans, die_with_parent
 from loader.serve.settings import SECRET_VARIABLE, SERVED_NAME
-
-if TYPE_CHECKING:  # imported when serving only: app.py imports Datasette
-    from loader.serve.app import Site
+from loader.serve.site import DEFAULT_CACHE_BYTES, Site
 
 SERVING_DIRECTORY = ".serving"
 LOCK_NAME = "lock"
@@ -262,9 +259,7 @@ def server_command(
     return command + (["--head-timeout", str(head_timeout)] if head_timeout else [])
 
 
-def server_environment(
-    snapshot: Snapshot, site: "Site", gate: Path | None = None
-) -> dict[str, str]:
+def server_environment(snapshot: Snapshot, site: Site, gate: Path | None = None) -> dict[str, str]:
     """The site for this build, in the environment (not the command line, which any local user
     can read with ps: it holds the signing secret), and the gate its workers wait at, if any."""
     site = dataclasses.replace(
@@ -315,7 +310,7 @@ def wait_until_ready(process: subprocess.Popen[bytes], gate: Gate, workers: int)
 def start_server(
     snapshot: Snapshot,
     listener: socket.socket,
-    site: "Site",
+    site: Site,
     workers: int | None,
     gate: Gate | None = None,
     head_timeout: int | None = None,
@@ -386,8 +381,6 @@ def serve_catalog(
 
     Returns the server's exit status if it stops by itself (e.g. its workers cannot start).
     """
-    from loader.serve.app import DEFAULT_CACHE_BYTES, Site  # imports Datasette: only when serving
-
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     adopt_orphans()
     site = Site(

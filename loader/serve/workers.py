@@ -25,8 +25,9 @@ from uvicorn.config import STARTUP_FAILURE
 from uvicorn.supervisors import Multiprocess
 
 from loader.lifetime import die_with_parent
-from loader.serve.app import ENVIRONMENT_VARIABLE, Site, StartedSite, create_app
+from loader.serve.app import StartedSite, create_app
 from loader.serve.connections import ACCEPT_BATCH, raise_descriptor_limit
+from loader.serve.site import ENVIRONMENT_VARIABLE, Site
 from loader.serve.supervisor import (
     GATE_VARIABLE,
     HEAD_TIMEOUT_SECONDS,
