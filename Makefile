@@ -130,7 +130,7 @@ DATASETTE_1_TESTS := tests/test_pages.py tests/test_search.py tests/test_exports
   tests/test_security.py tests/test_security_headers.py tests/test_canned_queries.py \
   tests/test_csv.py tests/test_csv_streams.py tests/test_plugins.py tests/test_site.py tests/test_http_wrappers.py \
   tests/test_papers_table.py tests/test_metadata.py tests/test_datasette_versions.py \
-  tests/test_paper_signals.py tests/test_error_pages.py
+  tests/test_paper_signals.py tests/test_error_pages.py tests/test_exports_real_size.py
 $(BIN_DATASETTE_1)/.installed: pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV_DATASETTE_1)
 	$(BIN_DATASETTE_1)/pip install --quiet --upgrade pip
