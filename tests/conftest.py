@@ -230,6 +230,15 @@ def browser():
 
 
 @pytest.fixture(scope="module")
+def axe_page(browser):
+    """A page axe-core can run in, for a module's accessibility checks: axe goes in as an
+    inline script, which the site's Content-Security-Policy refuses."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)
+    yield page
+    page.close()
+
+
+@pytest.fixture(scope="module")
 def shared_page(browser):
     """One page for a module's browser tests, recording its dialogs and page errors: a new page
     costs Chromium a renderer process, about a quarter of a second a test. Its context (HTTP

@@ -78,15 +78,6 @@ AXE_ELSEWHERE = {"papers", "papers-filtered", "author-search", "database", "sql"
 OPEN_FILTERS = "document.querySelectorAll('details.filters').forEach(d => d.open = true)"
 
 
-@pytest.fixture(scope="module")
-def axe_page(browser):
-    """One page for the module's axe-core runs: axe-core goes in as an inline script, which the
-    site's Content-Security-Policy refuses."""
-    page = browser.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)
-    yield page
-    page.close()
-
-
 def violations(page):
     page.add_script_tag(path=str(AXE))
     result = page.evaluate("async () => await axe.run(document, {resultTypes: ['violations']})")

@@ -36,15 +36,6 @@ PAGES = {
 }
 
 
-@pytest.fixture(scope="module")
-def axe_page(browser):
-    """A page axe-core can run in: it goes in as an inline script, which the site's
-    Content-Security-Policy refuses."""
-    page = browser.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)
-    yield page
-    page.close()
-
-
 # the table pages of PAGES
 TABLES = {"papers", "papers-filtered", "papers-filter-row", "authors", "links"}
 

@@ -285,7 +285,9 @@ def test_rebuild_while_serving_moves_the_server_to_the_new_build(tmp_path, load_
             with load.wrk_until_stopped(url, REBUILD_LOAD_PATHS, 64, threads=1) as wrk:
                 asker.start()
                 try:
-                    time.sleep(0.5)  # every connection busy, the old build answering
+                    # every connection busy, the old build answering (awaited, not slept:
+                    # on a busy machine the first answer may take longer than any sleep)
+                    wait_for(lambda: old in seen, "an answer from the old build under load")
                     if load_during == "the switch":
                         process.send_signal(signal.SIGCONT)  # the switch
                     else:

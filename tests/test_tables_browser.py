@@ -26,15 +26,6 @@ CELLS_PAST_THEIR_COLUMN = """() => [...document.querySelectorAll('td')]
 ABSTRACTS_SQL = "/catalog?sql=select+title%2C+abstract+from+papers+where+abstract+is+not+null"
 
 
-@pytest.fixture(scope="module")
-def axe_page(browser):
-    """A page axe-core can run in: it goes in as an inline script, which the site's
-    Content-Security-Policy refuses."""
-    page = browser.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)
-    yield page
-    page.close()
-
-
 def first_row_top(page):
     return page.evaluate(
         "document.querySelector('table.rows-and-columns tbody tr').getBoundingClientRect().top"
