@@ -34,6 +34,8 @@ TRICKLE_SECONDS = 0.25  # between two bytes of a slow head: well within the dead
 WAIT_BOUND_SECONDS = 15  # a bound on the wait, far above the head deadline
 CLOSE_BOUND_SECONDS = 30
 LOG_BOUND_BYTES = 20_000
+# the load run after the flood: a second, longer on a machine too busy to answer in one
+LOAD_SECONDS = (1, 4, 16)
 
 
 def lower_descriptor_limit():
@@ -174,9 +176,14 @@ def test_idle_and_slow_header_sockets_cannot_starve_the_server(flood_server):
         load = load_module()
         kinds = load.pick_urls(db)
         paths = [path for kind in kinds.values() for path in kind]
-        figures, _ = load.run_wrk(url, paths, duration=1, connections=64, threads=2)
+        # a busy machine may answer nothing within a second: the run is longer until it has
+        # answered something, and every run must be free of errors
+        for duration in LOAD_SECONDS:
+            figures, _ = load.run_wrk(url, paths, duration=duration, connections=64, threads=2)
+            assert figures["non_2xx"] == 0 and load.socket_errors(figures) == 0
+            if figures["requests"] > 0:
+                break
         assert figures["requests"] > 0
-        assert figures["non_2xx"] == 0 and load.socket_errors(figures) == 0
     text = log_path.read_text(errors="replace")
     assert "Too many open files" not in text
     assert log_path.stat().st_size < LOG_BOUND_BYTES, text[-2000:]
