@@ -4,6 +4,7 @@
 Never runs `playwright install`: the system browser is the one the CI image has.
 """
 
+import os
 import socket
 import subprocess
 import sys
@@ -94,8 +95,10 @@ PLAYWRIGHT_SWITCHES = [
     "--headless",
     "--hide-scrollbars",
     "--mute-audio",
-    "--blink-settings=primaryHoverType=2,availableHoverTypes=2,"
-    "primaryPointerType=4,availablePointerTypes=4",
+    (
+        "--blink-settings=primaryHoverType=2,availableHoverTypes=2,"
+        "primaryPointerType=4,availablePointerTypes=4"
+    ),
     "--force-color-profile=srgb",
     "--disable-field-trial-config",
     "--disable-back-forward-cache",
@@ -112,11 +115,14 @@ PLAYWRIGHT_SWITCHES = [
     "--disable-component-extensions-with-background-pages",
     "--disable-dev-shm-usage",
     "--disable-search-engine-choice-screen",
-    "--disable-features=AvoidUnnecessaryBeforeUnloadCheckSync,DestroyProfileOnBrowserClose,"
-    "HttpsUpgrades,HttpsFirstBalancedModeAutoEnable,LensOverlay,MediaRouter,PaintHolding,"
-    "ThirdPartyStoragePartitioning,AvoidCorsURLLoaderRestartOnRedirect,OptimizationHints,"
-    "NetworkTimeServiceQuerying,PreconnectToSearch,AimEnabled,"
-    "WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup",
+    (
+        "--disable-features=AvoidUnnecessaryBeforeUnloadCheckSync,DestroyProfileOnBrowserClose,"
+        "HttpsUpgrades,HttpsFirstBalancedModeAutoEnable,LensOverlay,MediaRouter,PaintHolding,"
+        "ThirdPartyStoragePartitioning,AvoidCorsURLLoaderRestartOnRedirect,OptimizationHints,"
+        "NetworkTimeServiceQuerying,PreconnectToSearch,AimEnabled,"
+        # the Omnibox popup's page, which a headless Chromium renders for nothing: 5% of a core
+        "WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup"
+    ),
     "--enable-features=CDPScreenshotNewSurface",
     "--allow-pre-commit-input",
     "--metrics-recording-only",
@@ -142,11 +148,12 @@ def chromium_process(folder):
     command += ["--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0"]
     with open(log_path, "w") as log:
         process = subprocess.Popen(
-            command + ["about:blank"],
+            # no window of its own: each module opens its pages
+            command + ["--no-startup-window"],
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
-            preexec_fn=die_with_parent,
+            preexec_fn=die_with_parent,  # noqa: PLW1509 - started before any browser thread
         )
     try:
         deadline = time.monotonic() + STARTUP_SECONDS
@@ -206,13 +213,19 @@ def blank_page(page, width=1280, height=900):
     return page
 
 
+# `make screenshots` (FULL_SCREENSHOTS=1): whole pages, however long; else what the viewport
+# shows (a whole long page costs Chromium 0.5-1 CPU-s, the viewport 0.1)
+FULL_SCREENSHOTS = os.environ.get("FULL_SCREENSHOTS") == "1"
+
+
 def screenshot(page, name, full_page=True, start=None, height=1600):
     """Save under test-artifacts/ and return the path; with start (a locator), the part of the
-    page from that element down, at most height pixels."""
+    page from that element down, at most height pixels. A whole page (full_page) only when
+    FULL_SCREENSHOTS=1: else the first screen."""
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
     if start is None:
-        page.screenshot(path=str(path), full_page=full_page)
+        page.screenshot(path=str(path), full_page=full_page and FULL_SCREENSHOTS)
     else:
         size = page.viewport_size
         page.set_viewport_size({"width": size["width"], "height": height})
