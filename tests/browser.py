@@ -153,7 +153,7 @@ def chromium_process(folder):
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
-            preexec_fn=die_with_parent,  # noqa: PLW1509 - started before any browser thread
+            preexec_fn=die_with_parent,  # noqa: PLW1509 - a prctl only, as test_serve.py starts its servers
         )
     try:
         deadline = time.monotonic() + STARTUP_SECONDS
