@@ -4,6 +4,7 @@
 Never runs `playwright install`: the system browser is the one the CI image has.
 """
 
+import os
 import socket
 import subprocess
 import sys
@@ -85,13 +86,100 @@ def datasette_server(db_path, log_dir, metadata=ROOT / "metadata.yml"):
             process.wait()
 
 
+# The switches Playwright's own launch gives Chromium (1.65) that shape how a page behaves:
+# headless, no scrollbars taking width (the sideways-scroll checks measure scrollWidth), a mouse
+# as the pointer, the sRGB colours of the screenshots, no back-forward cache, no throttling of
+# pages or timers in the background, no popup blocking. The session's Chromium, started here
+# and reached over the DevTools protocol, gets the same.
+PLAYWRIGHT_SWITCHES = [
+    "--headless",
+    "--hide-scrollbars",
+    "--mute-audio",
+    (
+        "--blink-settings=primaryHoverType=2,availableHoverTypes=2,"
+        "primaryPointerType=4,availablePointerTypes=4"
+    ),
+    "--force-color-profile=srgb",
+    "--disable-field-trial-config",
+    "--disable-back-forward-cache",
+    "--disable-background-timer-throttling",
+    "--disable-backgrounding-occluded-windows",
+    "--disable-renderer-backgrounding",
+    "--disable-ipc-flooding-protection",
+    "--disable-hang-monitor",
+    "--disable-popup-blocking",
+    "--disable-prompt-on-repost",
+    "--disable-breakpad",
+    "--disable-default-apps",
+    "--disable-extensions",
+    "--disable-component-extensions-with-background-pages",
+    "--disable-dev-shm-usage",
+    "--disable-search-engine-choice-screen",
+    (
+        "--disable-features=AvoidUnnecessaryBeforeUnloadCheckSync,DestroyProfileOnBrowserClose,"
+        "HttpsUpgrades,HttpsFirstBalancedModeAutoEnable,LensOverlay,MediaRouter,PaintHolding,"
+        "ThirdPartyStoragePartitioning,AvoidCorsURLLoaderRestartOnRedirect,OptimizationHints,"
+        "NetworkTimeServiceQuerying,PreconnectToSearch,AimEnabled,"
+        # the Omnibox popup's page, which a headless Chromium renders for nothing: 5% of a core
+        "WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup"
+    ),
+    "--enable-features=CDPScreenshotNewSurface",
+    "--allow-pre-commit-input",
+    "--metrics-recording-only",
+    "--password-store=basic",
+    "--use-mock-keychain",
+    "--no-service-autorun",
+    "--no-default-browser-check",
+]
+
+
 @contextmanager
-def chromium():
-    """A headless Chromium browser (Playwright's sync API)."""
+def chromium_process(folder):
+    """Debian's Chromium, headless, started once (a launch costs about 2 CPU-s) with its own
+    profile in `folder` and a DevTools port of its choosing; yields the URL Playwright connects
+    to (connected()), and stops it at the end. It dies with the process that started it, even
+    a killed one (loader/lifetime.py)."""
+    from loader.lifetime import die_with_parent
+
+    profile = Path(folder) / "profile"
+    port_file = profile / "DevToolsActivePort"
+    log_path = Path(folder) / "chromium.log"
+    command = [str(CHROMIUM), *PLAYWRIGHT_SWITCHES, *CHROMIUM_ARGS, f"--user-data-dir={profile}"]
+    command += ["--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0"]
+    with open(log_path, "w") as log:
+        process = subprocess.Popen(
+            # no window of its own: each module opens its pages
+            command + ["--no-startup-window"],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            preexec_fn=die_with_parent,  # noqa: PLW1509 - a prctl only, as test_serve.py starts its servers
+        )
+    try:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        # its first line is the port, written once Chromium listens on it
+        while not (port_file.exists() and "\n" in port_file.read_text()):
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"chromium did not start: {log_path.read_text()[-2000:]}")
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{port_file.read_text().splitlines()[0]}"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@contextmanager
+def connected(endpoint):
+    """Playwright (its sync API) connected to the running Chromium at `endpoint`; leaving
+    closes the contexts opened through it and the connection, and leaves Chromium running."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        browser = playwright.chromium.connect_over_cdp(endpoint)
         try:
             yield browser
         finally:
@@ -125,13 +213,19 @@ def blank_page(page, width=1280, height=900):
     return page
 
 
+# `make screenshots` (FULL_SCREENSHOTS=1): whole pages, however long; else what the viewport
+# shows (a whole long page costs Chromium 0.5-1 CPU-s, the viewport 0.1)
+FULL_SCREENSHOTS = os.environ.get("FULL_SCREENSHOTS") == "1"
+
+
 def screenshot(page, name, full_page=True, start=None, height=1600):
     """Save under test-artifacts/ and return the path; with start (a locator), the part of the
-    page from that element down, at most height pixels."""
+    page from that element down, at most height pixels. A whole page (full_page) only when
+    FULL_SCREENSHOTS=1: else the first screen."""
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
     if start is None:
-        page.screenshot(path=str(path), full_page=full_page)
+        page.screenshot(path=str(path), full_page=full_page and FULL_SCREENSHOTS)
     else:
         size = page.viewport_size
         page.set_viewport_size({"width": size["width"], "height": height})

@@ -219,13 +219,24 @@ def second_datasette(catalog):
     return served_app(catalog).datasette
 
 
-@pytest.fixture(scope="module")
-def browser():
-    """A headless Chromium (Debian's) for a module's browser tests. Not one for the session:
-    Playwright's sync API holds an event loop open, and the asyncio tests after it would fail."""
-    from .browser import chromium
+@pytest.fixture(scope="session")
+def chromium_endpoint(tmp_path_factory):
+    """Debian's headless Chromium, one for the session (a worker's): the DevTools URL the
+    module's `browser` connects to. Stopped at the session's end."""
+    from .browser import chromium_process
 
-    with chromium() as running:
+    with chromium_process(tmp_path_factory.mktemp("chromium")) as endpoint:
+        yield endpoint
+
+
+@pytest.fixture(scope="module")
+def browser(chromium_endpoint):
+    """The session's Chromium as a module's browser tests drive it: Playwright connected to it
+    for the module only, since Playwright's sync API holds an event loop open while connected,
+    and the asyncio tests after it would fail. Its contexts and pages go with the module."""
+    from .browser import connected
+
+    with connected(chromium_endpoint) as running:
         yield running
 
 

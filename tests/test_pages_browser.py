@@ -9,7 +9,7 @@ import sqlite3
 
 import pytest
 
-from .browser import requires_chromium, screenshot
+from .browser import blank_page, requires_chromium, screenshot
 
 pytestmark = [pytest.mark.browser, requires_chromium]
 WIDTHS = {"desktop": 1280, "phone": 390}
@@ -58,43 +58,59 @@ def page_kinds(rows):
     }
 
 
-def test_no_page_kind_scrolls_sideways(real_site, page, real_rows):
-    # each page loaded once and measured at both widths: the layout follows the viewport
-    page.set_viewport_size({"width": WIDTHS["phone"], "height": 900})
-    wide = {}
+# the site's own pages (our views on catalog_base.html) among page_kinds(): screenshot name ->
+# page kind
+OURS = {"home": "home", "search": "search", "paper": "merged-paper", "author": "author"}
+FIRST_SCREEN = ("header .crumbs", "input[type=search]", "main h1")
+
+
+@pytest.fixture(scope="module")
+def visits(real_site, shared_page, real_rows):
+    """Every page kind loaded once and measured at both widths (the layout follows the
+    viewport; each page loads at the width the last one ended at): its status and width, and
+    on our own pages the boxes of FIRST_SCREEN and the footer's text, with a screenshot at each
+    width. {(page kind, width): what was seen}."""
+    page = blank_page(shared_page, WIDTHS["phone"])
+    screenshot_names = {kind: name for name, kind in OURS.items()}
+    widths = [WIDTHS["phone"], WIDTHS["desktop"]]
+    seen = {}
     for name, path in page_kinds(real_rows).items():
         response = page.goto(real_site + path)
-        assert response.status == 200, path
-        for width in (WIDTHS["phone"], WIDTHS["desktop"]):
-            page.set_viewport_size({"width": width, "height": 900})
-            scroll = page.evaluate("document.documentElement.scrollWidth")
-            if scroll > width:
-                wide[(name, width)] = scroll
-        page.set_viewport_size({"width": WIDTHS["phone"], "height": 900})
+        for width in widths:
+            if page.viewport_size["width"] != width:
+                page.set_viewport_size({"width": width, "height": 900})
+            found = {
+                "status": response.status,
+                "scroll": page.evaluate("document.documentElement.scrollWidth"),
+            }
+            if name in screenshot_names:
+                found["boxes"] = {
+                    locator: page.locator(locator).first.bounding_box() for locator in FIRST_SCREEN
+                }
+                found["footer"] = page.locator("footer").inner_text()
+                screenshot(page, f"{screenshot_names[name]}-{width}", full_page=False)
+            seen[name, width] = found
+        widths.reverse()
+    return seen
+
+
+def test_no_page_kind_scrolls_sideways(visits, real_rows):
+    assert {kind for kind, _ in visits} == set(page_kinds(real_rows))
+    assert {key: found["status"] for key, found in visits.items() if found["status"] != 200} == {}
+    wide = {key: found["scroll"] for key, found in visits.items() if found["scroll"] > key[1]}
     assert wide == {}
 
 
-def test_our_pages_at_both_widths(real_site, page, real_rows):
+def test_our_pages_at_both_widths(visits):
     """Home, search, paper and author pages (our views on catalog_base.html): the header's
     crumbs, a search box (the header's; /search's own) and the page's heading on the first
-    screen, the footer's data
-    source at the end, at a desktop's and a phone's width."""
-    kinds = page_kinds(real_rows)
-    ours = {
-        "home": kinds["home"],
-        "search": kinds["search"],
-        "paper": kinds["merged-paper"],
-        "author": kinds["author"],
-    }
-    for width in WIDTHS.values():
-        page.set_viewport_size({"width": width, "height": 900})
-        for name, path in ours.items():
-            page.goto(real_site + path)
-            for locator in ("header .crumbs", "input[type=search]", "main h1"):
-                box = page.locator(locator).first.bounding_box()
-                assert box and box["y"] + box["height"] < 900, (name, width, locator)
-            assert "Data license" in page.locator("footer").inner_text(), (name, width)
-            screenshot(page, f"{name}-{width}", full_page=False)
+    screen, the footer's data source at the end, at a desktop's and a phone's width."""
+    for kind in OURS.values():
+        for width in WIDTHS.values():
+            found = visits[kind, width]
+            for locator, box in found["boxes"].items():
+                assert box and box["y"] + box["height"] < 900, (kind, width, locator)
+            assert "Data license" in found["footer"], (kind, width)
 
 
 def facets_visible(page):
