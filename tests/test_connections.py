@@ -21,7 +21,7 @@ import uvicorn
 from loader.serve.connections import ACCEPT_BATCH, HeadDeadlineProtocol, connection_cap
 
 from .test_security_headers import FIXED
-from .test_serve import load_module, served
+from .test_serve import assert_stopped_cleanly, load_module, served
 
 DESCRIPTOR_LIMIT = 1024
 IDLE_SOCKETS = 1300  # more than the two workers hold together under the limit (2 x 576)
@@ -141,6 +141,8 @@ def flood_server(tmp_path_factory, seed_catalog):
         ) as (url, process),
     ):
         yield url, process, db, log_path
+    # two workers stopped (SIGTERM by `served`): no snapshot left, the port closed
+    assert_stopped_cleanly(db, url)
 
 
 def test_idle_and_slow_header_sockets_cannot_starve_the_server(flood_server):

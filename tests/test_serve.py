@@ -241,21 +241,29 @@ def hold_the_switch(process, db, before, workers):
         pytest.param("the whole restart", marks=pytest.mark.slow),
     ],
 )
-def test_rebuild_while_serving_moves_the_server_to_the_new_build(tmp_path, load_during):
+def test_rebuild_while_serving_moves_the_server_to_the_new_build(
+    tmp_path, seed_catalog, request, load_during
+):
     """Two workers move to a new build while a keep-alive client asks again and again and wrk
     keeps 64 connections busy: never an old answer after a new one, and no error on any
     connection (the old workers drain them: loader/serve/drain.py)."""
-    seeds = discover([SEEDS])
-    db = tmp_path / "catalog.db"
-    build_catalog(seeds[:1], db)
-    # the next build, made beforehand and moved in as `build` moves its own: the load runs only
-    # while the server switches
+    workers = 2
+    if load_during == "the switch":
+        # the module's two-worker server, fresh (the kill -9 test below ends it)
+        db, url, process = request.getfixturevalue("two_workers")
+        server = contextlib.nullcontext((url, process))
+    else:
+        db = tmp_path / "catalog.db"
+        build_catalog(discover([SEEDS])[:1], db)
+        server = served(db, workers=workers)
+    # the next build (all the seeds: a copy of the seed catalog), made beforehand and moved in
+    # as `build` moves its own: the load runs only while the server switches
     next_build = tmp_path / "next" / "catalog.db"
-    build_catalog(seeds, next_build)
+    next_build.parent.mkdir()
+    shutil.copy(seed_catalog, next_build)
     new = sqlite3_count(next_build)
     load = load_module()
-    workers = 2
-    with served(db, workers=workers) as (url, process):
+    with server as (url, process):
         old = paper_count(url)
         assert new != old
         before = snapshot_directories(db)
@@ -322,20 +330,38 @@ def test_rebuild_while_serving_moves_the_server_to_the_new_build(tmp_path, load_
         assert len(after) == 1 and after != before
         assert os.path.samefile(after[0] / "catalog.db", db)
         assert process.poll() is None
+    if load_during != "the switch":  # its own server, stopped (SIGTERM) on leaving `served`
+        assert_stopped_cleanly(db, url)
+
+
+def assert_stopped_cleanly(db, url):
+    """After a supervisor's SIGTERM stop (`served` sends it): no snapshot left, the port closed."""
     assert snapshot_directories(db) == []
     assert not port_is_open(url)
 
 
-def test_server_stops_with_its_supervisor_even_on_kill_9(tmp_path):
-    db = tmp_path / "catalog.db"
+@pytest.fixture(scope="module")
+def two_workers(tmp_path_factory):
+    """`paper-catalog serve` with two workers on a build of the first seed file: yields (its
+    catalog file, base URL, the process). A server start costs seconds of CPU: the rebuild test
+    ("the switch") moves this one to a new build, then the kill -9 test ends it (in this
+    file's order; run alone, each gets a fresh one)."""
+    db = tmp_path_factory.mktemp("two-workers") / "catalog.db"
     build_catalog(discover([SEEDS])[:1], db)
     with served(db, workers=2) as (url, process):
-        process.send_signal(signal.SIGKILL)
-        process.wait(10)
-        deadline = time.monotonic() + 30
-        while port_is_open(url) and time.monotonic() < deadline:
-            time.sleep(POLL_SECONDS)
-        assert not port_is_open(url)
+        yield db, url, process
+
+
+def test_server_stops_with_its_supervisor_even_on_kill_9(two_workers):
+    db, url, process = two_workers
+    assert process.poll() is None and port_is_open(url)
+    assert len(server_processes(process)) == 1 and snapshot_directories(db)
+    process.send_signal(signal.SIGKILL)  # the two workers' server is orphaned
+    process.wait(10)
+    deadline = time.monotonic() + 30
+    while port_is_open(url) and time.monotonic() < deadline:
+        time.sleep(POLL_SECONDS)
+    assert not port_is_open(url)
     # once the orphaned server has exited nobody holds the snapshot: cleanup removes it
     deadline = time.monotonic() + 30
     while snapshot_directories(db) and time.monotonic() < deadline:
@@ -367,6 +393,8 @@ def seed_server(tmp_path_factory, seed_catalog):
     log_path = folder / "server.log"
     with log_path.open("wb") as log, served(db, log=log) as (url, process):
         yield url, db, process, log_path
+    # stopped (SIGTERM by `served`), after the rebuilds of the tests that used it
+    assert_stopped_cleanly(db, url)
 
 
 @pytest.mark.skipif(shutil.which("wrk") is None, reason="needs wrk (Debian: apt-get install wrk)")
