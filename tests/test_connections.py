@@ -20,6 +20,7 @@ import uvicorn
 
 from loader.serve.connections import ACCEPT_BATCH, HeadDeadlineProtocol, connection_cap
 
+from . import local_http
 from .test_security_headers import FIXED
 from .test_serve import assert_stopped_cleanly, load_module, served
 
@@ -111,7 +112,7 @@ def get_within(url, seconds):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
-            response = httpx.get(url, timeout=max(0.1, deadline - time.monotonic()))
+            response = local_http.get(url, timeout=max(0.1, deadline - time.monotonic()))
         except httpx.TransportError:
             response = None
         if response is not None and response.status_code == 200:

@@ -38,6 +38,7 @@ from loader.serve.supervisor import (
 )
 from loader.serve.workers import server_config
 
+from . import local_http
 from .conftest import ROOT, SEEDS
 
 STARTUP_SECONDS = 90
@@ -57,7 +58,7 @@ def wait_until_answering(url, process, seconds=STARTUP_SECONDS):
         if process.poll() is not None:
             raise RuntimeError(f"server exited with status {process.returncode}")
         try:
-            if httpx.get(f"{url}/-/versions.json", timeout=5).status_code == 200:
+            if local_http.get(f"{url}/-/versions.json", timeout=5).status_code == 200:
                 return
         except httpx.TransportError:
             pass
@@ -93,7 +94,7 @@ def served(db, poll=0.2, workers=1, log=subprocess.DEVNULL, preexec_fn=None, hea
 
 
 def paper_count(url):
-    response = httpx.get(
+    response = local_http.get(
         f"{url}/catalog.json", params={"sql": COUNT_SQL, "_shape": "array"}, timeout=10
     )
     response.raise_for_status()
@@ -107,7 +108,7 @@ def snapshot_directories(db):
 
 def port_is_open(url):
     try:
-        httpx.get(url, timeout=2)
+        local_http.get(url, timeout=2)
     except httpx.TransportError:
         return False
     return True
@@ -332,7 +333,7 @@ def test_rebuild_while_serving_moves_the_server_to_the_new_build(
         first_new = answers.index(new)
         assert all(a == new for a in answers[first_new:]), "an old answer after the new build"
         # the table counts come from the inspect file: it must describe the new build too
-        tables = httpx.get(f"{url}/catalog.json", timeout=10).json()["tables"]
+        tables = local_http.get(f"{url}/catalog.json", timeout=10).json()["tables"]
         assert {t["name"]: t["count"] for t in tables}["papers"] == new
         after = snapshot_directories(db)
         assert len(after) == 1 and after != before
@@ -430,16 +431,16 @@ def test_setting_text_keeps_zero_apart_from_off():
 
 def test_served_site_is_catalog_whatever_the_file(seed_server):
     url, db, *_ = seed_server
-    page = httpx.get(f"{url}/catalog/papers", headers={"accept-encoding": "gzip"}, timeout=10)
+    page = local_http.get(f"{url}/catalog/papers", headers={"accept-encoding": "gzip"}, timeout=10)
     assert page.status_code == 200 and page.headers["content-encoding"] == "gzip"
     assert "papers" in page.text
     etag = page.headers["etag"]
     assert page.headers["cache-control"] == "no-cache"
-    again = httpx.get(f"{url}/catalog/papers", headers={"if-none-match": etag}, timeout=10)
+    again = local_http.get(f"{url}/catalog/papers", headers={"if-none-match": etag}, timeout=10)
     assert again.status_code == 304 and again.content == b""
     assert paper_count(url) == sqlite3_count(db)
-    assert httpx.get(f"{url}/big", timeout=10).status_code == 404
-    settings = httpx.get(f"{url}/-/settings.json", timeout=10).json()
+    assert local_http.get(f"{url}/big", timeout=10).status_code == 404
+    settings = local_http.get(f"{url}/-/settings.json", timeout=10).json()
     assert {name: settings[name] for name in SETTINGS} == SETTINGS
 
 
@@ -480,7 +481,7 @@ def test_a_new_build_that_is_no_catalog_leaves_the_previous_one_serving_the_next
     ETag with its own page."""
     url, db, process, log_path = seed_server
     papers = sqlite3_count(db)
-    etag = httpx.get(f"{url}/catalog/papers", timeout=10).headers["etag"]
+    etag = local_http.get(f"{url}/catalog/papers", timeout=10).headers["etag"]
     damaged = tmp_path / "damaged.db"
     damaged.write_bytes(b"not an SQLite file\n" * 500)
     os.replace(damaged, db)
@@ -495,12 +496,12 @@ def test_a_new_build_that_is_no_catalog_leaves_the_previous_one_serving_the_next
     os.replace(tmp_path / "next.db", db)  # as `build` moves its own
 
     def new_tag():
-        return httpx.get(f"{url}/catalog/papers", timeout=10).headers["etag"] != etag
+        return local_http.get(f"{url}/catalog/papers", timeout=10).headers["etag"] != etag
 
     wait_for(new_tag, "the next build")
     assert paper_count(url) == sqlite3_count(db) == papers
     # a new build answers the old tag with the new page
-    fresh = httpx.get(f"{url}/catalog/papers", headers={"if-none-match": etag}, timeout=10)
+    fresh = local_http.get(f"{url}/catalog/papers", headers={"if-none-match": etag}, timeout=10)
     assert fresh.status_code == 200 and fresh.headers["etag"] != etag
     text = log_path.read_text()
     assert "(file is not a database); still serving the previous one" in text, text
