@@ -22,6 +22,8 @@ from pathlib import Path
 import httpx
 import yaml
 
+from . import local_http
+
 ROOT = Path(__file__).resolve().parent.parent
 WHEELHOUSE = Path(
     os.environ.get("PAPER_CATALOG_WHEELHOUSE")
@@ -128,7 +130,7 @@ def running(command, cwd, environment, url, log_path):
             if process.poll() is not None:
                 raise RuntimeError(f"server exited: {Path(log_path).read_text()[-3000:]}")
             try:
-                if httpx.get(f"{url}/-/versions.json", timeout=5).status_code == 200:
+                if local_http.get(f"{url}/-/versions.json", timeout=5).status_code == 200:
                     break
             except httpx.TransportError:
                 pass
@@ -169,7 +171,7 @@ def check_served_site(url, db):
     title = yaml.safe_load((ROOT / "metadata.yml").read_text(encoding="utf-8"))["title"]
 
     def get(path):
-        response = httpx.get(url + path, timeout=30)
+        response = local_http.get(url + path, timeout=30)
         assert response.status_code == 200, (path, response.status_code, response.text[:1000])
         return response.text
 
@@ -182,7 +184,7 @@ def check_served_site(url, db):
     assert "<mark>" in get("/catalog/search?q=diffusion")
     assert "{" in get("/-/static-plugins/paper-catalog/catalog.css")
     assert "fetch(" in get("/-/static-plugins/paper-catalog/search.js")
-    plugins = httpx.get(url + "/-/plugins.json", timeout=30).json()
+    plugins = local_http.get(url + "/-/plugins.json", timeout=30).json()
     ours = [plugin for plugin in plugins if plugin["name"] == "paper-catalog"]
     assert any(plugin["templates"] and plugin["static"] for plugin in ours)
     hooks = {hook for plugin in ours for hook in plugin["hooks"]}

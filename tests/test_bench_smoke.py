@@ -41,9 +41,9 @@ def generate(papers, out, seed=7):
     )
 
 
-# papers the generator writes here: three files of both formats, enough for two parsing workers
-# to take them out of order
-CORPUS_PAPERS = 2000
+# papers the generator writes here (seed 7): three files of both formats, enough for two parsing
+# workers to take them out of order (1,000 papers: two files)
+CORPUS_PAPERS = 1200
 
 
 @pytest.fixture(scope="module")

@@ -20,8 +20,9 @@ import uvicorn
 
 from loader.serve.connections import ACCEPT_BATCH, HeadDeadlineProtocol, connection_cap
 
+from . import local_http
 from .test_security_headers import FIXED
-from .test_serve import load_module, served
+from .test_serve import assert_stopped_cleanly, load_module, served
 
 DESCRIPTOR_LIMIT = 1024
 IDLE_SOCKETS = 1300  # more than the two workers hold together under the limit (2 x 576)
@@ -113,7 +114,7 @@ def get_within(url, seconds):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
-            response = httpx.get(url, timeout=max(0.1, deadline - time.monotonic()))
+            response = local_http.get(url, timeout=max(0.1, deadline - time.monotonic()))
         except httpx.TransportError:
             response = None
         if response is not None and response.status_code == 200:
@@ -143,6 +144,8 @@ def flood_server(tmp_path_factory, seed_catalog):
         ) as (url, process),
     ):
         yield url, process, db, log_path
+    # two workers stopped (SIGTERM by `served`): no snapshot left, the port closed
+    assert_stopped_cleanly(db, url)
 
 
 def test_idle_and_slow_header_sockets_cannot_starve_the_server(flood_server):

@@ -14,6 +14,7 @@ from loader.serve.datasette_config import datasette_arguments
 from loader.web.catalog_scope import MARKED
 from loader.web.datasette_api import jinja_environment
 
+from . import local_http
 from .conftest import DATASETTE_1, query_path, table_json
 from .plugin_files import load_plugin
 
@@ -333,8 +334,6 @@ def test_stock_datasette_serve_of_another_database(other_db, tmp_path):
     import subprocess
     import sys
 
-    import httpx
-
     from .browser import free_port, wait_until_up
 
     port = free_port()
@@ -345,10 +344,10 @@ def test_stock_datasette_serve_of_another_database(other_db, tmp_path):
     url = f"http://127.0.0.1:{port}"
     try:
         wait_until_up(url, process, log_path)
-        plugins = httpx.get(url + "/-/plugins.json", timeout=10).json()
+        plugins = local_http.get(url + "/-/plugins.json", timeout=10).json()
         assert any(plugin["name"] == "paper-catalog" for plugin in plugins)
         for path in OTHER_PAGES:
-            response = httpx.get(url + path, timeout=10)
+            response = local_http.get(url + path, timeout=10)
             assert response.status_code == 200, path
             for mark in SITE_MARKS:
                 assert mark not in response.text, (path, mark)

@@ -21,6 +21,7 @@ from loader.read.sources import discover
 from loader.serve.datasette_config import datasette_arguments
 from loader.web.datasette_api import canned_queries
 
+from . import local_http
 from .conftest import ROOT, query_path
 from .plugin_files import load_plugin
 from .test_serve import served
@@ -306,7 +307,7 @@ def test_concurrent_bombs_against_a_real_server_leave_pages_answering(seed_serve
     def fetch(key, path, params=None):
         started = time.perf_counter()
         try:
-            response = httpx.get(f"{url}{path}", params=params, timeout=120)
+            response = local_http.get(f"{url}{path}", params=params, timeout=120)
         except httpx.TransportError as error:
             results[key] = (repr(error), time.perf_counter() - started)
         else:
@@ -458,7 +459,7 @@ def test_huge_results_against_a_real_server_are_refused_with_memory_flat(seed_se
     results = {}
 
     def fetch(key, path, params=None):
-        response = httpx.get(f"{url}{path}", params=params, timeout=120)
+        response = local_http.get(f"{url}{path}", params=params, timeout=120)
         results[key] = (response.status_code, len(response.content))
 
     reset_peak_rss(supervisor)
@@ -638,13 +639,13 @@ def test_no_absolute_path_in_any_public_response(seed_server):
     # the served snapshot (.serving/<build>/catalog.db) is under here too
     private = str(seed_server.private)
     leaks = []
-    (paper,) = httpx.get(f"{url}/catalog/papers.json?_size=1&_shape=arrayfirst").json()
-    (author,) = httpx.get(f"{url}/catalog/authors.json?_size=1&_shape=arrayfirst").json()
+    (paper,) = local_http.get(f"{url}/catalog/papers.json?_size=1&_shape=arrayfirst").json()
+    (author,) = local_http.get(f"{url}/catalog/authors.json?_size=1&_shape=arrayfirst").json()
     pages = [f"/catalog/papers/{paper}", f"/catalog/authors/{author}", *SAMPLE_PAGES]
     for name in DASH_PAGES:
         pages += [f"/-/{name}", f"/-/{name}.json"] if "." not in name else [f"/-/{name}"]
     for page in pages:
-        response = httpx.get(f"{url}{page}", timeout=30, follow_redirects=True)
+        response = local_http.get(f"{url}{page}", timeout=30, follow_redirects=True)
         # the site's own folder (plugins, templates) is private too on a /-/ page
         folders = [private, str(ROOT)] if page.startswith("/-/") else [private]
         leaks += [(page, folder) for folder in folders if folder in response.text]
@@ -662,14 +663,14 @@ def test_pages_do_not_queue_behind_visitors_slow_sql_against_a_real_server(seed_
 
     def slow(number):
         sql = distinct(ENDLESS, number)
-        response = httpx.get(f"{url}{QUERY_JSON}", params={"sql": sql}, timeout=120)
+        response = local_http.get(f"{url}{QUERY_JSON}", params={"sql": sql}, timeout=120)
         finished.append(response.status_code)
 
     def page(path):
         # a host no other request names: the worker's response cache (keyed by host and URL)
         # holds none of these pages from the tests before, so each runs its SQL now
         headers = {"host": "pages-behind-slow-sql.test"}
-        response = httpx.get(f"{url}{path}", headers=headers, timeout=120)
+        response = local_http.get(f"{url}{path}", headers=headers, timeout=120)
         pages.append((path, response.status_code, len(finished)))
 
     threads = [threading.Thread(target=slow, args=(i,)) for i in range(slow_count)]
@@ -730,12 +731,12 @@ def test_the_worst_urls_are_refused_and_a_workers_memory_stays_bounded(seed_serv
     reset_peak_rss(supervisor)
     before = current_rss_mb(supervisor)
     for path in WORST_URLS:
-        response = httpx.get(url + path, timeout=120)
+        response = local_http.get(url + path, timeout=120)
         assert response.status_code == 400, path[:60]
         assert "the limit is" in response.text, path[:60]
         assert response.headers["x-content-type-options"] == "nosniff"
     assert len(WORST_ALLOWED) < 8 * 1024
-    assert httpx.get(url + WORST_ALLOWED, timeout=120).status_code == 200
+    assert local_http.get(url + WORST_ALLOWED, timeout=120).status_code == 200
     peak = peak_rss_mb(supervisor)
     print(f"\nworker RSS before {before:.0f} MB, peak {peak:.0f} MB")
     assert peak - before < RSS_GROWTH_BOUND_MB

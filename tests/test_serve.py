@@ -18,6 +18,8 @@ from pathlib import Path
 import httpx
 import pytest
 import pytest_asyncio
+from click.testing import CliRunner
+from datasette.cli import cli as datasette_cli
 
 from loader.build.catalog import build_catalog
 from loader.read.sources import discover
@@ -36,6 +38,7 @@ from loader.serve.supervisor import (
 )
 from loader.serve.workers import server_config
 
+from . import local_http
 from .conftest import ROOT, SEEDS
 
 STARTUP_SECONDS = 90
@@ -55,7 +58,7 @@ def wait_until_answering(url, process, seconds=STARTUP_SECONDS):
         if process.poll() is not None:
             raise RuntimeError(f"server exited with status {process.returncode}")
         try:
-            if httpx.get(f"{url}/-/versions.json", timeout=5).status_code == 200:
+            if local_http.get(f"{url}/-/versions.json", timeout=5).status_code == 200:
                 return
         except httpx.TransportError:
             pass
@@ -91,7 +94,7 @@ def served(db, poll=0.2, workers=1, log=subprocess.DEVNULL, preexec_fn=None, hea
 
 
 def paper_count(url):
-    response = httpx.get(
+    response = local_http.get(
         f"{url}/catalog.json", params={"sql": COUNT_SQL, "_shape": "array"}, timeout=10
     )
     response.raise_for_status()
@@ -105,7 +108,7 @@ def snapshot_directories(db):
 
 def port_is_open(url):
     try:
-        httpx.get(url, timeout=2)
+        local_http.get(url, timeout=2)
     except httpx.TransportError:
         return False
     return True
@@ -145,11 +148,17 @@ def test_a_snapshots_inspect_file_is_what_datasette_inspect_writes(tmp_path, see
     snapshot = take_snapshot(db)
     assert str(snapshot.database) not in open_files() - before
     by_the_command = tmp_path / "by-the-command.json"
-    subprocess.run(
-        [sys.executable, "-m", "datasette", "inspect", str(snapshot.database)]
-        + ["--inspect-file", str(by_the_command)],
-        check=True,
+    # the command run here (Click's runner; no second Python to import Datasette), in a thread
+    # of its own: it makes and closes an event loop of its own, and sets it as its thread's
+    results = []
+    arguments = ["inspect", str(snapshot.database), "--inspect-file", str(by_the_command)]
+    runner = threading.Thread(
+        target=lambda: results.append(CliRunner().invoke(datasette_cli, arguments))
     )
+    runner.start()
+    runner.join()
+    [result] = results
+    assert result.exit_code == 0, result.output
     ours = json.loads(snapshot.inspect_file.read_text())
     assert ours == json.loads(by_the_command.read_text())
     assert ours["catalog"]["tables"]["papers"]["count"] == 90
@@ -241,21 +250,29 @@ def hold_the_switch(process, db, before, workers):
         pytest.param("the whole restart", marks=pytest.mark.slow),
     ],
 )
-def test_rebuild_while_serving_moves_the_server_to_the_new_build(tmp_path, load_during):
+def test_rebuild_while_serving_moves_the_server_to_the_new_build(
+    tmp_path, seed_catalog, request, load_during
+):
     """Two workers move to a new build while a keep-alive client asks again and again and wrk
     keeps 64 connections busy: never an old answer after a new one, and no error on any
     connection (the old workers drain them: loader/serve/drain.py)."""
-    seeds = discover([SEEDS])
-    db = tmp_path / "catalog.db"
-    build_catalog(seeds[:1], db)
-    # the next build, made beforehand and moved in as `build` moves its own: the load runs only
-    # while the server switches
+    workers = 2
+    if load_during == "the switch":
+        # the module's two-worker server, fresh (the kill -9 test below ends it)
+        db, url, process = request.getfixturevalue("two_workers")
+        server = contextlib.nullcontext((url, process))
+    else:
+        db = tmp_path / "catalog.db"
+        build_catalog(discover([SEEDS])[:1], db)
+        server = served(db, workers=workers)
+    # the next build (all the seeds: a copy of the seed catalog), made beforehand and moved in
+    # as `build` moves its own: the load runs only while the server switches
     next_build = tmp_path / "next" / "catalog.db"
-    build_catalog(seeds, next_build)
+    next_build.parent.mkdir()
+    shutil.copy(seed_catalog, next_build)
     new = sqlite3_count(next_build)
     load = load_module()
-    workers = 2
-    with served(db, workers=workers) as (url, process):
+    with server as (url, process):
         old = paper_count(url)
         assert new != old
         before = snapshot_directories(db)
@@ -316,26 +333,44 @@ def test_rebuild_while_serving_moves_the_server_to_the_new_build(tmp_path, load_
         first_new = answers.index(new)
         assert all(a == new for a in answers[first_new:]), "an old answer after the new build"
         # the table counts come from the inspect file: it must describe the new build too
-        tables = httpx.get(f"{url}/catalog.json", timeout=10).json()["tables"]
+        tables = local_http.get(f"{url}/catalog.json", timeout=10).json()["tables"]
         assert {t["name"]: t["count"] for t in tables}["papers"] == new
         after = snapshot_directories(db)
         assert len(after) == 1 and after != before
         assert os.path.samefile(after[0] / "catalog.db", db)
         assert process.poll() is None
+    if load_during != "the switch":  # its own server, stopped (SIGTERM) on leaving `served`
+        assert_stopped_cleanly(db, url)
+
+
+def assert_stopped_cleanly(db, url):
+    """After a supervisor's SIGTERM stop (`served` sends it): no snapshot left, the port closed."""
     assert snapshot_directories(db) == []
     assert not port_is_open(url)
 
 
-def test_server_stops_with_its_supervisor_even_on_kill_9(tmp_path):
-    db = tmp_path / "catalog.db"
+@pytest.fixture(scope="module")
+def two_workers(tmp_path_factory):
+    """`paper-catalog serve` with two workers on a build of the first seed file: yields (its
+    catalog file, base URL, the process). A server start costs seconds of CPU: the rebuild test
+    ("the switch") moves this one to a new build, then the kill -9 test ends it (in this
+    file's order; run alone, each gets a fresh one)."""
+    db = tmp_path_factory.mktemp("two-workers") / "catalog.db"
     build_catalog(discover([SEEDS])[:1], db)
     with served(db, workers=2) as (url, process):
-        process.send_signal(signal.SIGKILL)
-        process.wait(10)
-        deadline = time.monotonic() + 30
-        while port_is_open(url) and time.monotonic() < deadline:
-            time.sleep(POLL_SECONDS)
-        assert not port_is_open(url)
+        yield db, url, process
+
+
+def test_server_stops_with_its_supervisor_even_on_kill_9(two_workers):
+    db, url, process = two_workers
+    assert process.poll() is None and port_is_open(url)
+    assert len(server_processes(process)) == 1 and snapshot_directories(db)
+    process.send_signal(signal.SIGKILL)  # the two workers' server is orphaned
+    process.wait(10)
+    deadline = time.monotonic() + 30
+    while port_is_open(url) and time.monotonic() < deadline:
+        time.sleep(POLL_SECONDS)
+    assert not port_is_open(url)
     # once the orphaned server has exited nobody holds the snapshot: cleanup removes it
     deadline = time.monotonic() + 30
     while snapshot_directories(db) and time.monotonic() < deadline:
@@ -367,6 +402,8 @@ def seed_server(tmp_path_factory, seed_catalog):
     log_path = folder / "server.log"
     with log_path.open("wb") as log, served(db, log=log) as (url, process):
         yield url, db, process, log_path
+    # stopped (SIGTERM by `served`), after the rebuilds of the tests that used it
+    assert_stopped_cleanly(db, url)
 
 
 @pytest.mark.skipif(shutil.which("wrk") is None, reason="needs wrk (Debian: apt-get install wrk)")
@@ -394,16 +431,16 @@ def test_setting_text_keeps_zero_apart_from_off():
 
 def test_served_site_is_catalog_whatever_the_file(seed_server):
     url, db, *_ = seed_server
-    page = httpx.get(f"{url}/catalog/papers", headers={"accept-encoding": "gzip"}, timeout=10)
+    page = local_http.get(f"{url}/catalog/papers", headers={"accept-encoding": "gzip"}, timeout=10)
     assert page.status_code == 200 and page.headers["content-encoding"] == "gzip"
     assert "papers" in page.text
     etag = page.headers["etag"]
     assert page.headers["cache-control"] == "no-cache"
-    again = httpx.get(f"{url}/catalog/papers", headers={"if-none-match": etag}, timeout=10)
+    again = local_http.get(f"{url}/catalog/papers", headers={"if-none-match": etag}, timeout=10)
     assert again.status_code == 304 and again.content == b""
     assert paper_count(url) == sqlite3_count(db)
-    assert httpx.get(f"{url}/big", timeout=10).status_code == 404
-    settings = httpx.get(f"{url}/-/settings.json", timeout=10).json()
+    assert local_http.get(f"{url}/big", timeout=10).status_code == 404
+    settings = local_http.get(f"{url}/-/settings.json", timeout=10).json()
     assert {name: settings[name] for name in SETTINGS} == SETTINGS
 
 
@@ -444,7 +481,7 @@ def test_a_new_build_that_is_no_catalog_leaves_the_previous_one_serving_the_next
     ETag with its own page."""
     url, db, process, log_path = seed_server
     papers = sqlite3_count(db)
-    etag = httpx.get(f"{url}/catalog/papers", timeout=10).headers["etag"]
+    etag = local_http.get(f"{url}/catalog/papers", timeout=10).headers["etag"]
     damaged = tmp_path / "damaged.db"
     damaged.write_bytes(b"not an SQLite file\n" * 500)
     os.replace(damaged, db)
@@ -459,12 +496,12 @@ def test_a_new_build_that_is_no_catalog_leaves_the_previous_one_serving_the_next
     os.replace(tmp_path / "next.db", db)  # as `build` moves its own
 
     def new_tag():
-        return httpx.get(f"{url}/catalog/papers", timeout=10).headers["etag"] != etag
+        return local_http.get(f"{url}/catalog/papers", timeout=10).headers["etag"] != etag
 
     wait_for(new_tag, "the next build")
     assert paper_count(url) == sqlite3_count(db) == papers
     # a new build answers the old tag with the new page
-    fresh = httpx.get(f"{url}/catalog/papers", headers={"if-none-match": etag}, timeout=10)
+    fresh = local_http.get(f"{url}/catalog/papers", headers={"if-none-match": etag}, timeout=10)
     assert fresh.status_code == 200 and fresh.headers["etag"] != etag
     text = log_path.read_text()
     assert "(file is not a database); still serving the previous one" in text, text
