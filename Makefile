@@ -10,7 +10,7 @@ PORT ?= 8001
 # compiles the sources again, and pytest rewrites every test file in each worker
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: serve test test-slow test-deep test-datasette-1 build check bench bench-build bench-build-1m bench-serve bench-exports bench-throughput bench-kinds bench-kinds-1m bench-smoke publish load throughput lint cog clean
+.PHONY: serve test test-slow test-deep screenshots test-datasette-1 build check bench bench-build bench-build-1m bench-serve bench-exports bench-throughput bench-kinds bench-kinds-1m bench-smoke publish load throughput lint cog clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -144,6 +144,11 @@ test-datasette-1: $(BIN_DATASETTE_1)/.installed
 # build (CRASH_KILLS=n for more), the throughput benchmark's URL mix
 test-slow: $(BIN)/.installed $(AXE)
 	$(BIN)/pytest -q $(PARALLEL) -m slow
+
+# whole-page screenshots from every browser test into test-artifacts/ (make test takes the
+# first screen of each)
+screenshots: $(BIN)/.installed $(AXE)
+	FULL_SCREENSHOTS=1 $(BIN)/pytest -q $(PARALLEL) -m "browser and not slow"
 
 # every property test with thousands of fresh random examples each (the hypothesis profile
 # 'deep' of tests/conftest.py; the examples that fail are kept in .hypothesis/); long
