@@ -14,7 +14,7 @@ from loader.rules.labels import LABEL_LENGTH, cut_at_word, derive_label
 from loader.rules.markup import plain_text
 
 from .real_text_shares import REAL_TEXT_SHARES
-from .real_texts import REAL_TEXTS, plain_texts
+from .real_texts import REAL_TEXTS, plain_share
 
 REAL = Path(__file__).resolve().parent / "fixtures" / "real" / "markup"
 PAPERS = [json.loads(line) for line in (REAL / "labels.jsonl").read_text("utf-8").splitlines()]
@@ -705,14 +705,6 @@ def test_introduced_thing_with_the_prefilter_on_real_text(share):
         if labels.introduced_thing(s) != introduced_thing_searching_every_sentence(s)
     ]
     assert differ == []
-
-
-@functools.cache
-def plain_share(share):
-    """plain_texts()[::share], reading only the texts it keeps."""
-    if share == 1:
-        return plain_texts()
-    return [markup.plain_text(source) for source in REAL_TEXTS[::share]]
 
 
 def readable_sentences(source):
