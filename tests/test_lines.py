@@ -14,6 +14,7 @@ from loader.read import lines as text
 
 from .real_text_shares import REAL_TEXT_SHARES
 from .real_texts import REAL_TEXTS, ROOT
+from .text_properties import TEXT_PROPERTY
 
 # names ----------------------------------------------------------------------------------------
 
@@ -43,6 +44,7 @@ def test_clean_name_reads_as_read_name_on_real_text(share):
     assert text.read_recurring_name.cache_info().hits > 0
 
 
+@TEXT_PROPERTY
 @given(
     st.lists(
         st.sampled_from(
@@ -80,6 +82,7 @@ def test_plain_names_are_names_on_real_text():
     assert [p for p in parts if text.looks_like_name(p) != looks_like_name_word_by_word(p)] == []
 
 
+@TEXT_PROPERTY
 @given(
     st.lists(
         st.sampled_from(
@@ -150,6 +153,7 @@ NAME_PIECES = st.lists(
 ).map("".join)
 
 
+@TEXT_PROPERTY
 @given(
     # words of those pieces, enough of them that some texts have too many for a name
     st.lists(
@@ -161,6 +165,7 @@ def test_too_many_words_only_for_what_read_name_refuses(source):
         assert text.read_name(source) is None
 
 
+@TEXT_PROPERTY
 @given(
     st.one_of(
         st.lists(
@@ -198,6 +203,7 @@ def test_titles_counted_from_each_dot_on_real_text():
         check_titles(source)
 
 
+@TEXT_PROPERTY
 @given(
     st.lists(
         st.sampled_from([*text.TITLES, "M", "r", "s", ".", "D", "Prof", " ", "Mrs", "a"]),
@@ -234,6 +240,7 @@ def test_names_split_as_by_the_separator_pattern_on_real_text(share):
         check_separators(source)
 
 
+@TEXT_PROPERTY
 @given(st.text(alphabet=st.sampled_from(list("ab ,，、&;.\t\n\u3000\u00a0")), max_size=30))
 def test_names_split_as_by_the_separator_pattern(source):
     check_separators(source)
@@ -275,6 +282,7 @@ def test_truncation_marks_found_at_the_end_on_real_text(share):
         check_truncation(source)
 
 
+@TEXT_PROPERTY
 @given(
     st.lists(
         st.sampled_from(
@@ -314,6 +322,7 @@ def test_small_files_split_as_streamed_on_real_files():
             check_small_file_split(b"\xef\xbb\xbf" + variant)
 
 
+@TEXT_PROPERTY
 @given(
     st.lists(
         st.sampled_from(
@@ -328,6 +337,7 @@ def test_small_files_split_as_streamed(data):
     check_small_file_split(data)
 
 
+@TEXT_PROPERTY
 @given(
     st.lists(
         st.sampled_from(
