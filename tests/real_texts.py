@@ -49,3 +49,11 @@ REAL_TEXTS = real_texts()
 def plain_texts():
     """The plain text (loader.rules.markup.plain_text) of every real text, read once."""
     return [markup.plain_text(source) for source in REAL_TEXTS]
+
+
+@functools.cache
+def plain_share(share):
+    """plain_texts()[::share], reading only the texts it keeps (once a process)."""
+    if share == 1:
+        return plain_texts()
+    return [markup.plain_text(source) for source in REAL_TEXTS[::share]]

@@ -655,7 +655,7 @@ def previous_catalog(tmp_path_factory):
     return build_seeds(tmp_path_factory.mktemp("previous") / "catalog.db").read_bytes()
 
 
-@fuzz_settings(examples=40)
+@fuzz_settings(examples=20)
 @given(folder=damaged_folders())
 def test_build_of_a_damaged_folder_loads_or_reports_every_block(workdir, previous_catalog, folder):
     files = write_folder(workdir / "inputs", folder)
@@ -677,7 +677,7 @@ def test_build_of_a_damaged_folder_loads_or_reports_every_block(workdir, previou
     assert not list(workdir.glob(".*.building"))
 
 
-@fuzz_settings(examples=50)
+@fuzz_settings(examples=25)
 @given(folder=damaged_folders())
 def test_cli_on_a_damaged_folder_reports_without_traceback(workdir, previous_catalog, folder):
     files = write_folder(workdir / "cli", folder)

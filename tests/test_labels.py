@@ -14,7 +14,8 @@ from loader.rules.labels import LABEL_LENGTH, cut_at_word, derive_label
 from loader.rules.markup import plain_text
 
 from .real_text_shares import REAL_TEXT_SHARES
-from .real_texts import REAL_TEXTS, plain_texts
+from .real_texts import REAL_TEXTS, plain_share
+from .text_properties import TEXT_PROPERTY
 
 REAL = Path(__file__).resolve().parent / "fixtures" / "real" / "markup"
 PAPERS = [json.loads(line) for line in (REAL / "labels.jsonl").read_text("utf-8").splitlines()]
@@ -483,6 +484,7 @@ def test_labels_of_a_build_do_not_depend_on_input_order(tmp_path):
     assert forward == backward
 
 
+@TEXT_PROPERTY
 @given(st.permutations(range(5)))
 def test_distinguished_labels_do_not_depend_on_order(order):
     records = versions_records()
@@ -519,6 +521,7 @@ SENTENCE_PIECES = [
 ]
 
 
+@TEXT_PROPERTY
 @given(st.lists(st.sampled_from(SENTENCE_PIECES), max_size=24).map("".join))
 def test_no_label_ends_on_a_connective(text):
     # an abstract of function words only (', which based on') cuts down to no label at all
@@ -565,6 +568,7 @@ def test_citations_dropped_as_the_pattern_drops_them_on_real_text():
         check_citations(source)
 
 
+@TEXT_PROPERTY
 @given(
     st.text(alphabet=st.sampled_from(list("()[] \t\n\u00a0\u2003,-–12098ae tl.xA")), max_size=60)
 )
@@ -572,6 +576,7 @@ def test_citations_after_any_space_are_dropped_as_the_pattern_drops_them(source)
     check_citations(source)
 
 
+@TEXT_PROPERTY
 @given(
     st.lists(
         st.sampled_from(
@@ -586,6 +591,7 @@ def test_citations_prefiltered_by_four_needles(source):
     check_citations(source)
 
 
+@TEXT_PROPERTY
 @given(
     st.lists(
         st.sampled_from(
@@ -599,17 +605,20 @@ def test_citations_prefiltered_by_their_parentheses(source):
     check_citations(source)
 
 
-def test_split_sentences_equals_the_pattern_split_on_real_text():
-    collapsed = [" ".join(t.split()) for t in REAL_TEXTS]
-    assert sum(len(SENTENCE_END_LOOKING_BEHIND.split(t)) > 1 for t in collapsed) > 100
+@REAL_TEXT_SHARES
+def test_split_sentences_equals_the_pattern_split_on_real_text(share):
+    texts = REAL_TEXTS[::share]
+    collapsed = [" ".join(t.split()) for t in texts]
+    assert sum(len(SENTENCE_END_LOOKING_BEHIND.split(t)) > 1 for t in collapsed) > 100 // share
     differ = [
         t
-        for t in REAL_TEXTS + collapsed
+        for t in texts + collapsed
         if list(labels.split_sentences(t)) != SENTENCE_END_LOOKING_BEHIND.split(t)
     ]
     assert differ == []
 
 
+@TEXT_PROPERTY
 @given(st.text(alphabet=st.sampled_from(list('.!? \t\n\u00a0\u3000Aa("“etlgivsc')), max_size=60))
 def test_split_sentences_equals_the_pattern_split(source):
     assert list(labels.split_sentences(source)) == SENTENCE_END_LOOKING_BEHIND.split(source)
@@ -675,6 +684,7 @@ WORDS = [
 ]  # fmt: skip
 
 
+@TEXT_PROPERTY
 @given(st.lists(st.sampled_from(WORDS + ["ıntroduce", "WE PROPOSE", "Our "]), max_size=20))
 def test_label_prefilters_on_generated_sentences(words):
     sentence = "".join(words)
@@ -707,14 +717,6 @@ def test_introduced_thing_with_the_prefilter_on_real_text(share):
     assert differ == []
 
 
-@functools.cache
-def plain_share(share):
-    """plain_texts()[::share], reading only the texts it keeps."""
-    if share == 1:
-        return plain_texts()
-    return [markup.plain_text(source) for source in REAL_TEXTS[::share]]
-
-
 def readable_sentences(source):
     """The sentences of an abstract as derive_label reads them, all at once."""
     if "://" in source or "github.com" in source:
@@ -742,6 +744,7 @@ def test_labels_from_sentences_read_one_at_a_time_on_real_text(share):
     assert differ == []
 
 
+@TEXT_PROPERTY
 @given(st.lists(st.sampled_from(WORDS), max_size=30).map("".join))
 def test_labels_from_sentences_read_one_at_a_time(source):
     assert labels.derive_label(source) == derive_label_cutting_every_sentence(source)
@@ -761,6 +764,7 @@ def test_quoted_names_hold_a_quote_mark_on_real_text(share):
         check_quoted_name(source[:300])
 
 
+@TEXT_PROPERTY
 @given(st.text(alphabet=st.sampled_from(list("aA “”\"'‘’«»")), max_size=20))
 def test_quoted_names_hold_a_quote_mark(sentence):
     check_quoted_name(sentence)
@@ -819,6 +823,7 @@ NAMING_WORDS = WORDS + [
 ]  # fmt: skip
 
 
+@TEXT_PROPERTY
 @given(st.lists(st.sampled_from(NAMING_WORDS), max_size=40).map("".join))
 def test_labels_with_intros_handed_on_and_names_read_lazily(source):
     assert labels.derive_label(source) == derive_label_reading_every_sentence_twice(source)
@@ -877,6 +882,7 @@ CUT_PIECES = [
 ]  # fmt: skip
 
 
+@TEXT_PROPERTY
 @given(st.lists(st.sampled_from(CUT_PIECES), max_size=60).map("".join))
 def test_cut_helpers_equal_their_loops_over_every_character(text):
     check_cut_helpers(text)
@@ -925,6 +931,7 @@ def test_authors_by_first_letter_are_the_authors():
         assert labels.LOWERCASE[pattern].pattern == labels.AUTHORS_BY_FIRST_LETTER + rest
 
 
+@TEXT_PROPERTY
 @given(st.text(alphabet="wetohisur _-1é'", max_size=30))
 def test_authors_by_first_letter_match_where_authors_match(text):
     slow, fast = re.compile(labels.AUTHORS), re.compile(labels.AUTHORS_BY_FIRST_LETTER)
@@ -941,6 +948,7 @@ def test_lowercase_search_on_real_sentences(share):
         check_lowercase_search(sentence)
 
 
+@TEXT_PROPERTY
 @given(
     st.lists(
         st.sampled_from(WORDS + NAMING_WORDS + ["ıntroduce", "WE PROPOSE", "Our ", "WeLL", "K"]),

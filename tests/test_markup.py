@@ -31,6 +31,7 @@ from .conftest import FIXTURES
 from .html_tags import parse
 from .real_text_shares import REAL_TEXT_SHARES
 from .real_texts import REAL_TEXTS
+from .text_properties import TEXT_PROPERTY
 
 REAL = Path(__file__).resolve().parent / "fixtures" / "real" / "markup"
 EXAMPLES = {
@@ -217,6 +218,7 @@ def test_backticks_around_math_are_no_code_span():
 QUOTE_PIECES = st.sampled_from(["`", "``", "'", "''", " ", "a", "Bo", "$x$", "$", ".", "\n"])
 
 
+@TEXT_PROPERTY
 @given(st.lists(QUOTE_PIECES, max_size=16).map("".join))
 def test_no_code_span_ever_holds_math(source):
     for segment in markup.parse(source):
@@ -552,6 +554,7 @@ MARKUP_PIECES = st.sampled_from(
 )  # fmt: skip
 
 
+@TEXT_PROPERTY
 @given(st.lists(MARKUP_PIECES | st.text(max_size=5), max_size=40).map("".join))
 def test_any_input_renders_to_allowed_markup_and_plain_text(text):
     fragment = render_html(text)
@@ -609,6 +612,7 @@ def test_latex_regions_and_words_equal_the_word_by_word_readings_on_real_text(sh
         check_latex_regions_and_words(source)
 
 
+@TEXT_PROPERTY
 @given(st.text(alphabet=st.sampled_from(list("ab\\{}~-'` \t\n\u00a0\u3000$x")), max_size=60))
 def test_latex_regions_and_words_equal_the_word_by_word_readings(source):
     check_latex_regions_and_words(source)
@@ -634,11 +638,13 @@ def check_text_without_markdown_marks(source):
         assert markdown_tokens(source) == ([("text", source)] if source else []), source
 
 
-def test_text_without_markdown_marks_is_one_text_token_on_real_text():
-    for source, _ in protected_texts():
+@REAL_TEXT_SHARES
+def test_text_without_markdown_marks_is_one_text_token_on_real_text(share):
+    for source, _ in protected_texts()[::share]:
         check_text_without_markdown_marks(source)
 
 
+@TEXT_PROPERTY
 @given(
     st.text(
         alphabet=st.sampled_from(list("ab *_`[]()<>&#;!\\$~-'\"\t\n\r\0\u00a0:/.h\ue100")),
@@ -743,11 +749,13 @@ EMPHASIZED_WORDS = st.lists(
 ).map("".join)
 
 
+@TEXT_PROPERTY
 @given(MARKDOWN_PIECES)
 def test_simple_markdown_reads_as_markdown_it(source):
     assert markup.parse.__wrapped__(source) == parse_without_fast_paths(source)
 
 
+@TEXT_PROPERTY
 @given(EMPHASIZED_WORDS)
 def test_simple_markdown_of_emphasized_words_reads_as_markdown_it(source):
     assert markup.parse.__wrapped__(source) == parse_without_fast_paths(source)
@@ -765,6 +773,7 @@ LINE_PIECES = st.lists(
 ).map("".join)
 
 
+@TEXT_PROPERTY
 @given(LINE_PIECES)
 def test_lines_read_as_markdown_it(source):
     assert markup.parse.__wrapped__(source) == parse_without_fast_paths(source)
@@ -870,16 +879,19 @@ def test_marks_are_found_as_the_patterns_found_them_on_real_text(share):
         check_marks(source)
 
 
+@TEXT_PROPERTY
 @given(st.text(alphabet=st.sampled_from(list("$$\\[]()`' a1\n-htps:/\ue100")), max_size=40))
 def test_math_and_escape_marks_are_found_as_the_patterns_found_them(source):
     check_marks(source)
 
 
+@TEXT_PROPERTY
 @given(st.text(alphabet=st.sampled_from(list("ab *_`[]<>&\n\r\0\\{}~-'$\ue100é")), max_size=40))
 def test_markdown_and_latex_marks_are_found_as_the_patterns_found_them(source):
     check_marks(source)
 
 
+@TEXT_PROPERTY
 @given(st.lists(st.sampled_from([*"-'a :/ ", "http://", "https:/"]), max_size=20).map("".join))
 def test_doubled_marks_and_urls_are_found_as_the_needles_found_them(source):
     check_marks(source)
@@ -900,6 +912,7 @@ def test_escaped_words_read_as_pylatexenc_reads_them_on_real_text():
     assert [p for p in regions if read_escaped_word(p) != markup.read_latex_region(p, [])] == []
 
 
+@TEXT_PROPERTY
 @given(
     st.lists(
         st.sampled_from([*"aZ09.,;:()", "\\%", "\\&", "\\$", "\\#", "\\_"]), min_size=1, max_size=12
@@ -933,6 +946,7 @@ def test_collapse_spaces_equals_split_and_join_on_real_text():
     assert markup.collapse_spaces(source) is made
 
 
+@TEXT_PROPERTY
 @given(
     st.text(
         alphabet=st.sampled_from(list("ab \t\n\r\u00a0\u2003\u200b\u3000\x1c\x85")), max_size=30
@@ -980,6 +994,7 @@ def test_printable_told_by_translate_on_real_text():
         check_printable(source)
 
 
+@TEXT_PROPERTY
 @given(st.text(alphabet=st.sampled_from(list("a \t\n\x00\x1f\x7f~\x85é\u200b")), max_size=20))
 def test_printable_told_by_translate(source):
     check_printable(source)
@@ -989,12 +1004,15 @@ def test_printable_told_by_translate(source):
 MARK_RUN = re.compile(r"\*+|`+")
 
 
-def test_mark_runs_equal_the_pattern_on_real_text():
-    assert sum(len(MARK_RUN.findall(source)) > 1 for source in REAL_TEXTS) > 20
-    for source in REAL_TEXTS:
+@REAL_TEXT_SHARES
+def test_mark_runs_equal_the_pattern_on_real_text(share):
+    texts = REAL_TEXTS[::share]
+    assert sum(len(MARK_RUN.findall(source)) > 1 for source in texts) > 20 // share
+    for source in texts:
         assert markup.mark_runs(source) == [m.span() for m in MARK_RUN.finditer(source)], source
 
 
+@TEXT_PROPERTY
 @given(st.text(alphabet=st.sampled_from(list("*`a ")), max_size=20))
 def test_mark_runs_equal_the_pattern(source):
     assert markup.mark_runs(source) == [m.span() for m in MARK_RUN.finditer(source)]
@@ -1025,13 +1043,16 @@ def check_split_text(source):
         assert markup.split_text(reading, pieces) == split_text_as_it_was(reading, pieces), source
 
 
-def test_split_text_skipping_ascii_and_colonless_text_on_real_text():
-    assert sum(markup.set_aside(s)[1] != [] and s.isascii() for s in REAL_TEXTS) > 100
-    assert sum("http" in s for s in REAL_TEXTS) > 20
-    for source in REAL_TEXTS:
+@REAL_TEXT_SHARES
+def test_split_text_skipping_ascii_and_colonless_text_on_real_text(share):
+    texts = REAL_TEXTS[::share]
+    assert sum(markup.set_aside(s)[1] != [] and s.isascii() for s in texts) > 100 // share
+    assert sum("http" in s for s in texts) > 20 // share
+    for source in texts:
         check_split_text(source)
 
 
+@TEXT_PROPERTY
 @given(
     st.lists(
         st.sampled_from([*"a :/.$\\`'", "$x$", "\\$", "``a''", "http://a.b", "https://x", "é"]),
@@ -1058,12 +1079,15 @@ def check_set_aside(source):
         assert source[match.start()] in markup.MATH_OR_ESCAPE_STARTS, source
 
 
-def test_set_aside_skipping_to_the_first_mark_on_real_text():
-    assert sum(len(markup.set_aside(s)[1]) > 1 for s in REAL_TEXTS) > 100
-    for source in REAL_TEXTS:
+@REAL_TEXT_SHARES
+def test_set_aside_skipping_to_the_first_mark_on_real_text(share):
+    texts = REAL_TEXTS[::share]
+    assert sum(len(markup.set_aside(s)[1]) > 1 for s in texts) > 100 // share
+    for source in texts:
         check_set_aside(source)
 
 
+@TEXT_PROPERTY
 @given(
     st.lists(
         st.sampled_from([*"a $\\`'()[]{}\n.", "$$", "``", "''", "\\(", "\\)", "\\[", "\\]", "é"]),
@@ -1088,6 +1112,7 @@ def test_definition_words_found_at_each_backslash_on_real_text():
         check_definition_words(source)
 
 
+@TEXT_PROPERTY
 @given(
     st.lists(
         st.sampled_from(

@@ -33,7 +33,8 @@ from loader.rules.normalize import paper_id, plain_text
 from . import merge_fixtures
 from .conftest import FIXTURES
 from .merge_fixtures import records, site
-from .real_texts import REAL_TEXTS, plain_texts
+from .real_text_shares import REAL_TEXT_SHARES
+from .real_texts import REAL_TEXTS, plain_share
 
 build_fixtures = merge_fixtures.build_fixtures
 
@@ -400,9 +401,11 @@ def letters_and_digits_by_pattern(source):
     return merge.NOT_LETTER_OR_DIGIT.sub("", normal)
 
 
-def test_letters_and_digits_equal_the_pattern_on_real_text():
-    plain = plain_texts()
-    assert sum(not t.isascii() for t in plain) > 500
+@REAL_TEXT_SHARES
+def test_letters_and_digits_equal_the_pattern_on_real_text(share):
+    """Every real text and the plain reading of a share of them (tests/real_text_shares.py)."""
+    plain = plain_share(share)
+    assert sum(not t.isascii() for t in plain) > 500 // share
     for source in REAL_TEXTS + plain:
         assert merge.letters_and_digits(source) == letters_and_digits_by_pattern(source), source
 

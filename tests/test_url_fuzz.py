@@ -233,7 +233,7 @@ def parameter_requests(tables, share=1):
     """Every parameter with every value it is fuzzed with, on a table and format in turn; with a
     share of n, each parameter gets its own values and every nth hostile one, a different nth
     for the next parameter, so that every hostile value is still sent, and each table gets
-    every other column parameter, the others on the next table."""
+    every (n/3)th column parameter, the others on the next tables (each still on several)."""
     names = sorted(tables)
     turn = 0
     requests = []
@@ -243,7 +243,7 @@ def parameter_requests(tables, share=1):
             suffix = FORMATS[turn % len(FORMATS)]
             turn += 1
             requests.append((f"/{DATABASE}/{table}{suffix}", [(parameter, value)]))
-    step = min(share, 2)
+    step = max(1, min(share // 3, len(COLUMN_PARAMETERS)))
     for number, table in enumerate(names):
         columns = tables[table]["columns"]
         for index, parameter in enumerate(COLUMN_PARAMETERS):
@@ -276,12 +276,17 @@ def filter_requests(tables, operations, share=2):
     return requests
 
 
-def sql_requests():
+def sql_requests(share=1):
+    """Each statement as the SQL, and each hostile value as the SQL and as a parameter of it;
+    with a share of 2, each hostile value one way, the next value the other."""
     requests = []
     for index, sql in enumerate([*SQL, *HOSTILE, *RAW]):
         suffix = ["", ".json", ".csv"][index % 3]
-        requests.append((f"/{DATABASE}{suffix}", [("sql", sql)]))
-        requests.append((f"/{DATABASE}{suffix}", [("sql", "select :p as p"), ("p", sql)]))
+        hostile = index >= len(SQL)
+        if share == 1 or not hostile or index % 2:
+            requests.append((f"/{DATABASE}{suffix}", [("sql", sql)]))
+        if share == 1 or (hostile and not index % 2):
+            requests.append((f"/{DATABASE}{suffix}", [("sql", "select :p as p"), ("p", sql)]))
     return requests
 
 
@@ -303,7 +308,8 @@ async def canned_requests(datasette, share=1):
 def path_requests(tables, share=1):
     """Tables, rows, compound keys, missing names and broken encodings in the path itself;
     with a share of n, each table's rows are asked with every nth key, a different nth for the
-    next table, so that every key is still asked."""
+    next table, so that every key is still asked, and each table in one format, the next
+    table in the next."""
     keys = ["", " ", "'", "-1", "0", "1.5", "1e999", "-9223372036854775809", "9" * 30, "x" * 5000]
     keys += [*RAW, "~2C", "a,b", "a,b,c", "1,", ",1", "~", "~~", "~ZZ", "~2F~2F", "\U0001f600"]
     paths = ["/", "/.json", f"/{DATABASE}", f"/{DATABASE}.json", f"/{DATABASE}.csv", "/missing"]
@@ -312,7 +318,8 @@ def path_requests(tables, share=1):
     paths += [f"/{DATABASE}.db", f"/{DATABASE}/papers.missing", f"/{DATABASE}/papers/x.missing"]
     paths += [f"/{DATABASE}/%FF", f"/{DATABASE}/%00", "/%FF", "/%00", f"/{DATABASE}/~ZZ"]
     for number, table in enumerate(sorted(tables)):
-        paths += [f"/{DATABASE}/{table}{suffix}" for suffix in FORMATS]
+        formats = FORMATS if share == 1 else [FORMATS[number % len(FORMATS)]]
+        paths += [f"/{DATABASE}/{table}{suffix}" for suffix in formats]
         paths.append(f"/{DATABASE}/{quote(table.replace('_', '~5F'), safe='~')}")
         for index, key in enumerate(keys):
             if (index + number) % share:
@@ -375,10 +382,10 @@ def report(failures):
     return f"{len(failures)} answered 5xx:\n" + "\n".join(map(str, failures))
 
 
-# `make test` sends each hostile value with a sixth of the parameters and a twelfth of the
-# filter operations, each canned query with half of the values, each table's rows with a sixth of
-# the keys and 150 combinations; `make test-slow` with every parameter and query, half of the
-# operations, every key and 3,000 combinations
+# `make test` sends each hostile value with a twelfth of the parameters and of the filter
+# operations, as custom SQL or as its parameter, each canned query with half of the values, each table's rows with a twelfth of
+# the keys (the table itself in one format) and 150 combinations; `make test-slow` with every
+# parameter and query, half of the operations, every key and 3,000 combinations
 
 
 def shares(sample, whole=1):
@@ -389,7 +396,7 @@ def shares(sample, whole=1):
 
 
 @pytest.mark.asyncio
-@shares(6)
+@shares(12)
 async def test_every_parameter_with_hostile_values_is_never_a_5xx(datasette, share):
     tables = await catalog_tables(datasette)
     failures = await fetch_all(datasette, parameter_requests(tables, share))
@@ -408,13 +415,13 @@ async def test_every_filter_operation_with_hostile_values_is_never_a_5xx(dataset
 @pytest.mark.asyncio
 @shares(2)
 async def test_sql_and_canned_queries_with_hostile_values_are_never_a_5xx(datasette, share):
-    requests = sql_requests() + await canned_requests(datasette, share)
+    requests = sql_requests(share) + await canned_requests(datasette, share)
     failures = await fetch_all(datasette, requests)
     assert not failures, report(failures)
 
 
 @pytest.mark.asyncio
-@shares(6)
+@shares(12)
 async def test_hostile_paths_are_never_a_5xx(datasette, share):
     tables = await catalog_tables(datasette)
     failures = await fetch_all(datasette, path_requests(tables, share))
@@ -614,12 +621,13 @@ HOSTILE_FACETS = [
 
 
 @pytest.mark.asyncio(loop_scope="session")
-@shares(2)
+@shares(4)
 async def test_facet_parameters_on_every_table_are_never_a_5xx(site_client, datasette, share):
     """Every table, hidden ones (full-text shadow tables, link tables) included, with every
     hostile parameter, through the served app: as a page, JSON or CSV in turn (each table meets
     each format with a third of the parameters, and each parameter meets each format). In
-    `make test` each table with half of the parameters, each parameter on half of the tables."""
+    `make test` each table with a quarter of the parameters, each parameter on a quarter of the
+    tables."""
     tables = await catalog_tables(datasette)
     extensions = ("", ".json", ".csv")
     requests = [
