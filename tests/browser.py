@@ -61,6 +61,16 @@ def wait_until_up(url, process, log_path):
     raise RuntimeError(f"datasette did not start: {Path(log_path).read_text()[-2000:]}")
 
 
+def stop(process):
+    """Ask a process to stop (SIGTERM), and kill it if it has not within 10 seconds."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 @contextmanager
 def datasette_server(db_path, log_dir, metadata=ROOT / "metadata.yml"):
     """The served site on a free port; yields its base URL and stops it afterwards."""
@@ -78,12 +88,7 @@ def datasette_server(db_path, log_dir, metadata=ROOT / "metadata.yml"):
         wait_until_up(url, process, log_path)
         yield url
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
 
 
 # The switches Playwright's own launch gives Chromium (1.65) that shape how a page behaves:
@@ -164,12 +169,7 @@ def chromium_process(folder):
             time.sleep(0.05)
         yield f"http://127.0.0.1:{port_file.read_text().splitlines()[0]}"
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)
 
 
 @contextmanager
