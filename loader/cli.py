@@ -19,13 +19,9 @@ from loader.read.arxiv_snapshot import is_category
 from loader.read.sources import FORMATS, InputFile, check_sources, plan_inputs
 from loader.records import Problem
 from loader.serve import site_files as site
+from loader.serve.inspection import CannotInspect
 from loader.serve.publish import PLATFORMS, PublishError, deploy_command, write_context
-from loader.serve.supervisor import (
-    HEAD_TIMEOUT_SECONDS,
-    CannotInspect,
-    ListenError,
-    serve_catalog,
-)
+from loader.serve.supervisor import HEAD_TIMEOUT_SECONDS, ListenError, serve_catalog
 
 paths_argument = click.argument(
     "paths", nargs=-1, type=click.Path(exists=True, dir_okay=True, path_type=Path)

@@ -140,8 +140,9 @@ def open_files():
 
 
 def test_a_snapshots_inspect_file_is_what_datasette_inspect_writes(tmp_path, seed_catalog):
-    """take_snapshot() inspects a build with `datasette inspect` itself: the command's own
-    output, and no connection to the build left open in the long-lived supervisor."""
+    """take_snapshot() writes the inspect file `datasette inspect` writes of the build
+    (loader/serve/inspection.py computes it in process), and leaves no connection to the build
+    open in the long-lived supervisor."""
     db = tmp_path / "catalog.db"
     shutil.copy(seed_catalog, db)
     before = open_files()

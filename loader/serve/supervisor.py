@@ -8,7 +8,7 @@ from it, but every new connection (one per SQL thread, opened lazily) would open
 the inspect data (counts, hash) still describe the old one. So the server never opens catalog.db
 itself: it serves a hard link to the build, `<dir>/.serving/<build-id>/catalog.db` (same name, so
 the database is still `catalog` in URLs), which no later build touches. When catalog.db changes,
-the supervisor links and inspects the new build while the old server keeps answering, then
+the supervisor links and inspects the new build (loader/serve/inspection.py) while the old server keeps answering, then
 restarts Datasette on it and removes snapshots nobody serves any more.
 
 The server itself (loader/serve/workers.py) is uvicorn with one worker process per core, each an
@@ -26,7 +26,6 @@ import dataclasses
 import errno
 import fcntl
 import os
-import re
 import secrets
 import shutil
 import signal
@@ -38,8 +37,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from loader.build.marker import is_paper_catalog
 from loader.lifetime import adopt_orphans, die_with_parent
+from loader.serve.inspection import CannotInspect, write_inspect_file
 from loader.serve.settings import SECRET_VARIABLE, SERVED_NAME
 from loader.serve.site import DEFAULT_CACHE_BYTES, Site
 
@@ -57,42 +56,6 @@ READY_PREFIX = "ready-"
 # stopped anyway and the new one opened whenever it is ready
 READY_TIMEOUT_SECONDS = 120
 READY_POLL_SECONDS = 0.05
-
-
-def inspect_command(db: Path, inspect_file: Path) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "datasette",
-        "inspect",
-        str(db),
-        "--inspect-file",
-        str(inspect_file),
-    ]
-
-
-# "sqlite3.DatabaseError: file is not a database" -> "file is not a database"
-EXCEPTION_CLASS = re.compile(r"^[\w.]+(Error|Exception): ")
-
-
-class CannotInspect(Exception):
-    """A build Datasette cannot open (not an SQLite file, damaged): never served."""
-
-
-def write_inspect_file(db: Path, inspect_file: Path) -> None:
-    """`datasette inspect` of db into inspect_file, by the command itself, for a paper
-    catalog only. Raises CannotInspect, saying why."""
-    result = subprocess.run(
-        inspect_command(db, inspect_file), capture_output=True, text=True, check=False
-    )
-    if result.returncode:
-        lines = result.stderr.strip().splitlines() or [f"exit status {result.returncode}"]
-        # the command's last line names the exception's class: the reader needs its words
-        raise CannotInspect(EXCEPTION_CLASS.sub("", lines[-1]))
-    if not is_paper_catalog(db):
-        raise CannotInspect(
-            "an SQLite file, but no catalog built by paper-catalog (build it with `paper-catalog build`)"
-        )
 
 
 def build_id(stat: os.stat_result) -> str:
