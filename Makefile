@@ -145,10 +145,9 @@ test-datasette-1: $(BIN_DATASETTE_1)/.installed
 test-slow: $(BIN)/.installed $(AXE)
 	$(BIN)/pytest -q $(PARALLEL) -m slow
 
-# whole-page screenshots from every browser test into test-artifacts/ (make test takes the
-# first screen of each)
+# whole-page screenshots from every browser test into test-artifacts/ (make test takes none)
 screenshots: $(BIN)/.installed $(AXE)
-	FULL_SCREENSHOTS=1 $(BIN)/pytest -q $(PARALLEL) -m "browser and not slow"
+	SCREENSHOTS=1 $(BIN)/pytest -q $(PARALLEL) -m "browser and not slow"
 
 # every property test with thousands of fresh random examples each (the hypothesis profile
 # 'deep' of tests/conftest.py; the examples that fail are kept in .hypothesis/); long

@@ -213,19 +213,21 @@ def blank_page(page, width=1280, height=900):
     return page
 
 
-# `make screenshots` (FULL_SCREENSHOTS=1): whole pages, however long; else what the viewport
-# shows (a whole long page costs Chromium 0.5-1 CPU-s, the viewport 0.1)
-FULL_SCREENSHOTS = os.environ.get("FULL_SCREENSHOTS") == "1"
+# `make screenshots` (SCREENSHOTS=1) saves what the browser tests see, whole pages, to look at;
+# `make test` takes none (a screenshot costs Chromium 0.1-1 CPU-s and checks nothing)
+SCREENSHOTS = os.environ.get("SCREENSHOTS") == "1"
 
 
 def screenshot(page, name, full_page=True, start=None, height=1600):
-    """Save under test-artifacts/ and return the path; with start (a locator), the part of the
-    page from that element down, at most height pixels. A whole page (full_page) only when
-    FULL_SCREENSHOTS=1: else the first screen."""
+    """Under SCREENSHOTS=1, save under test-artifacts/ and return the path: the whole page
+    (full_page) or the first screen; with start (a locator), the part of the page from that
+    element down, at most height pixels. Else nothing (None)."""
+    if not SCREENSHOTS:
+        return None
     ARTIFACTS.mkdir(exist_ok=True)
     path = ARTIFACTS / f"{name}.png"
     if start is None:
-        page.screenshot(path=str(path), full_page=full_page and FULL_SCREENSHOTS)
+        page.screenshot(path=str(path), full_page=full_page)
     else:
         size = page.viewport_size
         page.set_viewport_size({"width": size["width"], "height": height})
