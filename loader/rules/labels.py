@@ -23,6 +23,7 @@ Labels that several papers of a catalog share ('SVM') get a second part that tel
 (distinguished_labels), decided by the build once every label is known.
 """
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Container, Iterable, Iterator, Sequence
@@ -1068,9 +1069,11 @@ def distinguished_labels(papers: Iterable[tuple[str, str, str | None]]) -> dict[
         if len(members) < 2 or not derived:
             continue
         head = label_head(label)
+        # the papers of a group often share sentences (versions, copies): each joined once
+        joined = functools.cache(functools.partial(joined_label, head))
         choices = {}
         for pid, text in derived:
-            finals = dict.fromkeys(joined_label(head, p) for p in label_phrases(text))
+            finals = dict.fromkeys(joined(p) for p in label_phrases(text))
             finals.pop(label, None)
             choices[pid] = [f for f in finals if f and f != head]
         counts = Counter(final for finals in choices.values() for final in finals)
