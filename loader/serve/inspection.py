@@ -53,15 +53,15 @@ def table_counts(path: Path) -> dict[str, int | None]:
         connection.close()
 
 
-def inspect_data(db: Path, name: str) -> dict[str, dict[str, Any]]:
-    """`datasette inspect db`'s JSON for a database Datasette names `name`. Raises
-    CannotInspect when db is no SQLite file, saying why in SQLite's words."""
+def inspect_data(db: Path) -> dict[str, dict[str, Any]]:
+    """`datasette inspect db`'s JSON, under the name Datasette gives the file (its stem).
+    Raises CannotInspect when db is no SQLite file, saying why in SQLite's words."""
     try:
         counts = table_counts(db)
     except sqlite3.DatabaseError as error:
         raise CannotInspect(str(error)) from None
     return {
-        name: {
+        db.stem: {
             "hash": file_hash(db),
             "size": db.stat().st_size,
             "file": str(db),
@@ -72,7 +72,7 @@ def inspect_data(db: Path, name: str) -> dict[str, dict[str, Any]]:
 
 def write_inspect_file(db: Path, inspect_file: Path) -> None:
     """The inspect file of db, for a paper catalog only. Raises CannotInspect, saying why."""
-    data = inspect_data(db, db.stem)
+    data = inspect_data(db)
     if not is_paper_catalog(db):
         raise CannotInspect(
             "an SQLite file, but no catalog built by paper-catalog (build it with `paper-catalog build`)"
