@@ -19,6 +19,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = ROOT / "test-artifacts"
+# axe-core, from npm (tests/js/package.json; `make test` installs it)
+AXE = ROOT / "tests" / "js" / "node_modules" / "axe-core" / "axe.min.js"
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",

@@ -20,7 +20,7 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 # database), so a failure is repeatable and `make test` stays short; `make test-deep`
 # (HYPOTHESIS_PROFILE=deep) tries thousands of fresh examples and keeps the failures it finds.
 # No deadline: the machine is shared, and no test is about time.
-DEFAULT_EXAMPLES = 200
+DEFAULT_EXAMPLES = 100
 settings.register_profile(
     "default", max_examples=DEFAULT_EXAMPLES, derandomize=True, database=None, deadline=None
 )
@@ -30,24 +30,26 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 # The test files that take longest, most of it waiting on real servers, browsers and subprocesses,
 # longest first. `make test` starts them first (its workers take a file at a time, in this
-# order), so that no worker is left with one of them at the end while the other has nothing left
-# to do. A file not named here runs after them; the order changes no result.
+# order, and BROWSER_FILES below as one unit), so that no worker is left with one of them at the
+# end while the other has nothing left to do. A file not named here runs after them; the order
+# changes no result.
 LONGEST_FILES = (
+    # the browser files' unit, the longest
+    "test_xss_browser.py",
+    "test_accessibility.py",
+    "test_pages_browser.py",
+    "test_browser.py",
+    "test_search_browser.py",
+    "test_security_headers.py",
     "test_serve.py",
     "test_exports_real_size.py",
     "test_security.py",
     "test_crash_safety.py",
-    "test_xss_browser.py",
-    "test_accessibility.py",
     "test_url_fuzz.py",
-    "test_pages_browser.py",
     "test_connections.py",
     "test_install.py",
     "test_markup.py",
-    "test_browser.py",
-    "test_search_browser.py",
     "test_fuzz_loader.py",
-    "test_security_headers.py",
     "test_labels.py",
     "test_publish.py",
     "test_prepared_cache.py",
@@ -86,9 +88,46 @@ DATASETTE_065_ONLY: dict[str, str] = {
 }
 
 
+# The files with browser tests: `make test`'s workers (--dist loadfile) take a test file at a
+# time, and these together, so that one worker starts Chromium and the sites they visit
+# (search_site, real_site, signals_site), not both. Checked against the marks as collected.
+BROWSER_FILES = frozenset(
+    {
+        "test_xss_browser.py",
+        "test_accessibility.py",
+        "test_pages_browser.py",
+        "test_browser.py",
+        "test_search_browser.py",
+        "test_security_headers.py",
+        "test_accessibility_tables.py",
+        "test_tables_browser.py",
+        "test_error_pages.py",
+    }
+)
+
+
+@pytest.hookimpl(optionalhook=True)  # xdist's hook: unknown under -p no:xdist
+def pytest_xdist_make_scheduler(config, log):
+    """--dist loadfile's scheduling, with BROWSER_FILES one unit (xdist's public hook; its
+    own loadfile scheduler is this one's base, with a file its unit)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class FilesAndBrowserFiles(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return "browser tests" if Path(path).name in BROWSER_FILES else path
+
+    return FilesAndBrowserFiles(config, log)
+
+
 def pytest_collection_modifyitems(items):
     rank = {name: place for place, name in enumerate(LONGEST_FILES)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+    unlisted = {i.path.name for i in items if i.get_closest_marker("browser")} - BROWSER_FILES
+    if unlisted:
+        raise pytest.UsageError(f"browser tests in files not in BROWSER_FILES: {sorted(unlisted)}")
     if DATASETTE_1:
         for item in items:
             test = f"{item.path.name}::{item.originalname}"
@@ -242,9 +281,14 @@ def browser(chromium_endpoint):
 
 @pytest.fixture(scope="module")
 def axe_page(browser):
-    """A page axe-core can run in, for a module's accessibility checks: axe goes in as an
-    inline script, which the site's Content-Security-Policy refuses."""
+    """A page axe-core can run in, for a module's accessibility checks: axe is in every
+    document it loads, as a script run before the page's own (Chromium keeps it compiled: a
+    third of a page's time when injected into each page); the site's Content-Security-Policy
+    would refuse it, and is bypassed here."""
+    from .browser import AXE
+
     page = browser.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)
+    page.add_init_script(path=str(AXE))
     yield page
     page.close()
 
