@@ -8,9 +8,12 @@ track and affiliations, so a row's text costs what a real paper's does, and the 
 index holds real words in their real frequencies.
 
 What a copy changes, and why:
-- its title gets ` (copy N)` and its abstract ends in ` (copy N)`: the merge policy
-  (loader/rules/merge.py) makes entries with the same abstract and a shared author one paper,
-  whatever their titles, so only a different abstract keeps the copies apart (distinct ids);
+- its title gets ` (copy N)` and its abstract's last sentence ends in ` (copy N)`, inside its
+  full stop: the merge policy (loader/rules/merge.py) makes entries with the same abstract and
+  a shared author one paper, whatever their titles, so only a different abstract keeps the
+  copies apart (distinct ids). A ` (copy N)` after the full stop would be a sentence of its own,
+  the one sentence the copies of an untitled record do not share, and so their labels' second
+  part: every copy N of every untitled record labelled "(copy N)", shared again (labels.py);
 - its url and identifiers (arXiv id, DOI, OpenReview id) are left out: a shared identifier
   would make the copies one paper too;
 - a profile page's owner is not written (JSON Lines has no owner): authors are the listed ones.
@@ -68,6 +71,14 @@ def real_entries() -> list[Entry]:
     return list(entries.values())
 
 
+def in_last_sentence(text: str, suffix: str) -> str:
+    """text with suffix at the end of its last sentence, before its closing mark."""
+    text = text.rstrip()
+    if text[-1:] in (".", "!", "?"):
+        return text[:-1] + suffix + text[-1]
+    return text + suffix
+
+
 def copy_record(entry: Entry, number: int) -> dict[str, object]:
     """The JSON Lines record of copy `number` of a real entry."""
     suffix = f" (copy {number})"
@@ -75,7 +86,7 @@ def copy_record(entry: Entry, number: int) -> dict[str, object]:
         "title": entry.title + suffix if entry.title else None,
         "authors": entry.authors,
         "authors_truncated": entry.truncated,
-        "abstract": entry.abstract + suffix,
+        "abstract": in_last_sentence(entry.abstract, suffix),
         "venue": entry.venue,
         "year": entry.year,
         "status": entry.status,

@@ -11,6 +11,9 @@ from .browser import ROOT, datasette_server, requires_chromium, screenshot
 
 pytestmark = [pytest.mark.browser, requires_chromium]
 WIDTHS = {"desktop": 1280, "phone": 390}
+# both widths in `make test-slow`; the desktop's in `make test`, where the phone's /search is
+# checked by tests/test_pages_browser.py (its Filters control, two filters by keyboard, widths)
+BOTH_WIDTHS = ["desktop", pytest.param("phone", marks=pytest.mark.slow)]
 
 
 def total(page):
@@ -31,7 +34,7 @@ def choose(page, facet, value):
     page.wait_for_load_state()
 
 
-@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("width", BOTH_WIDTHS)
 def test_search_narrow_open_and_come_back(search_site, page, width):
     page.set_viewport_size({"width": WIDTHS[width], "height": 900})
     page.goto(search_site + "/")
@@ -102,7 +105,7 @@ def test_a_misspelling_offers_the_right_word(search_site, page):
     screenshot(page, "search-suggestion")
 
 
-@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("width", BOTH_WIDTHS)
 def test_the_page_says_how_it_read_the_query(search_site, page, width):
     page.set_viewport_size({"width": WIDTHS[width], "height": 900})
     box = page.locator("#search-q")
