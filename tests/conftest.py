@@ -28,19 +28,26 @@ settings.register_profile("deep", max_examples=5000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
-# The test files that take longest, most of it waiting on real servers, browsers and subprocesses,
-# longest first. `make test` starts them first (its workers take a file at a time, in this
-# order, and BROWSER_FILES below as one unit), so that no worker is left with one of them at the
-# end while the other has nothing left to do. A file not named here runs after them; the order
-# changes no result.
-LONGEST_FILES = (
-    # the browser files' unit, the longest
+# The files with browser tests, longest first: `make test`'s workers (--dist loadfile) take a
+# test file at a time, and these together as one unit, so that one worker starts Chromium and
+# the sites they visit (search_site, real_site, signals_site), not both. Checked against the
+# `browser` marks as collected.
+BROWSER_FILES = (
     "test_xss_browser.py",
     "test_accessibility.py",
     "test_pages_browser.py",
-    "test_browser.py",
     "test_search_browser.py",
+    "test_accessibility_tables.py",
     "test_security_headers.py",
+    "test_browser.py",
+    "test_tables_browser.py",
+    "test_error_pages.py",
+)
+# The other test files that take longest, most of it waiting on real servers and subprocesses,
+# longest first. `make test` starts the browser files' unit (the longest) and then these (in
+# this order), so that no worker is left with one of them at the end while the other has
+# nothing left to do. A file not named here runs after them; the order changes no result.
+LONGEST_FILES = (
     "test_serve.py",
     "test_exports_real_size.py",
     "test_security.py",
@@ -88,24 +95,6 @@ DATASETTE_065_ONLY: dict[str, str] = {
 }
 
 
-# The files with browser tests: `make test`'s workers (--dist loadfile) take a test file at a
-# time, and these together, so that one worker starts Chromium and the sites they visit
-# (search_site, real_site, signals_site), not both. Checked against the marks as collected.
-BROWSER_FILES = frozenset(
-    {
-        "test_xss_browser.py",
-        "test_accessibility.py",
-        "test_pages_browser.py",
-        "test_browser.py",
-        "test_search_browser.py",
-        "test_security_headers.py",
-        "test_accessibility_tables.py",
-        "test_tables_browser.py",
-        "test_error_pages.py",
-    }
-)
-
-
 @pytest.hookimpl(optionalhook=True)  # xdist's hook: unknown under -p no:xdist
 def pytest_xdist_make_scheduler(config, log):
     """--dist loadfile's scheduling, with BROWSER_FILES one unit (xdist's public hook; its
@@ -123,9 +112,9 @@ def pytest_xdist_make_scheduler(config, log):
 
 
 def pytest_collection_modifyitems(items):
-    rank = {name: place for place, name in enumerate(LONGEST_FILES)}
+    rank = {name: place for place, name in enumerate(BROWSER_FILES + LONGEST_FILES)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
-    unlisted = {i.path.name for i in items if i.get_closest_marker("browser")} - BROWSER_FILES
+    unlisted = {i.path.name for i in items if i.get_closest_marker("browser")} - set(BROWSER_FILES)
     if unlisted:
         raise pytest.UsageError(f"browser tests in files not in BROWSER_FILES: {sorted(unlisted)}")
     if DATASETTE_1:
