@@ -21,6 +21,10 @@ CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = ROOT / "test-artifacts"
 # axe-core, from npm (tests/js/package.json; `make test` installs it)
 AXE = ROOT / "tests" / "js" / "node_modules" / "axe-core" / "axe.min.js"
+# the viewport widths the pages are checked at
+WIDTHS = {"desktop": 1280, "phone": 390}
+# a test's widths: the desktop's in `make test`, the phone's too in `make test-slow`
+DESKTOP_AND_PHONE_IN_SLOW = ["desktop", pytest.param("phone", marks=pytest.mark.slow)]
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",

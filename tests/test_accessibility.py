@@ -13,9 +13,8 @@ from urllib.parse import quote_plus
 
 import pytest
 
-from .browser import AXE, requires_chromium, screenshot
+from .browser import AXE, DESKTOP_AND_PHONE_IN_SLOW, WIDTHS, requires_chromium, screenshot
 
-WIDTHS = {"desktop": 1280, "phone": 390}
 SERIOUS = {"serious", "critical"}
 # moderate rules held too: headings in order (Datasette's table and SQL pages skip from h1 to h3)
 ALSO_HELD = {"heading-order"}
@@ -76,8 +75,8 @@ AXE_ELSEWHERE = {"papers", "papers-filtered", "author-search", "database", "sql"
 OPEN_FILTERS = "document.querySelectorAll('details.filters').forEach(d => d.open = true)"
 
 
-# only the violations, and no CSS selector made for each node checked (a quarter of a run's
-# time); the selectors are made in a second run, for the report, once a violation is found
+# only the violations, and no CSS selector made for each node checked (about a tenth of a
+# run's time); the selectors are made in a second run, for the report, once a violation is found
 AXE_RUN = "async (selectors) => await axe.run(document, {resultTypes: ['violations'], selectors})"
 
 
@@ -101,7 +100,7 @@ def violations(page):
 # a phone (a page axe-core ran on measured as loaded, the viewport narrowed: the layout follows
 # it; the others loaded at the phone's width);
 # `make test-slow`: axe-core at the phone's width on every page of pages() too
-@pytest.mark.parametrize("width", ["desktop", pytest.param("phone", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("width", DESKTOP_AND_PHONE_IN_SLOW)
 def test_no_serious_violation_and_no_sideways_scroll(search_site, axe_page, search_catalog, width):
     page = axe_page
     found, wide = {}, {}
@@ -130,7 +129,7 @@ def test_no_serious_violation_and_no_sideways_scroll(search_site, axe_page, sear
 
 
 # axe-core at the phone's width in `make test-slow`, as above; both widths measured in `make test`
-@pytest.mark.parametrize("width", ["desktop", pytest.param("phone", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("width", DESKTOP_AND_PHONE_IN_SLOW)
 def test_a_paper_with_links_citations_and_countries_has_no_serious_violation(
     signals_site, axe_page, signals_catalog, width
 ):

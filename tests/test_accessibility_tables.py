@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from .browser import requires_chromium, screenshot
-from .test_accessibility import AXE, WIDTHS, violations
+from .browser import AXE, WIDTHS, requires_chromium, screenshot
+from .test_accessibility import violations
 
 pytestmark = [
     pytest.mark.browser,

@@ -9,8 +9,8 @@ import sqlite3
 import pytest
 from datasette.app import Datasette
 
-from .browser import requires_chromium, screenshot
-from .test_accessibility import AXE, WIDTHS, violations
+from .browser import AXE, DESKTOP_AND_PHONE_IN_SLOW, WIDTHS, requires_chromium, screenshot
+from .test_accessibility import violations
 
 # (path, status): an unknown page, database, table, row and author; refused requests
 SITE_ERRORS = [
@@ -108,7 +108,7 @@ async def test_a_server_error_is_a_500_on_the_sites_page(datasette):
 @requires_chromium
 @pytest.mark.skipif(not AXE.exists(), reason="needs axe-core: npm install --prefix tests/js")
 # the phone width in `make test-slow`, as tests/test_accessibility.py does
-@pytest.mark.parametrize("width", ["desktop", pytest.param("phone", marks=pytest.mark.slow)])
+@pytest.mark.parametrize("width", DESKTOP_AND_PHONE_IN_SLOW)
 def test_error_pages_pass_axe_and_lead_home(search_site, browser, width):
     page = browser.new_page(viewport={"width": WIDTHS[width], "height": 900}, bypass_csp=True)
     found = {}

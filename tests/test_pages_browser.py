@@ -9,10 +9,9 @@ import sqlite3
 
 import pytest
 
-from .browser import blank_page, requires_chromium, screenshot
+from .browser import WIDTHS, blank_page, requires_chromium, screenshot
 
 pytestmark = [pytest.mark.browser, requires_chromium]
-WIDTHS = {"desktop": 1280, "phone": 390}
 
 
 @pytest.fixture(scope="module")

@@ -7,13 +7,16 @@ import re
 import pytest
 import yaml
 
-from .browser import ROOT, datasette_server, requires_chromium, screenshot
+from .browser import (
+    DESKTOP_AND_PHONE_IN_SLOW,
+    ROOT,
+    WIDTHS,
+    datasette_server,
+    requires_chromium,
+    screenshot,
+)
 
 pytestmark = [pytest.mark.browser, requires_chromium]
-WIDTHS = {"desktop": 1280, "phone": 390}
-# both widths in `make test-slow`; the desktop's in `make test`, where the phone's /search is
-# checked by tests/test_pages_browser.py (its Filters control, two filters by keyboard, widths)
-BOTH_WIDTHS = ["desktop", pytest.param("phone", marks=pytest.mark.slow)]
 
 
 def total(page):
@@ -34,7 +37,9 @@ def choose(page, facet, value):
     page.wait_for_load_state()
 
 
-@pytest.mark.parametrize("width", BOTH_WIDTHS)
+# the phone's width in `make test-slow`: in `make test` /search on a phone is checked by
+# tests/test_pages_browser.py (its Filters control, two filters by keyboard, every page's width)
+@pytest.mark.parametrize("width", DESKTOP_AND_PHONE_IN_SLOW)
 def test_search_narrow_open_and_come_back(search_site, page, width):
     page.set_viewport_size({"width": WIDTHS[width], "height": 900})
     page.goto(search_site + "/")
@@ -105,7 +110,7 @@ def test_a_misspelling_offers_the_right_word(search_site, page):
     screenshot(page, "search-suggestion")
 
 
-@pytest.mark.parametrize("width", BOTH_WIDTHS)
+@pytest.mark.parametrize("width", DESKTOP_AND_PHONE_IN_SLOW)
 def test_the_page_says_how_it_read_the_query(search_site, page, width):
     page.set_viewport_size({"width": WIDTHS[width], "height": 900})
     box = page.locator("#search-q")
